@@ -1,0 +1,119 @@
+/* fastmm-c public C interface.
+ *
+ * The same functions are exported by fastmmc32.dll / fastmmc64.dll (cdecl on Win32) and by the
+ * native library libfastmmc. Delphi and Free Pascal programs normally reach the manager through
+ * fastmm_get_memory_manager(), which fills a record laid out like Delphi's TMemoryManagerEx. */
+#ifndef FASTMM_H
+#define FASTMM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32)
+#define FASTMM_CDECL __cdecl
+#else
+#define FASTMM_CDECL
+#endif
+
+#define FASTMM_VERSION_STRING "0.1.0"
+
+/* Result of fastmm_freemem(). */
+#define FASTMM_OK 0
+#define FASTMM_ERROR_INVALID_POINTER 1 /* not a live block of this manager (or already freed) */
+
+/* Allocates `size` bytes, 16-byte aligned. size 0 gives a unique minimal block. Returns NULL
+ * when the memory cannot be had or the size is beyond what the address space could hold. */
+void *FASTMM_CDECL fastmm_getmem(size_t size);
+
+/* Frees a block. NULL is accepted and does nothing (FASTMM_OK). A pointer that is not a live
+ * block of this manager (freed, double-freed, interior, foreign) is refused with
+ * FASTMM_ERROR_INVALID_POINTER and the heap is left as it was. */
+int FASTMM_CDECL fastmm_freemem(void *p);
+
+/* Resizes a block with FastMM's policy (see src/policy.h): it often stays in place.
+ * p == NULL: like fastmm_getmem(size). size == 0: frees p and returns NULL (Delphi's meaning).
+ * On failure returns NULL and the old block is left intact and still owned by the caller. */
+void *FASTMM_CDECL fastmm_reallocmem(void *p, size_t size);
+
+/* Like fastmm_getmem, with the block zeroed. */
+void *FASTMM_CDECL fastmm_allocmem(size_t size);
+
+/* Bytes the caller may use in a live block (at least what was asked for); 0 for NULL or a
+ * pointer that is not a live block of this manager. */
+size_t FASTMM_CDECL fastmm_usable_size(const void *p);
+
+/* 1 if p is the start of a live block of this manager, else 0. It checks the block header and
+ * the span the header names, not every address in the process: see README "Bad input". */
+int FASTMM_CDECL fastmm_owns_block(const void *p);
+
+/* Expected leaks (FastMM's RegisterExpectedMemoryLeak): returns 1 on success, 0 when p is not
+ * a live block, is already registered (register) or was not registered (unregister). */
+int FASTMM_CDECL fastmm_register_expected_leak(void *p);
+int FASTMM_CDECL fastmm_unregister_expected_leak(void *p);
+
+/* What the manager holds. All byte figures are in bytes; "usable" is what callers may use. */
+typedef struct fastmm_kind_usage {
+  size_t blocks_in_use;  /* live blocks of this kind */
+  size_t bytes_in_use;   /* their usable bytes */
+  size_t bytes_reserved; /* memory this kind holds: small spans, medium spans, large mappings */
+} fastmm_kind_usage;
+
+typedef struct fastmm_state {
+  fastmm_kind_usage small;
+  fastmm_kind_usage medium;
+  fastmm_kind_usage large;
+  size_t os_bytes_reserved;  /* memory currently mapped from the OS (committed) */
+  size_t os_bytes_peak;      /* the most that was ever mapped at once */
+  size_t os_map_calls;       /* how many times memory was mapped from the OS */
+  size_t os_unmap_calls;     /* how many times memory was given back */
+  size_t thread_cached_blocks; /* free small blocks held in per-thread caches */
+  size_t small_class_count;  /* number of small size classes */
+} fastmm_state;
+
+void FASTMM_CDECL fastmm_get_state(fastmm_state *state);
+
+/* Walks every span and block and checks the headers, boundary tags, free lists and bins.
+ * Returns 0 when the heap is consistent, else a non-zero code naming the first fault found
+ * (see src/heap_check.c). Takes every lock: a diagnostic, not for hot paths. */
+int FASTMM_CDECL fastmm_check_heap(void);
+
+/* Returns the calling thread's cached free small blocks to the shared arenas. Threads do this
+ * by themselves when they end; call it to make statistics exact or before a long sleep. */
+void FASTMM_CDECL fastmm_flush_thread_cache(void);
+
+/* Returns spare spans kept for reuse to the OS. */
+void FASTMM_CDECL fastmm_release_free_memory(void);
+
+/* Small size classes, for tools and tests: slot size (header included) of class i, or 0
+ * when i is out of range. The usable size of a small block is its slot size minus 4. */
+size_t FASTMM_CDECL fastmm_small_class_slot_size(size_t class_index);
+
+/* The record Delphi's SetMemoryManager takes (System.TMemoryManagerEx): six entry points in
+ * this order. On Win32 they use Delphi's `register` convention (EAX, EDX), on Win64 the one
+ * Windows x64 convention, natively the platform's C convention. Sizes are NativeInt: a
+ * negative size fails cleanly (GetMem/AllocMem/ReallocMem return NULL). FreeMem returns 0 on
+ * success, non-zero for a pointer the manager does not own. */
+#if defined(_WIN32) && !defined(_WIN64) && defined(__GNUC__)
+#define FASTMM_DELPHI_CALL __attribute__((regparm(3)))
+#else
+#define FASTMM_DELPHI_CALL
+#endif
+typedef struct fastmm_memory_manager_ex {
+  void *(FASTMM_DELPHI_CALL *get_mem)(intptr_t size);
+  int32_t (FASTMM_DELPHI_CALL *free_mem)(void *p);
+  void *(FASTMM_DELPHI_CALL *realloc_mem)(void *p, intptr_t size);
+  void *(FASTMM_DELPHI_CALL *alloc_mem)(intptr_t size);
+  uint8_t (FASTMM_DELPHI_CALL *register_expected_memory_leak)(void *p);   /* Boolean in AL */
+  uint8_t (FASTMM_DELPHI_CALL *unregister_expected_memory_leak)(void *p); /* Boolean in AL */
+} fastmm_memory_manager_ex;
+
+void FASTMM_CDECL fastmm_get_memory_manager(fastmm_memory_manager_ex *mm);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

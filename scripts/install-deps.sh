@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Installs what fastmm-c needs on a Debian 12 machine, and nothing when it is all there.
+# Safe to run again: every step checks first. Needs root (or sudo) only when something is missing.
+set -euo pipefail
+
+need=()
+have() { command -v "$1" >/dev/null 2>&1; }
+have cmake || need+=(cmake)
+have gcc || need+=(gcc)
+have make || need+=(make)
+have nasm || need+=(nasm)
+have python3 || need+=(python3)
+have x86_64-w64-mingw32-gcc || need+=(gcc-mingw-w64-x86-64)
+have i686-w64-mingw32-gcc || need+=(gcc-mingw-w64-i686)
+have clang || need+=(clang)
+# AddressSanitizer/UBSan runtimes for the native-asan preset.
+[ -n "$(gcc -print-file-name=libasan.so | grep /)" ] && [ -e "$(gcc -print-file-name=libasan.so)" ] || need+=(libasan8)
+[ -e "$(gcc -print-file-name=libubsan.so)" ] || need+=(libubsan1)
+wine_ok=1
+[ -e /usr/lib/wine/wine64 ] || wine_ok=0
+[ -e /usr/lib/wine/wine ] || wine_ok=0
+
+SUDO=
+if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
+
+if [ ${#need[@]} -eq 0 ] && [ $wine_ok = 1 ]; then
+  exit 0
+fi
+
+echo "install-deps: installing ${need[*]} ${wine_ok/1/}${wine_ok/0/wine (Win32 and Win64)}"
+export DEBIAN_FRONTEND=noninteractive
+if [ $wine_ok = 0 ]; then
+  # Win32 programs need 32-bit Wine, which needs the i386 architecture.
+  dpkg --print-foreign-architectures | grep -qx i386 || $SUDO dpkg --add-architecture i386
+fi
+# An index of the security suite can fail to download for a while (mirror sync); the main
+# suite's indexes are what we install from, so a failing update is not fatal.
+$SUDO apt-get update -q || echo "install-deps: apt-get update reported an error; going on with the indexes we have"
+
+if [ ${#need[@]} -gt 0 ]; then
+  $SUDO apt-get install -y -q --no-install-recommends "${need[@]}"
+fi
+if [ $wine_ok = 0 ]; then
+  # Taking every Wine package from the main suite keeps the amd64 and i386 library versions
+  # equal, which multiarch requires; otherwise apt may pick the security suite's amd64
+  # libraries, fail on the i386 twins, or remove wine64 to resolve the conflict.
+  $SUDO apt-get install -y -q --no-install-recommends -t bookworm \
+    wine wine64 wine32:i386 \
+    libgstreamer-plugins-base1.0-0:amd64 libgstreamer-plugins-base1.0-0:i386
+fi
+for f in /usr/lib/wine/wine64 /usr/lib/wine/wine; do
+  [ -e "$f" ] || { echo "install-deps: $f is missing after the install" >&2; exit 1; }
+done
+echo "install-deps: done"

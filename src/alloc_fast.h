@@ -1,0 +1,66 @@
+/* The hot paths of GetMem, FreeMem and ReallocMem, inlined into both the C exports (api.c)
+ * and the Delphi entry points (delphi_api.c) so neither pays a second call.
+ *
+ * GetMem of a small size: read the thread cache pointer, pop the class's bin, clear the
+ * block's FREE bit. FreeMem of a small block: check the header word and the span it names,
+ * set the FREE bit, push onto the bin. No lock, no atomic instruction; everything else
+ * (empty or full bins, medium and large blocks, bad pointers) leaves through one call. */
+#ifndef FASTMM_ALLOC_FAST_H
+#define FASTMM_ALLOC_FAST_H
+
+#include "internal.h"
+#include "size_class.h"
+
+static inline void *fast_get(size_t size) {
+  if (FMM_LIKELY(size <= SMALL_MAX_USER)) {
+    thread_cache *tc = (thread_cache *)prim_tls_get();
+    if (FMM_LIKELY(tc != NULL)) {
+      cache_bin *bin = &tc->bins[size_class_of(size)];
+      void *p = bin->head;
+      if (FMM_LIKELY(p != NULL)) {
+        bin->head = *(void **)p;
+        bin->count--;
+        block_set_header(p, block_header(p) & ~BLOCK_FLAG_FREE);
+        return p;
+      }
+    }
+  }
+  return heap_get_slow(size);
+}
+
+static inline int fast_free(void *p) {
+  if (FMM_UNLIKELY(((uintptr_t)p & (BLOCK_ALIGNMENT - 1)) != 0 || p == NULL))
+    return p == NULL ? FASTMM_OK : FASTMM_ERROR_INVALID_POINTER;
+  uint32_t h = block_header(p);
+  if (FMM_LIKELY((h & BLOCK_KIND_MASK) == BLOCK_FLAG_SMALL)) {
+    thread_cache *tc = (thread_cache *)prim_tls_get();
+    if (FMM_LIKELY(tc != NULL && small_block_plausible(p, h))) {
+      cache_bin *bin = &tc->bins[small_header_class(h)];
+      if (FMM_LIKELY(bin->count < bin->limit)) {
+        block_set_header(p, h | BLOCK_FLAG_FREE);
+        *(void **)p = bin->head;
+        bin->head = p;
+        bin->count++;
+        return FASTMM_OK;
+      }
+    }
+  }
+  return heap_free_slow(p, h);
+}
+
+/* In place under the small policy: not larger than the usable size and new*4 + 64 >= usable.
+ * The size is compared unsigned, so a size that was negative takes the slow path. */
+static inline void *fast_realloc(void *p, size_t size) {
+  if (FMM_LIKELY(p != NULL && ((uintptr_t)p & (BLOCK_ALIGNMENT - 1)) == 0)) {
+    uint32_t h = block_header(p);
+    if (FMM_LIKELY((h & BLOCK_KIND_MASK) == BLOCK_FLAG_SMALL)) {
+      size_t usable = small_header_usable(h);
+      if (size <= usable && size != 0 &&
+          (size << REALLOC_SMALL_DOWNSIZE_SHIFT) + REALLOC_SMALL_DOWNSIZE_ADDER >= usable)
+        return p;
+    }
+  }
+  return heap_realloc_slow(p, size);
+}
+
+#endif

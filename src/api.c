@@ -1,0 +1,137 @@
+/* The C exports and the slow paths behind the inline fast paths of alloc_fast.h: how a
+ * GetMem and a FreeMem travel once the thread cache cannot serve them. */
+#include "alloc_fast.h"
+
+volatile uint32_t heap_initialized;
+static fmm_lock init_lock;
+
+void heap_init_slow(void) {
+  lock_acquire(&init_lock);
+  if (!heap_initialized) {
+    small_init();
+    medium_init();
+    large_init();
+    prim_init(thread_cache_on_thread_exit);
+    fmm_store_u32_release(&heap_initialized, 1u);
+  }
+  lock_release(&init_lock);
+}
+
+static thread_cache *current_cache(void) {
+  thread_cache *tc = (thread_cache *)prim_tls_get();
+  return tc != NULL ? tc : thread_cache_create();
+}
+
+FMM_NOINLINE void *heap_get_slow(size_t size) {
+  if (size <= SMALL_MAX_USER) {
+    unsigned c = size_class_of(size);
+    thread_cache *tc = current_cache();
+    void *list;
+    if (tc == NULL) { /* no thread-local storage: serve one block straight from an arena */
+      if (small_take_blocks(c, prim_thread_id() % ARENA_COUNT, &list, 1) == 0)
+        return NULL;
+    } else {
+      cache_bin *bin = &tc->bins[c];
+      if (bin->head == NULL) {
+        uint32_t got = small_take_blocks(c, tc->arena, &list, bin->limit / 2u);
+        if (got == 0)
+          return NULL;
+        bin->head = list;
+        bin->count = got;
+      }
+      list = bin->head;
+      bin->head = *(void **)list;
+      bin->count--;
+    }
+    block_set_header(list, block_header(list) & ~BLOCK_FLAG_FREE);
+    return list;
+  }
+  if (size <= MEDIUM_MAX_USER)
+    return medium_alloc(size, ARENA_COUNT, 0);
+  return large_alloc(size);
+}
+
+FMM_NOINLINE int heap_free_slow(void *p, uint32_t h) {
+  switch (h & BLOCK_KIND_MASK) {
+  case BLOCK_FLAG_SMALL: {
+    if (!small_block_plausible(p, h))
+      return FASTMM_ERROR_INVALID_POINTER;
+    thread_cache *tc = current_cache();
+    if (tc == NULL) {
+      small_return_block(p);
+      return FASTMM_OK;
+    }
+    unsigned c = small_header_class(h);
+    cache_bin *bin = &tc->bins[c];
+    if (bin->count >= bin->limit)
+      thread_cache_flush_bin(tc, c, bin->limit / 2u);
+    block_set_header(p, h | BLOCK_FLAG_FREE);
+    *(void **)p = bin->head;
+    bin->head = p;
+    bin->count++;
+    return FASTMM_OK;
+  }
+  case BLOCK_FLAG_MEDIUM:
+    if (!medium_block_plausible(p, h))
+      return FASTMM_ERROR_INVALID_POINTER;
+    medium_free(p);
+    return FASTMM_OK;
+  case BLOCK_FLAG_LARGE:
+    return large_free(p); /* looked up in the registry before the header is trusted */
+  default:
+    return FASTMM_ERROR_INVALID_POINTER;
+  }
+}
+
+void *FASTMM_CDECL fastmm_getmem(size_t size) {
+  return fast_get(size);
+}
+
+int FASTMM_CDECL fastmm_freemem(void *p) {
+  return fast_free(p);
+}
+
+void *FASTMM_CDECL fastmm_reallocmem(void *p, size_t size) {
+  return fast_realloc(p, size);
+}
+
+void *FASTMM_CDECL fastmm_allocmem(size_t size) {
+  void *p = fast_get(size);
+  /* Fresh large mappings come zeroed from the OS. */
+  if (p != NULL && (block_header(p) & BLOCK_KIND_MASK) != BLOCK_FLAG_LARGE)
+    fmm_zero(p, size);
+  return p;
+}
+
+/* The usable size of a live block, or 0. Checks as much as FreeMem does. */
+size_t FASTMM_CDECL fastmm_usable_size(const void *p) {
+  if (p == NULL || ((uintptr_t)p & (BLOCK_ALIGNMENT - 1)) != 0)
+    return 0;
+  uint32_t h = block_header(p);
+  switch (h & BLOCK_KIND_MASK) {
+  case BLOCK_FLAG_SMALL:
+    return small_block_plausible(p, h) ? small_header_usable(h) : 0;
+  case BLOCK_FLAG_MEDIUM:
+    return medium_block_plausible(p, h) ? medium_usable(p) : 0;
+  case BLOCK_FLAG_LARGE:
+    return large_is_live(p) ? large_usable(p) : 0;
+  default:
+    return 0;
+  }
+}
+
+int FASTMM_CDECL fastmm_owns_block(const void *p) {
+  return fastmm_usable_size(p) != 0;
+}
+
+int FASTMM_CDECL fastmm_register_expected_leak(void *p) {
+  return fastmm_owns_block(p) ? leaks_register(p) : 0;
+}
+
+int FASTMM_CDECL fastmm_unregister_expected_leak(void *p) {
+  return leaks_unregister(p);
+}
+
+size_t FASTMM_CDECL fastmm_small_class_slot_size(size_t class_index) {
+  return class_index < SMALL_CLASS_COUNT ? size_class_slot[class_index] : 0;
+}

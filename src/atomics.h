@@ -1,0 +1,60 @@
+/* The few atomic operations the manager needs, over GCC/Clang builtins or MSVC intrinsics.
+ * (C11 <stdatomic.h> is missing from older MSVC, and its _Atomic types cannot be overlaid on
+ * fields that are also read plainly under a lock.) */
+#ifndef FASTMM_ATOMICS_H
+#define FASTMM_ATOMICS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(_MSC_VER) && !defined(__clang__)
+#include <intrin.h>
+#pragma intrinsic(_InterlockedExchange, _InterlockedCompareExchange, _InterlockedExchangeAdd)
+#if defined(_WIN64)
+#define fmm_xchg_ptr(p, v) _InterlockedExchangePointer((void *volatile *)(p), (v))
+#define fmm_cas_ptr(p, expected, desired)                                                        \
+  (_InterlockedCompareExchangePointer((void *volatile *)(p), (desired), (expected)) == (expected))
+#define fmm_add_size(p, v) ((size_t)_InterlockedExchangeAdd64((volatile __int64 *)(p), (__int64)(v)))
+#define fmm_cas_size(p, expected, desired)                                                       \
+  (_InterlockedCompareExchange64((volatile __int64 *)(p), (__int64)(desired), (__int64)(expected)) == \
+   (__int64)(expected))
+#else
+#define fmm_xchg_ptr(p, v)                                                                       \
+  ((void *)_InterlockedExchange((volatile long *)(p), (long)(v)))
+#define fmm_cas_ptr(p, expected, desired)                                                        \
+  (_InterlockedCompareExchange((volatile long *)(p), (long)(desired), (long)(expected)) ==        \
+   (long)(expected))
+#define fmm_add_size(p, v) ((size_t)_InterlockedExchangeAdd((volatile long *)(p), (long)(v)))
+#define fmm_cas_size(p, expected, desired)                                                       \
+  (_InterlockedCompareExchange((volatile long *)(p), (long)(desired), (long)(expected)) ==        \
+   (long)(expected))
+#endif
+#define fmm_xchg_u32(p, v) ((uint32_t)_InterlockedExchange((volatile long *)(p), (long)(v)))
+#define fmm_load_ptr_acquire(p) (*(void *volatile *)(p))
+#define fmm_load_u32_relaxed(p) (*(volatile uint32_t *)(p))
+#define fmm_store_u32_release(p, v) (_ReadWriteBarrier(), *(volatile uint32_t *)(p) = (v))
+#define fmm_load_size_relaxed(p) (*(volatile size_t *)(p))
+#define fmm_cpu_relax() _mm_pause()
+#else
+#define fmm_xchg_ptr(p, v) __atomic_exchange_n((p), (v), __ATOMIC_ACQ_REL)
+#define fmm_cas_ptr(p, expected, desired)                                                        \
+  __extension__({                                                                                \
+    __typeof__(*(p)) fmm_cas_e_ = (expected);                                                    \
+    __atomic_compare_exchange_n((p), &fmm_cas_e_, (desired), 0, __ATOMIC_ACQ_REL,               \
+                                __ATOMIC_RELAXED);                                               \
+  })
+#define fmm_add_size(p, v) __atomic_fetch_add((p), (size_t)(v), __ATOMIC_RELAXED)
+#define fmm_cas_size(p, expected, desired) fmm_cas_ptr((p), (size_t)(expected), (size_t)(desired))
+#define fmm_xchg_u32(p, v) __atomic_exchange_n((p), (uint32_t)(v), __ATOMIC_ACQUIRE)
+#define fmm_load_ptr_acquire(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define fmm_load_u32_relaxed(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+#define fmm_store_u32_release(p, v) __atomic_store_n((p), (uint32_t)(v), __ATOMIC_RELEASE)
+#define fmm_load_size_relaxed(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+#if defined(__i386__) || defined(__x86_64__)
+#define fmm_cpu_relax() __builtin_ia32_pause()
+#else
+#define fmm_cpu_relax() ((void)0)
+#endif
+#endif
+
+#endif

@@ -1,0 +1,97 @@
+/* The block header: the contract between the C core and the assembly fast paths.
+ *
+ * Every block handed out, of every kind, has a 32-bit header word in the 4 bytes just before
+ * the user pointer: `*(uint32_t *)(p - 4)`. User pointers are always 16-byte aligned, on Win32,
+ * Win64 and natively. The low five bits say what the block is; exactly one kind bit is set in
+ * a live block. The rest of the word depends on the kind.
+ *
+ *   bit  0      FREE    the block is free (in a span free list, a thread cache or a pending list)
+ *   bit  1      SMALL   small block, carved from a small-block span
+ *   bit  2      MEDIUM  medium block, binned in a medium span (a small span is one of these)
+ *   bit  3      LARGE   large block, mapped from the OS by itself
+ *   bit  4      DEBUG   debug block (reserved: the debug block kind comes with a later issue)
+ *
+ * Small blocks (SMALL set):
+ *   bits  5-10  size class index (0 .. SMALL_CLASS_COUNT-1)
+ *   bits 11-18  slot size / 16: the block's bytes including its header; usable = slot - 4
+ *   bits 19-31  (p - span) / 16: the distance from the span header to the user pointer,
+ *               so the span is found from the header word alone (spans are at most 128 KB)
+ *   A live small block is exactly `(h & KIND_MASK) == SMALL` where KIND_MASK is bits 0-4,
+ *   and its usable size is `((h >> 11) & 0xFF) * 16 - 4`: one load, no table.
+ *
+ * Medium blocks (MEDIUM set): a 16-byte header before the user pointer
+ *   p - 16  uint32 prev_size   bytes of the block before this one in its span, 0 for the first
+ *   p - 12  uint32 size        bytes of this block, header included (a multiple of 16)
+ *   p -  8  uint32 reserved
+ *   p -  4  uint32 header word: bit 5 SMALL_SPAN (the block holds a small-block span),
+ *           bit 6 SENTINEL (the end marker of a span, never handed out),
+ *           bits 8-15 arena index
+ *
+ * Large blocks (LARGE set): a 64-byte header before the user pointer (struct large_header in
+ *   large.h); the header word is its last field. User pointers of large blocks are 64-aligned.
+ *
+ * The values below are the ones src/win32/ and src/win64/ assemble against; a test checks
+ * that the two agree (tests/test_header_contract.c). */
+#ifndef FASTMM_BLOCK_HEADER_H
+#define FASTMM_BLOCK_HEADER_H
+
+#include <stdint.h>
+
+#define BLOCK_HEADER_SIZE 4u /* bytes of the header word before every user pointer */
+#define BLOCK_ALIGNMENT 16u  /* every user pointer is a multiple of this */
+
+#define BLOCK_FLAG_FREE 0x01u
+#define BLOCK_FLAG_SMALL 0x02u
+#define BLOCK_FLAG_MEDIUM 0x04u
+#define BLOCK_FLAG_LARGE 0x08u
+#define BLOCK_FLAG_DEBUG 0x10u
+#define BLOCK_KIND_MASK 0x1Fu /* the free bit and the four kind bits */
+
+#define SMALL_CLASS_SHIFT 5u
+#define SMALL_CLASS_MASK 0x3Fu
+#define SMALL_SLOT_SHIFT 11u
+#define SMALL_SLOT_MASK 0xFFu
+#define SMALL_SLOT_UNIT 16u
+#define SMALL_SPAN_OFFSET_SHIFT 19u
+#define SMALL_SPAN_OFFSET_UNIT 16u
+
+#define MEDIUM_HEADER_SIZE 16u
+#define MEDIUM_FLAG_SMALL_SPAN 0x20u
+#define MEDIUM_FLAG_SENTINEL 0x40u
+#define MEDIUM_ARENA_SHIFT 8u
+#define MEDIUM_ARENA_MASK 0xFFu
+
+#define LARGE_HEADER_SIZE 64u
+
+static inline uint32_t block_header(const void *p) {
+  return ((const uint32_t *)p)[-1];
+}
+
+static inline void block_set_header(void *p, uint32_t h) {
+  ((uint32_t *)p)[-1] = h;
+}
+
+static inline uint32_t small_header_make(unsigned class_index, unsigned slot_size,
+                                         unsigned span_offset) {
+  return BLOCK_FLAG_SMALL | ((uint32_t)class_index << SMALL_CLASS_SHIFT) |
+         ((uint32_t)(slot_size / SMALL_SLOT_UNIT) << SMALL_SLOT_SHIFT) |
+         ((uint32_t)(span_offset / SMALL_SPAN_OFFSET_UNIT) << SMALL_SPAN_OFFSET_SHIFT);
+}
+
+static inline unsigned small_header_class(uint32_t h) {
+  return (h >> SMALL_CLASS_SHIFT) & SMALL_CLASS_MASK;
+}
+
+static inline uint32_t small_header_slot_size(uint32_t h) {
+  return ((h >> SMALL_SLOT_SHIFT) & SMALL_SLOT_MASK) * SMALL_SLOT_UNIT;
+}
+
+static inline uint32_t small_header_usable(uint32_t h) {
+  return small_header_slot_size(h) - BLOCK_HEADER_SIZE;
+}
+
+static inline uint32_t small_header_span_offset(uint32_t h) {
+  return (h >> SMALL_SPAN_OFFSET_SHIFT) * SMALL_SPAN_OFFSET_UNIT;
+}
+
+#endif

@@ -1,0 +1,146 @@
+/* The consistency walk: every span and block, every boundary tag, free list and bin, and the
+ * counters, checked against each other. It takes every lock (small managers first, then the
+ * medium arenas, the order the allocation paths use), so it sees a quiescent heap.
+ * Result codes: 0 consistent; 1xx medium spans and bins; 2xx small spans; 3xx large blocks. */
+#include "internal.h"
+
+static size_t span_in_use[ARENA_COUNT][SMALL_CLASS_COUNT];
+static size_t span_count[ARENA_COUNT][SMALL_CLASS_COUNT];
+
+static int check_small_span(small_span *s) {
+  unsigned c = s->class_index;
+  if (s->magic != SMALL_SPAN_MAGIC || c >= SMALL_CLASS_COUNT)
+    return 201;
+  small_manager *m = s->manager;
+  unsigned a = m->arena;
+  if (a >= ARENA_COUNT || m != &small_managers[a][c] || s->slot_size != m->slot_size)
+    return 202;
+  if (s->fed_count > s->block_count || s->blocks_in_use > s->fed_count)
+    return 203;
+  for (uint32_t i = 0; i < s->fed_count; i++) {
+    uint32_t offset = SMALL_SPAN_HEADER_SIZE + i * s->slot_size;
+    uint32_t h = block_header((char *)s + offset);
+    if ((h & ~BLOCK_FLAG_FREE) != small_header_make(c, s->slot_size, offset))
+      return 204;
+  }
+  uint32_t free_count = 0;
+  for (void *p = s->free_list; p != NULL; p = *(void **)p) {
+    uintptr_t off = (uintptr_t)((char *)p - (char *)s);
+    if (off < SMALL_SPAN_HEADER_SIZE || (off - SMALL_SPAN_HEADER_SIZE) % s->slot_size != 0 ||
+        (off - SMALL_SPAN_HEADER_SIZE) / s->slot_size >= s->fed_count)
+      return 205;
+    if (!(block_header(p) & BLOCK_FLAG_FREE))
+      return 206;
+    if (++free_count > s->fed_count)
+      return 207; /* a cycle */
+  }
+  if (free_count + s->blocks_in_use != s->fed_count)
+    return 208;
+  int has_room = s->free_list != NULL || s->fed_count < s->block_count;
+  if (has_room != (s->listed != 0))
+    return 209;
+  span_in_use[a][c] += s->blocks_in_use;
+  span_count[a][c]++;
+  return 0;
+}
+
+static int check_arena(medium_arena *ar) {
+  size_t free_blocks = 0, used = 0, used_bytes = 0, spans = 0, small_spans = 0;
+  for (medium_span *s = ar->spans; s != NULL; s = s->next) {
+    if (s->magic != MEDIUM_SPAN_MAGIC || s->arena != ar->index || s->size != MEDIUM_SPAN_SIZE)
+      return 101;
+    if (++spans > ar->span_count)
+      return 102;
+    char *end = (char *)s + s->size;
+    char *p = (char *)s + MEDIUM_SPAN_HEADER_SIZE + MEDIUM_HEADER_SIZE;
+    uint32_t prev_size = 0;
+    int prev_free = 0;
+    while (p < end) {
+      medium_header *h = medium_header_of(p);
+      uint32_t kind = h->flags & BLOCK_KIND_MASK & ~BLOCK_FLAG_FREE;
+      if (kind != BLOCK_FLAG_MEDIUM || medium_arena_of(h->flags) != ar->index ||
+          (h->flags & MEDIUM_FLAG_SENTINEL))
+        return 103;
+      if (h->prev_size != prev_size)
+        return 104;
+      if (h->size < MEDIUM_MIN_BLOCK_SIZE || (h->size & 15u) || h->size > (size_t)(end - p))
+        return 105;
+      int is_free = (h->flags & BLOCK_FLAG_FREE) != 0;
+      if (is_free && prev_free)
+        return 106; /* two free neighbours were not merged */
+      if (is_free) {
+        free_blocks++;
+      } else if (h->flags & MEDIUM_FLAG_SMALL_SPAN) {
+        small_spans++;
+        int fault = check_small_span((small_span *)p);
+        if (fault)
+          return fault;
+      } else {
+        used++;
+        used_bytes += h->size - MEDIUM_HEADER_SIZE;
+      }
+      prev_free = is_free;
+      prev_size = h->size;
+      p += h->size;
+    }
+    medium_header *sentinel = medium_header_of(end);
+    if (p != end || !(sentinel->flags & MEDIUM_FLAG_SENTINEL) || sentinel->prev_size != prev_size)
+      return 107;
+  }
+  if (spans != ar->span_count || used != ar->blocks_in_use || used_bytes != ar->bytes_in_use ||
+      small_spans != ar->small_spans)
+    return 108;
+  size_t binned = 0;
+  for (unsigned b = 0; b < MEDIUM_BIN_COUNT; b++) {
+    int bit = (ar->bin_bitmap[b >> 5] >> (b & 31u)) & 1u;
+    if (bit != (ar->bins[b] != NULL))
+      return 109;
+    void *prev = NULL;
+    for (void *p = ar->bins[b]; p != NULL; p = ((medium_free_links *)p)->next) {
+      if (!(medium_header_of(p)->flags & BLOCK_FLAG_FREE) ||
+          ((medium_free_links *)p)->prev != prev)
+        return 110;
+      if (++binned > free_blocks)
+        return 111;
+      prev = p;
+    }
+  }
+  for (unsigned g = 0; g < MEDIUM_BIN_GROUPS; g++)
+    if (((ar->group_bitmap >> g) & 1u) != (ar->bin_bitmap[g] != 0))
+      return 112;
+  if (binned != free_blocks)
+    return 113;
+  return 0;
+}
+
+int FASTMM_CDECL fastmm_check_heap(void) {
+  heap_ensure_initialized();
+  int fault = 0;
+  for (unsigned a = 0; a < ARENA_COUNT; a++)
+    for (unsigned c = 0; c < SMALL_CLASS_COUNT; c++) {
+      lock_acquire(&small_managers[a][c].lock);
+      span_in_use[a][c] = 0;
+      span_count[a][c] = 0;
+    }
+  for (unsigned a = 0; a < ARENA_COUNT; a++)
+    lock_acquire(&medium_arenas[a].lock);
+  for (unsigned a = 0; a < ARENA_COUNT && !fault; a++)
+    fault = check_arena(&medium_arenas[a]);
+  for (unsigned a = 0; a < ARENA_COUNT && !fault; a++)
+    for (unsigned c = 0; c < SMALL_CLASS_COUNT && !fault; c++) {
+      small_manager *m = &small_managers[a][c];
+      if (span_in_use[a][c] != m->blocks_in_use || span_count[a][c] != m->span_count)
+        fault = 210;
+      for (small_span *s = m->spans_with_room; s != NULL && !fault; s = s->next)
+        if (!s->listed || s->manager != m || (s->next && s->next->prev != s))
+          fault = 211;
+    }
+  for (unsigned a = ARENA_COUNT; a-- > 0;)
+    lock_release(&medium_arenas[a].lock);
+  for (unsigned a = 0; a < ARENA_COUNT; a++)
+    for (unsigned c = 0; c < SMALL_CLASS_COUNT; c++)
+      lock_release(&small_managers[a][c].lock);
+  if (!fault)
+    fault = large_check();
+  return fault;
+}

@@ -1,0 +1,49 @@
+/* Expected memory leaks registered by pointer (Delphi's RegisterExpectedMemoryLeak). The leak
+ * report that leaves them out comes with the debug mode; for now the set is kept and queried. */
+#include "internal.h"
+
+static fmm_lock leaks_lock;
+static void **leak_slots;
+static size_t leak_count, leak_capacity;
+
+int leaks_register(void *p) {
+  int ok = 0;
+  lock_acquire(&leaks_lock);
+  size_t i;
+  for (i = 0; i < leak_count && leak_slots[i] != p; i++) {
+  }
+  if (i == leak_count) {
+    if (leak_count == leak_capacity) {
+      size_t cap = leak_capacity ? leak_capacity * 2 : 4096;
+      void **slots = (void **)os_map(cap * sizeof(void *));
+      if (slots != NULL) {
+        if (leak_slots) {
+          fmm_copy(slots, leak_slots, leak_count * sizeof(void *));
+          os_unmap(leak_slots, leak_capacity * sizeof(void *));
+        }
+        leak_slots = slots;
+        leak_capacity = cap;
+      }
+    }
+    if (leak_count < leak_capacity) {
+      leak_slots[leak_count++] = p;
+      ok = 1;
+    }
+  }
+  lock_release(&leaks_lock);
+  return ok;
+}
+
+int leaks_unregister(void *p) {
+  int ok = 0;
+  lock_acquire(&leaks_lock);
+  for (size_t i = 0; i < leak_count; i++) {
+    if (leak_slots[i] == p) {
+      leak_slots[i] = leak_slots[--leak_count];
+      ok = 1;
+      break;
+    }
+  }
+  lock_release(&leaks_lock);
+  return ok;
+}

@@ -1,0 +1,325 @@
+/* Medium blocks: spans of MEDIUM_SPAN_SIZE mapped from the OS, cut into blocks with
+ * boundary tags (each header holds its own size and its predecessor's), so a freed block
+ * merges with free neighbours at once. Free blocks sit in segregated bins found through a
+ * two-level bitmap. A new span starts as one free block; requests are carved from the front
+ * of the best-fitting free block, so an untouched span is fed sequentially.
+ *
+ * Span layout: [medium_span, 48 bytes][first block header | user ...] ... [sentinel header]
+ * The sentinel is a 16-byte in-use header at the end that stops merging; a free block that
+ * is first in its span (prev_size 0) and ends at the sentinel means the span is empty. */
+#include "bits.h"
+#include "internal.h"
+
+medium_arena medium_arenas[ARENA_COUNT];
+/* One empty span kept for reuse by any arena (MEDIUM_SPARE_SPANS). */
+static medium_span *spare_span;
+
+void medium_init(void) {
+  for (unsigned a = 0; a < ARENA_COUNT; a++)
+    medium_arenas[a].index = a;
+}
+
+static inline void *next_block(void *p) {
+  return (char *)p + medium_header_of(p)->size;
+}
+static inline void *prev_block(void *p) {
+  return (char *)p - medium_header_of(p)->prev_size;
+}
+static inline medium_free_links *links(void *p) {
+  return (medium_free_links *)p;
+}
+
+/* Bin of a free block of `size` bytes (rounded down: blocks in it are at least that size's
+ * bin floor). */
+static unsigned bin_of(size_t size) {
+  unsigned log2 = bits_highest_set((uint32_t)size);
+  unsigned sub = (unsigned)(size >> (log2 - MEDIUM_BIN_SUBDIVISION_LOG2)) &
+                 ((1u << MEDIUM_BIN_SUBDIVISION_LOG2) - 1u);
+  return ((log2 - MEDIUM_BIN_MIN_LOG2) << MEDIUM_BIN_SUBDIVISION_LOG2) + sub;
+}
+
+/* First bin whose every block holds `size` bytes. */
+static unsigned bin_for_request(size_t size) {
+  unsigned log2 = bits_highest_set((uint32_t)size);
+  size_t rounded = size + ((size_t)1 << (log2 - MEDIUM_BIN_SUBDIVISION_LOG2)) - 1u;
+  return bin_of(rounded);
+}
+
+static void bin_insert(medium_arena *a, void *p) {
+  unsigned b = bin_of(medium_header_of(p)->size);
+  void *head = a->bins[b];
+  links(p)->next = head;
+  links(p)->prev = NULL;
+  if (head)
+    links(head)->prev = p;
+  a->bins[b] = p;
+  a->bin_bitmap[b >> 5] |= 1u << (b & 31u);
+  a->group_bitmap |= 1u << (b >> 5);
+}
+
+static void bin_remove(medium_arena *a, void *p) {
+  medium_free_links *l = links(p);
+  if (l->prev) {
+    links(l->prev)->next = l->next;
+  } else {
+    unsigned b = bin_of(medium_header_of(p)->size);
+    a->bins[b] = l->next;
+    if (l->next == NULL) {
+      a->bin_bitmap[b >> 5] &= ~(1u << (b & 31u));
+      if (a->bin_bitmap[b >> 5] == 0)
+        a->group_bitmap &= ~(1u << (b >> 5));
+    }
+  }
+  if (l->next)
+    links(l->next)->prev = l->prev;
+}
+
+static void *bin_find(medium_arena *a, size_t size) {
+  unsigned b = bin_for_request(size);
+  unsigned g = b >> 5;
+  if (g >= MEDIUM_BIN_GROUPS)
+    return NULL;
+  uint32_t in_group = a->bin_bitmap[g] & (~0u << (b & 31u));
+  if (in_group == 0) {
+    uint32_t groups = g + 1u < 32u ? a->group_bitmap & (~0u << (g + 1u)) : 0u;
+    if (groups == 0)
+      return NULL;
+    g = bits_lowest_set(groups);
+    in_group = a->bin_bitmap[g];
+  }
+  return a->bins[(g << 5) + bits_lowest_set(in_group)];
+}
+
+static inline uint32_t free_flags(medium_arena *a) {
+  return BLOCK_FLAG_MEDIUM | BLOCK_FLAG_FREE | (a->index << MEDIUM_ARENA_SHIFT);
+}
+
+static void span_link(medium_arena *a, medium_span *s) {
+  s->magic = MEDIUM_SPAN_MAGIC;
+  s->arena = a->index;
+  s->prev = NULL;
+  s->next = a->spans;
+  if (a->spans)
+    a->spans->prev = s;
+  a->spans = s;
+  a->span_count++;
+  /* One free block from offset 64 to the sentinel. */
+  char *first = (char *)s + MEDIUM_SPAN_HEADER_SIZE + MEDIUM_HEADER_SIZE;
+  char *end = (char *)s + s->size;
+  medium_header *h = medium_header_of(first);
+  h->prev_size = 0;
+  h->size = (uint32_t)(end - first);
+  h->reserved = 0;
+  h->flags = free_flags(a);
+  medium_header *sentinel = medium_header_of(end);
+  sentinel->prev_size = h->size;
+  sentinel->size = 0;
+  sentinel->reserved = 0;
+  sentinel->flags = BLOCK_FLAG_MEDIUM | MEDIUM_FLAG_SENTINEL | (a->index << MEDIUM_ARENA_SHIFT);
+  bin_insert(a, first);
+}
+
+static int span_add(medium_arena *a) {
+  medium_span *s = (medium_span *)fmm_xchg_ptr(&spare_span, NULL);
+  if (s == NULL) {
+    s = (medium_span *)os_map(MEDIUM_SPAN_SIZE);
+    if (s == NULL)
+      return 0;
+    s->size = MEDIUM_SPAN_SIZE;
+  }
+  span_link(a, s);
+  return 1;
+}
+
+static void span_remove(medium_arena *a, medium_span *s) {
+  if (s->prev)
+    s->prev->next = s->next;
+  else
+    a->spans = s->next;
+  if (s->next)
+    s->next->prev = s->prev;
+  a->span_count--;
+  s->magic = 0;
+  medium_span *old = (medium_span *)fmm_xchg_ptr(&spare_span, s);
+  if (old != NULL)
+    os_unmap(old, old->size);
+}
+
+/* Cuts `p` (free, unlinked) to `size` bytes, binning the rest when it is worth a block. */
+static void split(medium_arena *a, void *p, uint32_t size) {
+  medium_header *h = medium_header_of(p);
+  uint32_t rest = h->size - size;
+  if (rest < MEDIUM_MIN_BLOCK_SIZE)
+    return;
+  h->size = size;
+  char *r = (char *)p + size;
+  medium_header *rh = medium_header_of(r);
+  rh->prev_size = size;
+  rh->size = rest;
+  rh->reserved = 0;
+  rh->flags = free_flags(a);
+  medium_header_of(r + rest)->prev_size = rest;
+  bin_insert(a, r);
+}
+
+/* Marks `p` (its header already holding its size) free, merges it with free neighbours, and
+ * bins it or gives the span back. */
+static void free_block(medium_arena *a, void *p) {
+  medium_header *h = medium_header_of(p);
+  void *next = next_block(p);
+  if (medium_header_of(next)->flags & BLOCK_FLAG_FREE) {
+    bin_remove(a, next);
+    h->size += medium_header_of(next)->size;
+  }
+  if (h->prev_size != 0) {
+    void *prev = prev_block(p);
+    if (medium_header_of(prev)->flags & BLOCK_FLAG_FREE) {
+      bin_remove(a, prev);
+      medium_header_of(prev)->size += h->size;
+      p = prev;
+      h = medium_header_of(p);
+    }
+  }
+  h->flags = free_flags(a);
+  next = next_block(p);
+  medium_header_of(next)->prev_size = h->size;
+  if (h->prev_size == 0 && (medium_header_of(next)->flags & MEDIUM_FLAG_SENTINEL)) {
+    span_remove(a, (medium_span *)((char *)p - MEDIUM_HEADER_SIZE - MEDIUM_SPAN_HEADER_SIZE));
+    return;
+  }
+  bin_insert(a, p);
+}
+
+static inline uint32_t block_size_for(size_t user_size) {
+  size_t size = (user_size + MEDIUM_HEADER_SIZE + 15u) & ~(size_t)15u;
+  return size < MEDIUM_MIN_BLOCK_SIZE ? MEDIUM_MIN_BLOCK_SIZE : (uint32_t)size;
+}
+
+static void *alloc_locked(medium_arena *a, size_t user_size, uint32_t extra_flags) {
+  uint32_t size = block_size_for(user_size);
+  void *p = bin_find(a, size);
+  if (p == NULL) {
+    if (!span_add(a))
+      return NULL;
+    p = bin_find(a, size);
+  }
+  bin_remove(a, p);
+  split(a, p, size);
+  medium_header *h = medium_header_of(p);
+  h->flags = BLOCK_FLAG_MEDIUM | extra_flags | (a->index << MEDIUM_ARENA_SHIFT);
+  if (extra_flags & MEDIUM_FLAG_SMALL_SPAN) {
+    a->small_spans++;
+    a->small_span_bytes += h->size;
+  } else {
+    a->blocks_in_use++;
+    a->bytes_in_use += h->size - MEDIUM_HEADER_SIZE;
+  }
+  return p;
+}
+
+void *medium_alloc(size_t user_size, unsigned arena, uint32_t extra_flags) {
+  heap_ensure_initialized();
+  medium_arena *a = NULL;
+  if (arena >= ARENA_COUNT) {
+    unsigned hint = thread_arena_hint();
+    for (unsigned i = 0; i < ARENA_COUNT && a == NULL; i++) {
+      medium_arena *c = &medium_arenas[(hint + i) % ARENA_COUNT];
+      if (lock_try(&c->lock))
+        a = c;
+    }
+    if (a == NULL) {
+      a = &medium_arenas[hint];
+      lock_acquire(&a->lock);
+    }
+  } else {
+    a = &medium_arenas[arena];
+    lock_acquire(&a->lock);
+  }
+  void *p = alloc_locked(a, user_size, extra_flags);
+  lock_release(&a->lock);
+  return p;
+}
+
+void medium_free(void *p) {
+  medium_header *h = medium_header_of(p);
+  medium_arena *a = &medium_arenas[medium_arena_of(h->flags)];
+  lock_acquire(&a->lock);
+  if (h->flags & MEDIUM_FLAG_SMALL_SPAN) {
+    a->small_spans--;
+    a->small_span_bytes -= h->size;
+  } else {
+    a->blocks_in_use--;
+    a->bytes_in_use -= h->size - MEDIUM_HEADER_SIZE;
+  }
+  free_block(a, p);
+  lock_release(&a->lock);
+}
+
+int medium_block_plausible(const void *p, uint32_t h) {
+  if (((uintptr_t)p & (BLOCK_ALIGNMENT - 1)) != 0 ||
+      (h & (MEDIUM_FLAG_SMALL_SPAN | MEDIUM_FLAG_SENTINEL)) != 0 ||
+      medium_arena_of(h) >= ARENA_COUNT || (h & 0xFFFF0080u) != 0)
+    return 0;
+  const medium_header *mh = medium_header_of(p);
+  if (mh->size < MEDIUM_MIN_BLOCK_SIZE || mh->size > MEDIUM_SPAN_SIZE || (mh->size & 15u) != 0 ||
+      (mh->prev_size & 15u) != 0 || mh->prev_size > MEDIUM_SPAN_SIZE)
+    return 0;
+  /* Boundary tags: the next header must name this block as its predecessor. */
+  return medium_header_of((const char *)p + mh->size)->prev_size == mh->size;
+}
+
+int medium_grow_in_place(void *p, size_t min_user, size_t want_user) {
+  medium_header *h = medium_header_of(p);
+  medium_arena *a = &medium_arenas[medium_arena_of(h->flags)];
+  uint32_t min_size = block_size_for(min_user);
+  uint32_t want_size = want_user > MEDIUM_SPAN_SIZE ? MEDIUM_SPAN_SIZE : block_size_for(want_user);
+  int done = 0;
+  lock_acquire(&a->lock);
+  void *next = next_block(p);
+  medium_header *nh = medium_header_of(next);
+  if ((nh->flags & BLOCK_FLAG_FREE) && (size_t)h->size + nh->size >= min_size) {
+    uint32_t old = h->size;
+    bin_remove(a, next);
+    h->size += nh->size;
+    medium_header_of(next_block(p))->prev_size = h->size;
+    /* Keep what the policy wants if the neighbour has it; give the rest back. */
+    split(a, p, want_size < h->size ? (want_size > min_size ? want_size : min_size) : h->size);
+    a->bytes_in_use += h->size - old;
+    done = 1;
+  }
+  lock_release(&a->lock);
+  return done;
+}
+
+int medium_shrink_in_place(void *p, size_t new_user) {
+  medium_header *h = medium_header_of(p);
+  medium_arena *a = &medium_arenas[medium_arena_of(h->flags)];
+  uint32_t size = block_size_for(new_user);
+  if (h->size < size || h->size - size < MEDIUM_MIN_BLOCK_SIZE)
+    return h->size >= size; /* nothing worth cutting off: stays as it is */
+  lock_acquire(&a->lock);
+  uint32_t rest = h->size - size;
+  h->size = size;
+  char *tail = (char *)p + size;
+  medium_header *th = medium_header_of(tail);
+  th->prev_size = size;
+  th->size = rest;
+  th->reserved = 0;
+  medium_header_of(tail + rest)->prev_size = rest;
+  a->bytes_in_use -= rest;
+  free_block(a, tail);
+  lock_release(&a->lock);
+  return 1;
+}
+
+void medium_release_spare(void) {
+  medium_span *s = (medium_span *)fmm_xchg_ptr(&spare_span, NULL);
+  if (s != NULL)
+    os_unmap(s, s->size);
+}
+
+size_t medium_spare_bytes(void);
+size_t medium_spare_bytes(void) {
+  medium_span *s = (medium_span *)fmm_load_ptr_acquire(&spare_span);
+  return s ? MEDIUM_SPAN_SIZE : 0;
+}

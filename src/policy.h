@@ -1,0 +1,99 @@
+/* Every number that encodes a policy, in one place, with the reason for it. */
+#ifndef FASTMM_POLICY_H
+#define FASTMM_POLICY_H
+
+#include "block_header.h"
+
+/* ---- Small blocks ------------------------------------------------------------------------
+ * Slot sizes (header included) step by 16 up to 256, then by 32 to 512, 64 to 1024, 128 to
+ * 2048 and 256 to 2560: from 256 on, the step is 1/8 of the size, so rounding a request up to
+ * its class wastes at most ~12.5% (and at most 15 bytes below 256, where Delphi's objects and
+ * short strings live). Every slot is a multiple of 16, so every user pointer is 16-aligned on
+ * Win32 too; the cost on Win32 is that the smallest usable size is 12 bytes, not FastMM's 6.
+ * 42 classes keep the per-thread cache (one bin per class) small. The table is in
+ * size_class.c. */
+#define SMALL_CLASS_COUNT 42u
+#define SMALL_MAX_SLOT 2560u
+#define SMALL_MAX_USER (SMALL_MAX_SLOT - BLOCK_HEADER_SIZE) /* 2556: larger requests are medium */
+
+/* A small span aims at SMALL_SPAN_TARGET_BLOCKS blocks, within [MIN, MAX] bytes: small classes
+ * get spans of 16 KB (1000+ blocks of 16 bytes), large ones 96 KB (38 blocks of 2560). The
+ * maximum is bounded by the 13-bit span offset of the small header (128 KB). Spans are
+ * medium blocks, so they come from and go back to a medium arena. */
+#define SMALL_SPAN_TARGET_BLOCKS 64u
+#define SMALL_SPAN_MIN_BYTES (16u * 1024u)
+#define SMALL_SPAN_MAX_BYTES (96u * 1024u)
+#define SMALL_SPAN_HEADER_SIZE 64u /* the first user pointer sits 64 bytes into the span */
+
+/* ---- Per-thread caches -------------------------------------------------------------------
+ * Each thread keeps, per small class, a LIFO list of free blocks, so that most small GetMem
+ * and FreeMem calls take no lock and no atomic instruction. A bin holds at most
+ * THREAD_CACHE_BIN_BYTES worth of blocks (bounded to [MIN_COUNT, MAX_COUNT] blocks); when full,
+ * half of it goes back to the arenas; when empty, it is refilled with half its capacity in one
+ * locked visit. That bounds what an idle thread can sit on to ~42 x 32 KB. */
+#define THREAD_CACHE_BIN_BYTES (32u * 1024u)
+#define THREAD_CACHE_BIN_MIN_COUNT 8u
+#define THREAD_CACHE_BIN_MAX_COUNT 128u
+
+/* ---- Arenas ------------------------------------------------------------------------------
+ * Small-block managers and medium arenas come ARENA_COUNT times each (FastMM5's default is 4;
+ * its notes put the best count at 0.5-1x the threads inside the manager at once). A thread
+ * starts at its own arena and takes the first one whose lock it can get without waiting. */
+#define ARENA_COUNT 4u
+/* Spins of the pause instruction before a waiting thread yields its time slice. */
+#define LOCK_SPINS_BEFORE_YIELD 64u
+
+/* ---- Medium blocks -----------------------------------------------------------------------
+ * Medium block sizes are multiples of 16 with a 16-byte header. The smallest is the smallest
+ * block a request above SMALL_MAX_USER needs; a split leaves a free remainder only when it is at
+ * least that big, so every free block fits some medium request. The largest medium request is
+ * 512 KB - 16: above it a block is large (an OS mapping of its own). */
+#define MEDIUM_MIN_BLOCK_SIZE 2576u
+#define MEDIUM_MAX_BLOCK_SIZE (512u * 1024u)
+#define MEDIUM_MAX_USER (MEDIUM_MAX_BLOCK_SIZE - MEDIUM_HEADER_SIZE)
+/* Spans are mapped 2 MB at a time: four of the largest medium blocks, and a bounded amount to
+ * keep mapped while a span is in partial use. FastMM5 uses 1.5-4 MB. */
+#define MEDIUM_SPAN_SIZE (2u * 1024u * 1024u)
+/* Free lists: two-level segregated fit. A free block of size s goes to bin
+ * (floor(log2 s) - MEDIUM_BIN_MIN_LOG2) * 32 + the next 5 bits of s; a search starts at the bin
+ * whose every block is big enough, so the first set bit of the bitmaps is a fit (within 1/32). */
+#define MEDIUM_BIN_SUBDIVISION_LOG2 5u
+#define MEDIUM_BIN_MIN_LOG2 11u /* 2048 <= MEDIUM_MIN_BLOCK_SIZE */
+#define MEDIUM_BIN_MAX_LOG2 21u /* a whole 2 MB span, as one free block */
+#define MEDIUM_BIN_GROUPS (MEDIUM_BIN_MAX_LOG2 - MEDIUM_BIN_MIN_LOG2 + 1u)
+#define MEDIUM_BIN_COUNT (MEDIUM_BIN_GROUPS << MEDIUM_BIN_SUBDIVISION_LOG2)
+
+/* ---- Large blocks ------------------------------------------------------------------------ */
+#define LARGE_GRANULARITY (64u * 1024u) /* VirtualAlloc's allocation granularity */
+
+/* ---- Giving memory back ------------------------------------------------------------------
+ * An empty small span goes back to its medium arena at once; an empty medium span is kept as
+ * the process-wide spare (one at most) instead of being unmapped, and every other empty span is
+ * unmapped at once. With the thread caches in front, a loop that allocates and frees one block
+ * of any size below large maps nothing after its first turn, and a burst that empties spans
+ * maps at most one span again. Large blocks are unmapped when freed (as FastMM does). */
+#define MEDIUM_SPARE_SPANS 1u
+
+/* ---- ReallocMem (FastMM's numbers; code that was tuned on FastMM expects them) -------------
+ * Small, downsize: stays in place while new*4 + 64 >= old usable (a block may shrink to about
+ * a quarter of its class before it moves); otherwise it moves to the right class.
+ * Small, upsize: the new block gets max(2*old usable + 32, new), which makes repeated appends
+ * (strings, lists) cheap; the old usable bytes are copied. */
+#define REALLOC_SMALL_DOWNSIZE_SHIFT 2u
+#define REALLOC_SMALL_DOWNSIZE_ADDER 64u
+#define REALLOC_SMALL_UPSIZE_ADDER 32u
+/* Medium: nothing moves unless the new size is below half of the old usable size. An upsize
+ * grows into a free next neighbour when it can, by at least 25%, else moves with 25% headroom.
+ * A downsize to at least a quarter of the smallest medium block shrinks in place (to no less
+ * than the smallest medium block) and frees the tail; a smaller one moves to a small block. */
+#define REALLOC_MEDIUM_GROWTH_SHIFT 2u /* old + old/4 */
+#define REALLOC_MEDIUM_INPLACE_DOWNSIZE_LIMIT (MEDIUM_MIN_BLOCK_SIZE / 4u)
+/* Large: an upsize grows by at least 25% (old + old/4), extending the mapping in place first;
+ * a downsize stays in place while new >= old/2. */
+#define REALLOC_LARGE_GROWTH_SHIFT 2u
+
+/* The largest request accepted at all: far beyond what any address space can hold, and far
+ * enough below SIZE_MAX that rounding it up cannot overflow. */
+#define MAX_REQUEST_SIZE (((size_t)-1) / 2u - 2u * LARGE_GRANULARITY)
+
+#endif

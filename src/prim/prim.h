@@ -1,0 +1,73 @@
+/* The operating-system layer: the only place that knows whether it runs on Windows or POSIX.
+ * prim_windows.c and prim_posix.c implement it; everything above is portable C. */
+#ifndef FASTMM_PRIM_H
+#define FASTMM_PRIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Virtual memory. prim_map returns `size` bytes of zeroed, committed read/write memory
+ * (64 KB aligned on Windows, page aligned elsewhere), or NULL. prim_extend maps `size` bytes at
+ * exactly `at` (the end of an earlier mapping) and returns 1, or returns 0 and maps nothing.
+ * prim_unmap releases a range made of one mapping and any extensions of it. */
+void *prim_map(size_t size);
+int prim_extend(void *at, size_t size);
+void prim_unmap(void *p, size_t size);
+
+/* Threads and time. */
+void prim_yield(void);
+uint32_t prim_thread_id(void);
+uint64_t prim_time_ns(void);
+
+/* Return addresses of the calling thread's stack, innermost first, after skipping `skip`
+ * frames; returns how many were stored. */
+size_t prim_capture_stack(void **frames, size_t max_frames, size_t skip);
+
+/* One thread-local pointer for the manager (the thread cache). Reading it is on the hot path,
+ * so it is inline; on Windows it reads the thread's TEB slot directly, because MinGW's
+ * compiler TLS costs a call per access and TlsGetValue clobbers the last-error value.
+ * prim_tls_set also arranges for `on_thread_exit(value)` (given to prim_init) to run when the
+ * thread ends. */
+typedef void (*prim_thread_exit_fn)(void *value);
+void prim_init(prim_thread_exit_fn on_thread_exit);
+void prim_tls_set(void *value);
+
+#if defined(_WIN32)
+extern uint32_t prim_tls_slot_offset; /* offset of our slot in the TEB, 0 if not direct */
+void *prim_tls_get_slow(void);
+static inline void *prim_tls_get(void) {
+  if (prim_tls_slot_offset != 0) {
+#if defined(_MSC_VER) && !defined(__clang__)
+#if defined(_WIN64)
+    return (void *)__readgsqword(prim_tls_slot_offset);
+#else
+    return (void *)__readfsdword(prim_tls_slot_offset);
+#endif
+#elif defined(_WIN64)
+    void *v;
+    __asm__("movq %%gs:(%1), %0" : "=r"(v) : "r"((uintptr_t)prim_tls_slot_offset));
+    return v;
+#else
+    void *v;
+    __asm__("movl %%fs:(%1), %0" : "=r"(v) : "r"((uintptr_t)prim_tls_slot_offset));
+    return v;
+#endif
+  }
+  return prim_tls_get_slow();
+}
+#else
+#if defined(__GNUC__)
+extern __thread void *prim_tls_value __attribute__((tls_model("initial-exec")));
+#else
+extern _Thread_local void *prim_tls_value;
+#endif
+static inline void *prim_tls_get(void) {
+  return prim_tls_value;
+}
+#endif
+
+/* Test hook: while non-zero, prim_map and prim_extend fail as if the OS had no memory left
+ * (the reliability tests use it; it costs one load on a path that calls the OS anyway). */
+extern volatile int prim_fail_maps;
+
+#endif

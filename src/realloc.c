@@ -1,0 +1,127 @@
+/* ReallocMem beyond the in-place small case: FastMM's policy for each block kind (the numbers
+ * and their reasons are in policy.h). Every path that fails returns NULL and leaves the old
+ * block as it was. */
+#include "alloc_fast.h"
+
+/* Copies and zeroes written out here rather than taken from the CRT: on Win64 the Delphi
+ * entry points must leave XMM4 and XMM5 alone (the build fixes them for our code, which the
+ * CRT's memcpy does not promise), and a call into the CRT is not needed for what are mostly
+ * short, 16-byte aligned copies. Natively the C library's versions are used. */
+void fmm_copy(void *dst, const void *src, size_t n) {
+#if defined(_WIN32)
+  uint64_t *d = (uint64_t *)dst;
+  const uint64_t *s = (const uint64_t *)src;
+  size_t words = n / 8u;
+  for (size_t i = 0; i < words; i++)
+    d[i] = s[i];
+  for (size_t i = words * 8u; i < n; i++)
+    ((char *)dst)[i] = ((const char *)src)[i];
+#else
+  memcpy(dst, src, n);
+#endif
+}
+
+void fmm_zero(void *dst, size_t n) {
+#if defined(_WIN32)
+  uint64_t *d = (uint64_t *)dst;
+  size_t words = n / 8u;
+  for (size_t i = 0; i < words; i++)
+    d[i] = 0;
+  for (size_t i = words * 8u; i < n; i++)
+    ((char *)dst)[i] = 0;
+#else
+  memset(dst, 0, n);
+#endif
+}
+
+/* Allocates `alloc_size`, copies `copy_size` bytes, frees the old block. */
+static void *move_block(void *p, size_t alloc_size, size_t copy_size) {
+  void *q = fast_get(alloc_size);
+  if (q == NULL)
+    return NULL;
+  fmm_copy(q, p, copy_size);
+  fast_free(p);
+  return q;
+}
+
+static void *realloc_small(void *p, uint32_t h, size_t size) {
+  size_t usable = small_header_usable(h);
+  if (size <= usable) /* a downsize the fast path did not keep in place */
+    return move_block(p, size, size);
+  size_t grown = usable * 2u + REALLOC_SMALL_UPSIZE_ADDER;
+  return move_block(p, size > grown ? size : grown, usable);
+}
+
+static void *realloc_medium(void *p, size_t size) {
+  size_t usable = medium_usable(p);
+  if (size > usable) {
+    if (size > MAX_REQUEST_SIZE)
+      return NULL;
+    size_t grown = usable + (usable >> REALLOC_MEDIUM_GROWTH_SHIFT);
+    size_t want = size > grown ? size : grown;
+    if (size <= MEDIUM_MAX_USER &&
+        medium_grow_in_place(p, size, want <= MEDIUM_MAX_USER ? want : MEDIUM_MAX_USER))
+      return p;
+    void *q = move_block(p, want, usable);
+    if (q != NULL && (block_header(q) & BLOCK_KIND_MASK) == BLOCK_FLAG_LARGE)
+      large_set_user_size(q, size);
+    return q;
+  }
+  if (size >= usable / 2u)
+    return p;
+  if (size >= REALLOC_MEDIUM_INPLACE_DOWNSIZE_LIMIT) {
+    size_t keep = size < MEDIUM_MIN_BLOCK_SIZE - MEDIUM_HEADER_SIZE
+                      ? MEDIUM_MIN_BLOCK_SIZE - MEDIUM_HEADER_SIZE
+                      : size;
+    medium_shrink_in_place(p, keep);
+    return p;
+  }
+  return move_block(p, size, size);
+}
+
+static void *realloc_large(void *p, size_t size) {
+  size_t usable = large_usable(p);
+  if (size > usable) {
+    if (size > MAX_REQUEST_SIZE)
+      return NULL;
+    size_t grown = usable + (usable >> REALLOC_LARGE_GROWTH_SHIFT);
+    size_t want = size > grown ? size : grown;
+    if (large_extend_in_place(p, want) || large_extend_in_place(p, size)) {
+      large_set_user_size(p, size);
+      return p;
+    }
+    /* FastMM copies only the size last asked for; a caller may use every usable byte
+     * (fastmm_usable_size says so), so all of them move. */
+    void *q = move_block(p, want, usable);
+    if (q != NULL && (block_header(q) & BLOCK_KIND_MASK) == BLOCK_FLAG_LARGE)
+      large_set_user_size(q, size);
+    return q;
+  }
+  if (size >= usable / 2u) {
+    large_set_user_size(p, size);
+    return p;
+  }
+  return move_block(p, size, size);
+}
+
+FMM_NOINLINE void *heap_realloc_slow(void *p, size_t size) {
+  if (p == NULL)
+    return fast_get(size);
+  if (size == 0) {
+    fast_free(p);
+    return NULL;
+  }
+  if (((uintptr_t)p & (BLOCK_ALIGNMENT - 1)) != 0)
+    return NULL;
+  uint32_t h = block_header(p);
+  switch (h & BLOCK_KIND_MASK) {
+  case BLOCK_FLAG_SMALL:
+    return small_block_plausible(p, h) ? realloc_small(p, h, size) : NULL;
+  case BLOCK_FLAG_MEDIUM:
+    return medium_block_plausible(p, h) ? realloc_medium(p, size) : NULL;
+  case BLOCK_FLAG_LARGE:
+    return large_is_live(p) ? realloc_large(p, size) : NULL;
+  default:
+    return NULL;
+  }
+}

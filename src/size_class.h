@@ -1,0 +1,19 @@
+/* Small size classes: the slot table and the request-size lookup. */
+#ifndef FASTMM_SIZE_CLASS_H
+#define FASTMM_SIZE_CLASS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "policy.h"
+
+/* Slot size (header included) of each class, ascending. */
+extern const uint16_t size_class_slot[SMALL_CLASS_COUNT];
+/* Class for a request, indexed by (size + BLOCK_HEADER_SIZE - 1) / 16, for size <= SMALL_MAX_USER. */
+extern const uint8_t size_class_lookup[(SMALL_MAX_USER + BLOCK_HEADER_SIZE - 1) / 16 + 1];
+
+static inline unsigned size_class_of(size_t size) {
+  return size_class_lookup[(size + BLOCK_HEADER_SIZE - 1) >> 4];
+}
+
+#endif

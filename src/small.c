@@ -1,0 +1,201 @@
+/* Small blocks: one manager per (arena, size class) owns spans of equal slots. A span is a
+ * medium block; its blocks are carved in address order on demand and freed blocks go onto the
+ * span's own free list, so a span whose blocks are all back is recognised at once and returned
+ * to its medium arena. Managers are locked only on thread-cache refills and flushes. */
+#include "internal.h"
+#include "size_class.h"
+
+small_manager small_managers[ARENA_COUNT][SMALL_CLASS_COUNT];
+
+void small_init(void) {
+  for (unsigned a = 0; a < ARENA_COUNT; a++) {
+    for (unsigned c = 0; c < SMALL_CLASS_COUNT; c++) {
+      small_manager *m = &small_managers[a][c];
+      uint32_t slot = size_class_slot[c];
+      uint32_t bytes = slot * SMALL_SPAN_TARGET_BLOCKS;
+      if (bytes < SMALL_SPAN_MIN_BYTES)
+        bytes = SMALL_SPAN_MIN_BYTES;
+      if (bytes > SMALL_SPAN_MAX_BYTES)
+        bytes = SMALL_SPAN_MAX_BYTES;
+      m->class_index = c;
+      m->arena = a;
+      m->slot_size = slot;
+      m->span_bytes = bytes;
+    }
+  }
+}
+
+static void list_insert(small_manager *m, small_span *s) {
+  s->prev = NULL;
+  s->next = m->spans_with_room;
+  if (s->next)
+    s->next->prev = s;
+  m->spans_with_room = s;
+  s->listed = 1;
+}
+
+static void list_remove(small_manager *m, small_span *s) {
+  if (s->prev)
+    s->prev->next = s->next;
+  else
+    m->spans_with_room = s->next;
+  if (s->next)
+    s->next->prev = s->prev;
+  s->next = s->prev = NULL;
+  s->listed = 0;
+}
+
+static small_span *span_create(small_manager *m) {
+  void *mem = medium_alloc(m->span_bytes, m->arena, MEDIUM_FLAG_SMALL_SPAN);
+  if (mem == NULL)
+    return NULL;
+  small_span *s = (small_span *)mem;
+  size_t usable = medium_usable(mem);
+  s->magic = SMALL_SPAN_MAGIC;
+  s->class_index = (uint16_t)m->class_index;
+  s->manager = m;
+  s->free_list = NULL;
+  s->blocks_in_use = 0;
+  /* The last block's data ends 4 bytes before its slot does. */
+  s->block_count =
+      (uint32_t)((usable - SMALL_SPAN_HEADER_SIZE + BLOCK_HEADER_SIZE) / m->slot_size);
+  s->fed_count = 0;
+  s->slot_size = m->slot_size;
+  m->span_count++;
+  list_insert(m, s);
+  return s;
+}
+
+/* A span whose blocks are all back goes to its medium arena at once. Keeping one per manager
+ * would pin the medium span under it (168 managers can pin as many spans); the thread caches
+ * already absorb alloc/free loops, and the medium arena keeps a spare span for bursts. */
+static void span_release(small_manager *m, small_span *s) {
+  list_remove(m, s);
+  s->magic = 0;
+  m->span_count--;
+  medium_free(s);
+}
+
+/* Frees one FREE-flagged block of m's class into its span; m->lock is held. */
+static void free_into_span(small_manager *m, void *p) {
+  small_span *s = small_span_of(p, block_header(p));
+  *(void **)p = s->free_list;
+  s->free_list = p;
+  s->blocks_in_use--;
+  m->blocks_in_use--;
+  if (!s->listed)
+    list_insert(m, s);
+  if (s->blocks_in_use == 0)
+    span_release(m, s);
+}
+
+void small_drain_pending(small_manager *m) {
+  void *p = fmm_load_ptr_acquire(&m->pending_free) ? fmm_xchg_ptr(&m->pending_free, NULL) : NULL;
+  while (p != NULL) {
+    void *next = *(void **)p;
+    free_into_span(m, p);
+    p = next;
+  }
+}
+
+/* One block from m's spans (m->lock held), FREE-flagged, or NULL when memory is exhausted. */
+static void *take_one(small_manager *m) {
+  small_span *s = m->spans_with_room;
+  if (s == NULL && (s = span_create(m)) == NULL)
+    return NULL;
+  void *p = s->free_list;
+  if (p != NULL) {
+    s->free_list = *(void **)p;
+  } else {
+    uint32_t offset = SMALL_SPAN_HEADER_SIZE + s->fed_count * s->slot_size;
+    p = (char *)s + offset;
+    s->fed_count++;
+    block_set_header(p, small_header_make(s->class_index, s->slot_size, offset) |
+                            BLOCK_FLAG_FREE);
+  }
+  s->blocks_in_use++;
+  m->blocks_in_use++;
+  if (s->free_list == NULL && s->fed_count == s->block_count)
+    list_remove(m, s);
+  return p;
+}
+
+static small_manager *lock_some_manager(unsigned class_index, unsigned arena) {
+  for (unsigned i = 0; i < ARENA_COUNT; i++) {
+    small_manager *m = &small_managers[(arena + i) % ARENA_COUNT][class_index];
+    if (lock_try(&m->lock))
+      return m;
+  }
+  small_manager *m = &small_managers[arena][class_index];
+  lock_acquire(&m->lock);
+  return m;
+}
+
+unsigned small_take_blocks(unsigned class_index, unsigned arena, void **list, unsigned want) {
+  small_manager *m = lock_some_manager(class_index, arena);
+  unsigned got = 0;
+  void *head = NULL;
+  /* Blocks another thread freed while we held the lock are still counted in use: hand them
+   * out as they are. */
+  void *pending = fmm_load_ptr_acquire(&m->pending_free) ? fmm_xchg_ptr(&m->pending_free, NULL)
+                                                         : NULL;
+  while (pending != NULL && got < want) {
+    void *next = *(void **)pending;
+    *(void **)pending = head;
+    head = pending;
+    got++;
+    pending = next;
+  }
+  while (pending != NULL) {
+    void *next = *(void **)pending;
+    free_into_span(m, pending);
+    pending = next;
+  }
+  while (got < want) {
+    void *p = take_one(m);
+    if (p == NULL)
+      break;
+    *(void **)p = head;
+    head = p;
+    got++;
+  }
+  lock_release(&m->lock);
+  *list = head;
+  return got;
+}
+
+static void push_pending(small_manager *m, void *p) {
+  void *old;
+  do {
+    old = fmm_load_ptr_acquire(&m->pending_free);
+    *(void **)p = old;
+  } while (!fmm_cas_ptr(&m->pending_free, old, p));
+}
+
+void small_return_blocks(void *list) {
+  small_manager *held = NULL;
+  while (list != NULL) {
+    void *p = list;
+    list = *(void **)p;
+    small_manager *m = small_span_of(p, block_header(p))->manager;
+    if (m != held) {
+      if (held)
+        lock_release(&held->lock);
+      held = lock_try(&m->lock) ? m : NULL;
+    }
+    if (held)
+      free_into_span(m, p);
+    else
+      push_pending(m, p); /* never wait in FreeMem: the lock owner or the next one drains it */
+  }
+  if (held) {
+    small_drain_pending(held);
+    lock_release(&held->lock);
+  }
+}
+
+void small_return_block(void *p) {
+  block_set_header(p, block_header(p) | BLOCK_FLAG_FREE);
+  *(void **)p = NULL;
+  small_return_blocks(p);
+}
