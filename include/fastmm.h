@@ -66,12 +66,12 @@ typedef struct fastmm_state {
   fastmm_kind_usage small;
   fastmm_kind_usage medium;
   fastmm_kind_usage large;
-  size_t os_bytes_reserved;  /* memory currently mapped from the OS (committed) */
-  size_t os_bytes_peak;      /* the most that was ever mapped at once */
-  size_t os_map_calls;       /* how many times memory was mapped from the OS */
-  size_t os_unmap_calls;     /* how many times memory was given back */
+  size_t os_bytes_reserved;    /* memory currently mapped from the OS (committed) */
+  size_t os_bytes_peak;        /* the most that was ever mapped at once */
+  size_t os_map_calls;         /* how many times memory was mapped from the OS */
+  size_t os_unmap_calls;       /* how many times memory was given back */
   size_t thread_cached_blocks; /* free small blocks held in per-thread caches */
-  size_t small_class_count;  /* number of small size classes */
+  size_t small_class_count;    /* number of small size classes */
 } fastmm_state;
 
 void FASTMM_CDECL fastmm_get_state(fastmm_state *state);
@@ -104,11 +104,11 @@ size_t FASTMM_CDECL fastmm_small_class_slot_size(size_t class_index);
 #endif
 typedef struct fastmm_memory_manager_ex {
   void *(FASTMM_DELPHI_CALL *get_mem)(intptr_t size);
-  int32_t (FASTMM_DELPHI_CALL *free_mem)(void *p);
+  int32_t(FASTMM_DELPHI_CALL *free_mem)(void *p);
   void *(FASTMM_DELPHI_CALL *realloc_mem)(void *p, intptr_t size);
   void *(FASTMM_DELPHI_CALL *alloc_mem)(intptr_t size);
-  uint8_t (FASTMM_DELPHI_CALL *register_expected_memory_leak)(void *p);   /* Boolean in AL */
-  uint8_t (FASTMM_DELPHI_CALL *unregister_expected_memory_leak)(void *p); /* Boolean in AL */
+  uint8_t(FASTMM_DELPHI_CALL *register_expected_memory_leak)(void *p);   /* Boolean in AL */
+  uint8_t(FASTMM_DELPHI_CALL *unregister_expected_memory_leak)(void *p); /* Boolean in AL */
 } fastmm_memory_manager_ex;
 
 void FASTMM_CDECL fastmm_get_memory_manager(fastmm_memory_manager_ex *mm);

@@ -12,13 +12,25 @@ have nasm || need+=(nasm)
 have python3 || need+=(python3)
 have x86_64-w64-mingw32-gcc || need+=(gcc-mingw-w64-x86-64)
 have i686-w64-mingw32-gcc || need+=(gcc-mingw-w64-i686)
+have ninja || need+=(ninja-build)
 have clang || need+=(clang)
-# AddressSanitizer/UBSan runtimes for the native-asan preset.
-[ -n "$(gcc -print-file-name=libasan.so | grep /)" ] && [ -e "$(gcc -print-file-name=libasan.so)" ] || need+=(libasan8)
-[ -e "$(gcc -print-file-name=libubsan.so)" ] || need+=(libubsan1)
+# clang's sanitizer runtimes (the native-asan preset builds with clang); a recommendation of
+# clang's packages, so --no-install-recommends leaves them out.
+if ! have clang || [ ! -e "$(clang --print-runtime-dir 2>/dev/null)/libclang_rt.asan-x86_64.a" ]; then
+  need+=(libclang-rt-dev)
+fi
+# gcc's AddressSanitizer/UBSan runtimes (for gcc builds with -fsanitize=address,undefined).
+# gcc prints the bare name back when it has no such file.
+gcc_has() {
+  local f
+  have gcc && f=$(gcc -print-file-name="$1") && [ "${f#/}" != "$f" ] && [ -e "$f" ]
+}
+gcc_has libasan.so || need+=(libasan8)
+gcc_has libubsan.so || need+=(libubsan1)
 wine_ok=1
 [ -e /usr/lib/wine/wine64 ] || wine_ok=0
 [ -e /usr/lib/wine/wine ] || wine_ok=0
+for t in wine wineboot wineserver; do have $t || wine_ok=0; done
 
 SUDO=
 if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
@@ -27,8 +39,12 @@ if [ ${#need[@]} -eq 0 ] && [ $wine_ok = 1 ]; then
   exit 0
 fi
 
-echo "install-deps: installing ${need[*]} ${wine_ok/1/}${wine_ok/0/wine (Win32 and Win64)}"
+what=("${need[@]}")
+[ $wine_ok = 1 ] || what+=("wine (Win32 and Win64)")
+echo "install-deps: installing ${what[*]}"
 export DEBIAN_FRONTEND=noninteractive
+# No progress bars in logs.
+apt_opts=(-y -q --no-install-recommends -o Dpkg::Use-Pty=0)
 if [ $wine_ok = 0 ]; then
   # Win32 programs need 32-bit Wine, which needs the i386 architecture.
   dpkg --print-foreign-architectures | grep -qx i386 || $SUDO dpkg --add-architecture i386
@@ -38,13 +54,13 @@ fi
 $SUDO apt-get update -q || echo "install-deps: apt-get update reported an error; going on with the indexes we have"
 
 if [ ${#need[@]} -gt 0 ]; then
-  $SUDO apt-get install -y -q --no-install-recommends "${need[@]}"
+  $SUDO apt-get install "${apt_opts[@]}" "${need[@]}"
 fi
 if [ $wine_ok = 0 ]; then
   # Taking every Wine package from the main suite keeps the amd64 and i386 library versions
   # equal, which multiarch requires; otherwise apt may pick the security suite's amd64
   # libraries, fail on the i386 twins, or remove wine64 to resolve the conflict.
-  $SUDO apt-get install -y -q --no-install-recommends -t bookworm \
+  $SUDO apt-get install "${apt_opts[@]}" -t bookworm \
     wine wine64 wine32:i386 \
     libgstreamer-plugins-base1.0-0:amd64 libgstreamer-plugins-base1.0-0:i386
 fi

@@ -12,21 +12,21 @@
 #pragma intrinsic(_InterlockedExchange, _InterlockedCompareExchange, _InterlockedExchangeAdd)
 #if defined(_WIN64)
 #define fmm_xchg_ptr(p, v) _InterlockedExchangePointer((void *volatile *)(p), (v))
-#define fmm_cas_ptr(p, expected, desired)                                                        \
+#define fmm_cas_ptr(p, expected, desired)                                                          \
   (_InterlockedCompareExchangePointer((void *volatile *)(p), (desired), (expected)) == (expected))
-#define fmm_add_size(p, v) ((size_t)_InterlockedExchangeAdd64((volatile __int64 *)(p), (__int64)(v)))
-#define fmm_cas_size(p, expected, desired)                                                       \
-  (_InterlockedCompareExchange64((volatile __int64 *)(p), (__int64)(desired), (__int64)(expected)) == \
-   (__int64)(expected))
+#define fmm_add_size(p, v)                                                                         \
+  ((size_t)_InterlockedExchangeAdd64((volatile __int64 *)(p), (__int64)(v)))
+#define fmm_cas_size(p, expected, desired)                                                         \
+  (_InterlockedCompareExchange64((volatile __int64 *)(p), (__int64)(desired),                      \
+                                 (__int64)(expected)) == (__int64)(expected))
 #else
-#define fmm_xchg_ptr(p, v)                                                                       \
-  ((void *)_InterlockedExchange((volatile long *)(p), (long)(v)))
-#define fmm_cas_ptr(p, expected, desired)                                                        \
-  (_InterlockedCompareExchange((volatile long *)(p), (long)(desired), (long)(expected)) ==        \
+#define fmm_xchg_ptr(p, v) ((void *)_InterlockedExchange((volatile long *)(p), (long)(v)))
+#define fmm_cas_ptr(p, expected, desired)                                                          \
+  (_InterlockedCompareExchange((volatile long *)(p), (long)(desired), (long)(expected)) ==         \
    (long)(expected))
 #define fmm_add_size(p, v) ((size_t)_InterlockedExchangeAdd((volatile long *)(p), (long)(v)))
-#define fmm_cas_size(p, expected, desired)                                                       \
-  (_InterlockedCompareExchange((volatile long *)(p), (long)(desired), (long)(expected)) ==        \
+#define fmm_cas_size(p, expected, desired)                                                         \
+  (_InterlockedCompareExchange((volatile long *)(p), (long)(desired), (long)(expected)) ==         \
    (long)(expected))
 #endif
 #define fmm_xchg_u32(p, v) ((uint32_t)_InterlockedExchange((volatile long *)(p), (long)(v)))
@@ -37,11 +37,11 @@
 #define fmm_cpu_relax() _mm_pause()
 #else
 #define fmm_xchg_ptr(p, v) __atomic_exchange_n((p), (v), __ATOMIC_ACQ_REL)
-#define fmm_cas_ptr(p, expected, desired)                                                        \
-  __extension__({                                                                                \
-    __typeof__(*(p)) fmm_cas_e_ = (expected);                                                    \
-    __atomic_compare_exchange_n((p), &fmm_cas_e_, (desired), 0, __ATOMIC_ACQ_REL,               \
-                                __ATOMIC_RELAXED);                                               \
+#define fmm_cas_ptr(p, expected, desired)                                                          \
+  __extension__({                                                                                  \
+    __typeof__(*(p)) fmm_cas_e_ = (expected);                                                      \
+    __atomic_compare_exchange_n((p), &fmm_cas_e_, (desired), 0, __ATOMIC_ACQ_REL,                  \
+                                __ATOMIC_RELAXED);                                                 \
   })
 #define fmm_add_size(p, v) __atomic_fetch_add((p), (size_t)(v), __ATOMIC_RELAXED)
 #define fmm_cas_size(p, expected, desired) fmm_cas_ptr((p), (size_t)(expected), (size_t)(desired))

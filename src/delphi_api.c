@@ -41,12 +41,24 @@ void *fastmm_delphi_realloc_mem_c(void *p, intptr_t size);
 void *fastmm_delphi_alloc_mem_c(intptr_t size);
 uint8_t fastmm_delphi_register_leak_c(void *p);
 uint8_t fastmm_delphi_unregister_leak_c(void *p);
-void *fastmm_delphi_get_mem_c(intptr_t size) { return delphi_get_mem(size); }
-int32_t fastmm_delphi_free_mem_c(void *p) { return delphi_free_mem(p); }
-void *fastmm_delphi_realloc_mem_c(void *p, intptr_t size) { return delphi_realloc_mem(p, size); }
-void *fastmm_delphi_alloc_mem_c(intptr_t size) { return delphi_alloc_mem(size); }
-uint8_t fastmm_delphi_register_leak_c(void *p) { return delphi_register_leak(p); }
-uint8_t fastmm_delphi_unregister_leak_c(void *p) { return delphi_unregister_leak(p); }
+void *fastmm_delphi_get_mem_c(intptr_t size) {
+  return delphi_get_mem(size);
+}
+int32_t fastmm_delphi_free_mem_c(void *p) {
+  return delphi_free_mem(p);
+}
+void *fastmm_delphi_realloc_mem_c(void *p, intptr_t size) {
+  return delphi_realloc_mem(p, size);
+}
+void *fastmm_delphi_alloc_mem_c(intptr_t size) {
+  return delphi_alloc_mem(size);
+}
+uint8_t fastmm_delphi_register_leak_c(void *p) {
+  return delphi_register_leak(p);
+}
+uint8_t fastmm_delphi_unregister_leak_c(void *p) {
+  return delphi_unregister_leak(p);
+}
 
 void *fastmm_delphi_get_mem_register(void);
 void *fastmm_delphi_free_mem_register(void);

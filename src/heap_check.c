@@ -97,8 +97,7 @@ static int check_arena(medium_arena *ar) {
       return 109;
     void *prev = NULL;
     for (void *p = ar->bins[b]; p != NULL; p = ((medium_free_links *)p)->next) {
-      if (!(medium_header_of(p)->flags & BLOCK_FLAG_FREE) ||
-          ((medium_free_links *)p)->prev != prev)
+      if (!(medium_header_of(p)->flags & BLOCK_FLAG_FREE) || ((medium_free_links *)p)->prev != prev)
         return 110;
       if (++binned > free_blocks)
         return 111;

@@ -59,7 +59,7 @@ typedef struct small_span {
   small_manager *manager;
   struct small_span *next; /* spans with room */
   struct small_span *prev;
-  void *free_list; /* freed blocks, linked through their first word */
+  void *free_list;        /* freed blocks, linked through their first word */
   uint32_t blocks_in_use; /* handed out, including those in thread caches or pending lists */
   uint32_t block_count;
   uint32_t fed_count; /* blocks carved so far, in address order */
@@ -128,7 +128,7 @@ unsigned thread_arena_hint(void);
 
 /* ---- medium blocks (medium.c) ------------------------------------------------------------ */
 #define MEDIUM_SPAN_MAGIC 0x4D454455u /* "MEDU" */
-#define MEDIUM_SPAN_HEADER_SIZE 48u    /* the first block's 16-byte header ends at offset 64 */
+#define MEDIUM_SPAN_HEADER_SIZE 48u   /* the first block's 16-byte header ends at offset 64 */
 
 typedef struct medium_header {
   uint32_t prev_size;
@@ -208,8 +208,8 @@ static inline size_t large_usable(const void *p) {
 }
 void large_init(void);
 void *large_alloc(size_t user_size);
-int large_free(void *p);             /* FASTMM_OK, or invalid if p is not a live large block */
-int large_is_live(const void *p);    /* 1 if p is a live large block (a registry lookup) */
+int large_free(void *p);          /* FASTMM_OK, or invalid if p is not a live large block */
+int large_is_live(const void *p); /* 1 if p is a live large block (a registry lookup) */
 int large_extend_in_place(void *p, size_t new_user); /* 1 when the mapping grew in place */
 void large_set_user_size(void *p, size_t user_size);
 void large_stats(fastmm_kind_usage *u);

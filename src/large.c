@@ -38,7 +38,9 @@ static int set_grow(void) {
   for (size_t i = 0; i < set_capacity; i++)
     live_now += set_slots[i] != NULL && set_slots[i] != TOMBSTONE;
   /* Mostly tombstones: rehash at the same size instead of doubling. */
-  size_t cap = set_capacity == 0 ? 1024 : live_now * 2 < set_capacity ? set_capacity : set_capacity * 2;
+  size_t cap = set_capacity == 0             ? 1024
+               : live_now * 2 < set_capacity ? set_capacity
+                                             : set_capacity * 2;
   void **slots = (void **)os_map(cap * sizeof(void *));
   if (slots == NULL)
     return 0;
@@ -74,14 +76,15 @@ static int set_add(void *p) {
   return 1;
 }
 
-void large_init(void) {}
+void large_init(void) {
+}
 
 void *large_alloc(size_t user_size) {
   heap_ensure_initialized();
   if (user_size > MAX_REQUEST_SIZE)
     return NULL;
-  size_t mapped = (user_size + LARGE_HEADER_SIZE + LARGE_GRANULARITY - 1) &
-                  ~(size_t)(LARGE_GRANULARITY - 1);
+  size_t mapped =
+      (user_size + LARGE_HEADER_SIZE + LARGE_GRANULARITY - 1) & ~(size_t)(LARGE_GRANULARITY - 1);
   large_header *h = (large_header *)os_map(mapped);
   if (h == NULL)
     return NULL;
@@ -138,8 +141,8 @@ int large_extend_in_place(void *p, size_t new_user) {
   large_header *h = large_header_of(p);
   if (new_user > MAX_REQUEST_SIZE)
     return 0;
-  size_t mapped = (new_user + LARGE_HEADER_SIZE + LARGE_GRANULARITY - 1) &
-                  ~(size_t)(LARGE_GRANULARITY - 1);
+  size_t mapped =
+      (new_user + LARGE_HEADER_SIZE + LARGE_GRANULARITY - 1) & ~(size_t)(LARGE_GRANULARITY - 1);
   if (mapped <= h->mapped_size)
     return 1;
   size_t extra = mapped - h->mapped_size;

@@ -3,6 +3,7 @@
  * smallest class that holds it. */
 #include "size_class.h"
 
+// clang-format off
 const uint16_t size_class_slot[SMALL_CLASS_COUNT] = {
     16, 32, 48, 64, 80, 96, 112, 128, 144, 160,
     176, 192, 208, 224, 240, 256, 288, 320, 352, 384,
@@ -22,3 +23,4 @@ const uint8_t size_class_lookup[(SMALL_MAX_USER + BLOCK_HEADER_SIZE - 1) / 16 + 
     39, 39, 39, 39, 39, 39, 39, 39, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40,
     40, 40, 40, 40, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41,
 };
+// clang-format on

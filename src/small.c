@@ -57,8 +57,7 @@ static small_span *span_create(small_manager *m) {
   s->free_list = NULL;
   s->blocks_in_use = 0;
   /* The last block's data ends 4 bytes before its slot does. */
-  s->block_count =
-      (uint32_t)((usable - SMALL_SPAN_HEADER_SIZE + BLOCK_HEADER_SIZE) / m->slot_size);
+  s->block_count = (uint32_t)((usable - SMALL_SPAN_HEADER_SIZE + BLOCK_HEADER_SIZE) / m->slot_size);
   s->fed_count = 0;
   s->slot_size = m->slot_size;
   m->span_count++;
@@ -110,8 +109,7 @@ static void *take_one(small_manager *m) {
     uint32_t offset = SMALL_SPAN_HEADER_SIZE + s->fed_count * s->slot_size;
     p = (char *)s + offset;
     s->fed_count++;
-    block_set_header(p, small_header_make(s->class_index, s->slot_size, offset) |
-                            BLOCK_FLAG_FREE);
+    block_set_header(p, small_header_make(s->class_index, s->slot_size, offset) | BLOCK_FLAG_FREE);
   }
   s->blocks_in_use++;
   m->blocks_in_use++;
@@ -137,8 +135,8 @@ unsigned small_take_blocks(unsigned class_index, unsigned arena, void **list, un
   void *head = NULL;
   /* Blocks another thread freed while we held the lock are still counted in use: hand them
    * out as they are. */
-  void *pending = fmm_load_ptr_acquire(&m->pending_free) ? fmm_xchg_ptr(&m->pending_free, NULL)
-                                                         : NULL;
+  void *pending =
+      fmm_load_ptr_acquire(&m->pending_free) ? fmm_xchg_ptr(&m->pending_free, NULL) : NULL;
   while (pending != NULL && got < want) {
     void *next = *(void **)pending;
     *(void **)pending = head;

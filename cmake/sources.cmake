@@ -1,0 +1,43 @@
+# The one list of fastmm-c's source files, as paths relative to the repository root.
+#
+# CMakeLists.txt builds from these lists, and cmake/check_sln.cmake (the sln_matches_cmake
+# test) checks that msvc/fastmmc.vcxproj lists the same files. A file added here must be
+# added to the Visual Studio project too, and the other way round.
+
+# Portable C: the whole allocator, with no OS call of its own.
+set(FASTMM_CORE_SOURCES
+  src/api.c
+  src/delphi_api.c
+  src/realloc.c
+  src/size_class.c
+  src/small.c
+  src/medium.c
+  src/large.c
+  src/thread_cache.c
+  src/heap_check.c
+  src/stats.c
+  src/leaks.c
+)
+
+# The OS layer: one of these is built, by target.
+set(FASTMM_WINDOWS_SOURCES
+  src/prim/prim_windows.c
+)
+set(FASTMM_POSIX_SOURCES
+  src/prim/prim_posix.c
+)
+
+# Exports of fastmmc32.dll / fastmmc64.dll (MinGW and MSVC alike).
+set(FASTMM_DEF_FILE src/fastmm.def)
+
+# Delphi `register`-convention thunks for the Win32 DLL, in NASM syntax. Only MSVC builds use
+# them (MSVC has no regparm); MinGW builds get the same convention from
+# __attribute__((regparm(3))). The MinGW Win32 build assembles this file into an object that
+# it does not link, so a syntax error shows up here too.
+set(FASTMM_WIN32_MSVC_ASM src/win32/delphi_register_thunks.asm)
+
+# Assembly fast paths linked into the DLLs (NASM syntax), empty until they are written.
+# Builds with FASTMM_PURE_C=ON leave them out. Files listed here belong in the Visual Studio
+# project too (Win32-only or x64-only items), which check_sln.cmake checks.
+set(FASTMM_WIN32_ASM_SOURCES)
+set(FASTMM_WIN64_ASM_SOURCES)

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# wine-run.sh PROGRAM.exe [ARGS...]: runs a Windows program under Wine, in fastmm-c's own
+# 64-bit prefix, and exits with the program's exit code.
+# wine-run.sh --prepare: only makes the prefix (if it is not there yet).
+# The MinGW toolchain files name this script as CMAKE_CROSSCOMPILING_EMULATOR, so ctest runs
+# every Windows test through it.
+#
+# The prefix is ${FASTMM_WINEPREFIX:-${XDG_CACHE_HOME:-$HOME/.cache}/fastmm-c/wineprefix}.
+# It is made on first use, once, even when ctest starts several tests at the same time.
+# It is a win64 prefix: it runs Win32 and Win64 programs alike (a prefix made by 32-bit-only
+# Wine cannot run Win64 programs: "Bad EXE format").
+#
+# Exit codes: Wine passes the program's exit code on modulo 256; a crash (an unhandled
+# exception such as 0xC0000005) ends with its code's low byte, non-zero for the usual ones.
+set -u
+
+export WINEDEBUG=-all
+export WINEARCH=win64
+default_prefix="${XDG_CACHE_HOME:-$HOME/.cache}/fastmm-c/wineprefix"
+export WINEPREFIX="${FASTMM_WINEPREFIX:-$default_prefix}"
+# No Mono or Gecko install dialogs, no desktop menu entries.
+export WINEDLLOVERRIDES="${WINEDLLOVERRIDES:+$WINEDLLOVERRIDES;}mscoree,mshtml=;winemenubuilder.exe=d"
+
+if [ $# -eq 0 ]; then
+  echo "usage: wine-run.sh PROGRAM.exe [ARGS...] | wine-run.sh --prepare" >&2
+  exit 2
+fi
+for tool in wine wineboot wineserver flock; do
+  command -v "$tool" >/dev/null 2>&1 || {
+    echo "wine-run: $tool is not installed: run scripts/install-deps.sh" >&2
+    exit 127
+  }
+done
+
+ready="$WINEPREFIX/.fastmm-c-prefix-ready"
+
+is_64bit_prefix() {
+  [ -f "$WINEPREFIX/system.reg" ] && [ -d "$WINEPREFIX/drive_c/windows/syswow64" ]
+}
+
+make_prefix() {
+  local log="$WINEPREFIX.log"
+  if [ -e "$WINEPREFIX" ]; then
+    if is_64bit_prefix; then
+      : # a usable 64-bit prefix someone else made: use it as it is
+    elif [ "$WINEPREFIX" = "$default_prefix" ] || [ -z "$(ls -A "$WINEPREFIX" 2>/dev/null)" ]; then
+      # Ours (a 32-bit one, or one whose creation was cut short), or empty: make it anew.
+      rm -rf "$WINEPREFIX"
+    else
+      echo "wine-run: $WINEPREFIX is not a 64-bit Wine prefix; remove it or set FASTMM_WINEPREFIX" \
+        "to another folder" >&2
+      return 1
+    fi
+  fi
+  if ! is_64bit_prefix; then
+    echo "wine-run: making the Wine prefix $WINEPREFIX (once; about 10 s)" >&2
+    if ! wineboot -i >"$log" 2>&1 </dev/null || ! wineserver -w; then
+      echo "wine-run: wineboot failed; its output is in $log" >&2
+      return 1
+    fi
+    if ! is_64bit_prefix; then
+      echo "wine-run: $WINEPREFIX was made but is not a 64-bit prefix (is wine64 installed?);" \
+        "wineboot's output is in $log" >&2
+      return 1
+    fi
+  fi
+  touch "$ready"
+}
+
+if [ ! -e "$ready" ]; then
+  mkdir -p "$(dirname "$WINEPREFIX")" || exit 1
+  # One maker at a time; the others wait here and then find the prefix ready.
+  exec 9>"$WINEPREFIX.lock"
+  flock 9
+  if [ ! -e "$ready" ]; then
+    make_prefix || exit 1
+  fi
+  exec 9>&-
+fi
+
+if [ "$1" = "--prepare" ]; then
+  exit 0
+fi
+
+# A program started without standard input still gets one.
+{ : <&0; } 2>/dev/null || exec </dev/null
+
+wine "$@"
+exit $?
