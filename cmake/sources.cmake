@@ -17,6 +17,7 @@ set(FASTMM_CORE_SOURCES
   src/heap_check.c
   src/stats.c
   src/leaks.c
+  src/page_map.c
 )
 
 # The OS layer: one of these is built, by target.

@@ -2,9 +2,10 @@
  * and the Delphi entry points (delphi_api.c) so neither pays a second call.
  *
  * GetMem of a small size: read the thread cache pointer, pop the class's bin, clear the
- * block's FREE bit. FreeMem of a small block: check the header word and the span it names,
- * set the FREE bit, push onto the bin. No lock, no atomic instruction; everything else
- * (empty or full bins, medium and large blocks, bad pointers) leaves through one call. */
+ * block's FREE bit. FreeMem of a small block: look the pointer up in the page map, check the
+ * header word and the span it names, set the FREE bit, push onto the bin. No lock, no atomic
+ * instruction; everything else (empty or full bins, medium and large blocks, bad pointers) leaves
+ * through one call. */
 #ifndef FASTMM_ALLOC_FAST_H
 #define FASTMM_ALLOC_FAST_H
 
@@ -29,7 +30,7 @@ static inline void *fast_get(size_t size) {
 }
 
 static inline int fast_free(void *p) {
-  if (FMM_UNLIKELY(((uintptr_t)p & (BLOCK_ALIGNMENT - 1)) != 0 || p == NULL))
+  if (FMM_UNLIKELY(!heap_header_readable(p)))
     return p == NULL ? FASTMM_OK : FASTMM_ERROR_INVALID_POINTER;
   uint32_t h = block_header(p);
   if (FMM_LIKELY((h & BLOCK_KIND_MASK) == BLOCK_FLAG_SMALL)) {
@@ -51,7 +52,7 @@ static inline int fast_free(void *p) {
 /* In place under the small policy: not larger than the usable size and new*4 + 64 >= usable.
  * The size is compared unsigned, so a size that was negative takes the slow path. */
 static inline void *fast_realloc(void *p, size_t size) {
-  if (FMM_LIKELY(p != NULL && ((uintptr_t)p & (BLOCK_ALIGNMENT - 1)) == 0)) {
+  if (FMM_LIKELY(heap_header_readable(p))) {
     uint32_t h = block_header(p);
     if (FMM_LIKELY((h & BLOCK_KIND_MASK) == BLOCK_FLAG_SMALL)) {
       size_t usable = small_header_usable(h);

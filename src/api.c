@@ -105,7 +105,7 @@ void *FASTMM_CDECL fastmm_allocmem(size_t size) {
 
 /* The usable size of a live block, or 0. Checks as much as FreeMem does. */
 size_t FASTMM_CDECL fastmm_usable_size(const void *p) {
-  if (p == NULL || ((uintptr_t)p & (BLOCK_ALIGNMENT - 1)) != 0)
+  if (!heap_header_readable(p))
     return 0;
   uint32_t h = block_header(p);
   switch (h & BLOCK_KIND_MASK) {

@@ -15,9 +15,12 @@ static int check_small_span(small_span *s) {
   unsigned a = m->arena;
   if (a >= ARENA_COUNT || m != &small_managers[a][c] || s->slot_size != m->slot_size)
     return 202;
-  if (s->fed_count > s->block_count || s->blocks_in_use > s->fed_count)
+  uint32_t fed = (s->fed_end - SMALL_SPAN_HEADER_SIZE) / s->slot_size;
+  if (s->fed_end < SMALL_SPAN_HEADER_SIZE ||
+      SMALL_SPAN_HEADER_SIZE + fed * s->slot_size != s->fed_end || fed > s->block_count ||
+      s->blocks_in_use > fed)
     return 203;
-  for (uint32_t i = 0; i < s->fed_count; i++) {
+  for (uint32_t i = 0; i < fed; i++) {
     uint32_t offset = SMALL_SPAN_HEADER_SIZE + i * s->slot_size;
     uint32_t h = block_header((char *)s + offset);
     if ((h & ~BLOCK_FLAG_FREE) != small_header_make(c, s->slot_size, offset))
@@ -27,16 +30,16 @@ static int check_small_span(small_span *s) {
   for (void *p = s->free_list; p != NULL; p = *(void **)p) {
     uintptr_t off = (uintptr_t)((char *)p - (char *)s);
     if (off < SMALL_SPAN_HEADER_SIZE || (off - SMALL_SPAN_HEADER_SIZE) % s->slot_size != 0 ||
-        (off - SMALL_SPAN_HEADER_SIZE) / s->slot_size >= s->fed_count)
+        (off - SMALL_SPAN_HEADER_SIZE) / s->slot_size >= fed)
       return 205;
     if (!(block_header(p) & BLOCK_FLAG_FREE))
       return 206;
-    if (++free_count > s->fed_count)
+    if (++free_count > fed)
       return 207; /* a cycle */
   }
-  if (free_count + s->blocks_in_use != s->fed_count)
+  if (free_count + s->blocks_in_use != fed)
     return 208;
-  int has_room = s->free_list != NULL || s->fed_count < s->block_count;
+  int has_room = s->free_list != NULL || fed < s->block_count;
   if (has_room != (s->listed != 0))
     return 209;
   span_in_use[a][c] += s->blocks_in_use;

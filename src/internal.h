@@ -12,6 +12,7 @@
 #include "atomics.h"
 #include "block_header.h"
 #include "lock.h"
+#include "page_map.h"
 #include "policy.h"
 #include "prim/prim.h"
 
@@ -62,8 +63,9 @@ typedef struct small_span {
   void *free_list;        /* freed blocks, linked through their first word */
   uint32_t blocks_in_use; /* handed out, including those in thread caches or pending lists */
   uint32_t block_count;
-  uint32_t fed_count; /* blocks carved so far, in address order */
   uint32_t slot_size;
+  uint32_t fed_end; /* blocks are carved in address order: the offset of the first one not
+                       carved yet; headers from there on are stale */
 } small_span;
 FMM_STATIC_ASSERT(sizeof(small_span) <= SMALL_SPAN_HEADER_SIZE - BLOCK_HEADER_SIZE,
                   "small span header overlaps the first block's header word");
@@ -86,12 +88,30 @@ extern small_manager small_managers[ARENA_COUNT][SMALL_CLASS_COUNT];
 static inline small_span *small_span_of(const void *p, uint32_t h) {
   return (small_span *)((char *)p - small_header_span_offset(h));
 }
-/* Is (p, h) a small block in a real span? Checks the header against the span it names. */
+/* Is p (16-aligned, its header word in a region of ours) a small block in a real span? The
+ * header names the span; the span must lie in our memory and agree with the header. The page
+ * map is consulted again only when the span header is in another 64 KB region than p. */
 static inline int small_block_plausible(const void *p, uint32_t h) {
-  const small_span *s = small_span_of(p, h);
-  return ((uintptr_t)p & (BLOCK_ALIGNMENT - 1)) == 0 &&
-         small_header_span_offset(h) >= SMALL_SPAN_HEADER_SIZE && s->magic == SMALL_SPAN_MAGIC &&
-         s->class_index == small_header_class(h) && s->slot_size == small_header_slot_size(h);
+  uint32_t offset = small_header_span_offset(h);
+  const small_span *s = (const small_span *)((const char *)p - offset);
+  if (FMM_UNLIKELY(offset < SMALL_SPAN_HEADER_SIZE))
+    return 0;
+  if (FMM_UNLIKELY((((uintptr_t)s ^ (uintptr_t)p) >> PAGE_MAP_REGION_SHIFT) != 0 ||
+                   (((uintptr_t)s ^ ((uintptr_t)s + SMALL_SPAN_HEADER_SIZE - 1)) >>
+                    PAGE_MAP_REGION_SHIFT) != 0)) {
+    if (page_map_get(s) != REGION_MEDIUM_SPAN ||
+        page_map_get((const char *)s + SMALL_SPAN_HEADER_SIZE - 1) != REGION_MEDIUM_SPAN)
+      return 0;
+  }
+  return s->magic == SMALL_SPAN_MAGIC && s->class_index == small_header_class(h) &&
+         s->slot_size == small_header_slot_size(h) && offset < s->fed_end;
+}
+
+/* May p's header word be read at all? p must be 16-aligned and the 4 bytes before it in a
+ * region that holds our spans or large blocks. */
+static inline int heap_header_readable(const void *p) {
+  return ((uintptr_t)p & (BLOCK_ALIGNMENT - 1)) == 0 && p != NULL &&
+         page_map_get((const char *)p - BLOCK_HEADER_SIZE) != REGION_NOT_OURS;
 }
 
 void small_init(void);

@@ -1,80 +1,14 @@
 /* Large blocks: each one an OS mapping of its own, rounded to LARGE_GRANULARITY, with a
- * 64-byte header. They are kept on one list (for statistics and the heap walk) and in a hash
- * set of their addresses, so FreeMem can tell a live large block from a freed or foreign
- * pointer without touching memory that may be unmapped. Both sit behind one lock: large
- * blocks are rare next to the system calls they cost. */
+ * 64-byte header. They are kept on one list (for statistics and the heap walk) and marked in
+ * the page map, so FreeMem can tell a live large block from a freed or foreign pointer without
+ * touching memory that may be unmapped. One lock: large blocks are rare next to the system
+ * calls they cost. */
 #include "internal.h"
+#include "page_map.h"
 
 static fmm_lock large_lock;
 static large_header large_list = {&large_list, &large_list, 0, 0, {0}, 0};
 static size_t large_count, large_user_bytes, large_mapped_bytes;
-
-/* Open-addressing set of live large user pointers; deleted slots hold a tombstone. */
-#define TOMBSTONE ((void *)(uintptr_t)1)
-static void **set_slots;
-static size_t set_capacity, set_used; /* used counts live entries and tombstones */
-
-static size_t set_hash(const void *p) {
-  uint64_t x = (uint64_t)(uintptr_t)p >> 16; /* mappings are 64 KB granular on Windows */
-  x ^= (uint64_t)(uintptr_t)p >> 6;
-  x *= 0x9E3779B97F4A7C15ull;
-  return (size_t)(x >> 17);
-}
-
-static size_t set_find(const void *p) { /* index of p, or set_capacity */
-  if (set_capacity == 0)
-    return 0;
-  size_t mask = set_capacity - 1;
-  for (size_t i = set_hash(p) & mask;; i = (i + 1) & mask) {
-    if (set_slots[i] == p)
-      return i;
-    if (set_slots[i] == NULL)
-      return set_capacity;
-  }
-}
-
-static int set_grow(void) {
-  size_t live_now = 0;
-  for (size_t i = 0; i < set_capacity; i++)
-    live_now += set_slots[i] != NULL && set_slots[i] != TOMBSTONE;
-  /* Mostly tombstones: rehash at the same size instead of doubling. */
-  size_t cap = set_capacity == 0             ? 1024
-               : live_now * 2 < set_capacity ? set_capacity
-                                             : set_capacity * 2;
-  void **slots = (void **)os_map(cap * sizeof(void *));
-  if (slots == NULL)
-    return 0;
-  size_t live = 0;
-  for (size_t i = 0; i < set_capacity; i++) {
-    void *p = set_slots[i];
-    if (p != NULL && p != TOMBSTONE) {
-      size_t j = set_hash(p) & (cap - 1);
-      while (slots[j] != NULL)
-        j = (j + 1) & (cap - 1);
-      slots[j] = p;
-      live++;
-    }
-  }
-  if (set_slots)
-    os_unmap(set_slots, set_capacity * sizeof(void *));
-  set_slots = slots;
-  set_capacity = cap;
-  set_used = live;
-  return 1;
-}
-
-static int set_add(void *p) {
-  if ((set_used + 1) * 4 > set_capacity * 3 && !set_grow())
-    return 0;
-  size_t mask = set_capacity - 1;
-  size_t i = set_hash(p) & mask;
-  while (set_slots[i] != NULL && set_slots[i] != TOMBSTONE)
-    i = (i + 1) & mask;
-  if (set_slots[i] == NULL)
-    set_used++;
-  set_slots[i] = p;
-  return 1;
-}
 
 void large_init(void) {
 }
@@ -92,12 +26,11 @@ void *large_alloc(size_t user_size) {
   h->user_size = user_size;
   h->flags = BLOCK_FLAG_LARGE;
   void *p = (char *)h + LARGE_HEADER_SIZE;
-  lock_acquire(&large_lock);
-  if (!set_add(p)) {
-    lock_release(&large_lock);
+  if (!page_map_set(h, mapped, REGION_LARGE_START)) {
     os_unmap(h, mapped);
     return NULL;
   }
+  lock_acquire(&large_lock);
   h->prev = &large_list;
   h->next = large_list.next;
   large_list.next->prev = h;
@@ -109,21 +42,19 @@ void *large_alloc(size_t user_size) {
   return p;
 }
 
+/* The header is read only after the page map says a large block starts in p's region. */
 int large_is_live(const void *p) {
-  lock_acquire(&large_lock);
-  int live = set_find(p) < set_capacity;
-  lock_release(&large_lock);
-  return live;
+  return ((uintptr_t)p & (LARGE_GRANULARITY - 1)) == LARGE_HEADER_SIZE &&
+         page_map_get(p) == REGION_LARGE_START && large_header_of(p)->flags == BLOCK_FLAG_LARGE;
 }
 
 int large_free(void *p) {
   lock_acquire(&large_lock);
-  size_t i = set_find(p);
-  if (i >= set_capacity) {
+  /* Checked under the lock: of two racing frees of one block, the second finds it gone. */
+  if (!large_is_live(p)) {
     lock_release(&large_lock);
     return FASTMM_ERROR_INVALID_POINTER;
   }
-  set_slots[i] = TOMBSTONE;
   large_header *h = large_header_of(p);
   h->prev->next = h->next;
   h->next->prev = h->prev;
@@ -132,6 +63,7 @@ int large_free(void *p) {
   large_count--;
   large_user_bytes -= mapped - LARGE_HEADER_SIZE;
   large_mapped_bytes -= mapped;
+  page_map_set(h, mapped, REGION_NOT_OURS);
   lock_release(&large_lock);
   os_unmap(h, mapped);
   return FASTMM_OK;
@@ -148,6 +80,10 @@ int large_extend_in_place(void *p, size_t new_user) {
   size_t extra = mapped - h->mapped_size;
   if (!os_extend((char *)h + h->mapped_size, extra))
     return 0;
+  if (!page_map_set((char *)h + h->mapped_size, extra, REGION_LARGE_REST)) {
+    os_unmap((char *)h + h->mapped_size, extra);
+    return 0;
+  }
   lock_acquire(&large_lock);
   h->mapped_size = mapped;
   large_user_bytes += extra;
@@ -168,7 +104,8 @@ void large_stats(fastmm_kind_usage *u) {
   lock_release(&large_lock);
 }
 
-/* 0 when the list, the set and the counters agree; else a code from heap_check.c's range. */
+/* 0 when the list, the page map and the counters agree; else a code from heap_check.c's
+ * range. */
 int large_check(void) {
   int fault = 0;
   size_t n = 0, mapped = 0;
@@ -180,18 +117,15 @@ int large_check(void) {
     else if (h->mapped_size % LARGE_GRANULARITY != 0 ||
              h->user_size > h->mapped_size - LARGE_HEADER_SIZE)
       fault = 302;
-    else if (set_find(p) >= set_capacity)
+    else if (!large_is_live(p) ||
+             page_map_get((char *)h + h->mapped_size - 1) !=
+                 (h->mapped_size > LARGE_GRANULARITY ? REGION_LARGE_REST : REGION_LARGE_START))
       fault = 303;
     n++;
     mapped += h->mapped_size;
   }
   if (!fault && (n != large_count || mapped != large_mapped_bytes))
     fault = 304;
-  size_t live = 0;
-  for (size_t i = 0; i < set_capacity && !fault; i++)
-    live += set_slots[i] != NULL && set_slots[i] != TOMBSTONE;
-  if (!fault && live != large_count)
-    fault = 305;
   lock_release(&large_lock);
   return fault;
 }

@@ -9,6 +9,7 @@
  * is first in its span (prev_size 0) and ends at the sentinel means the span is empty. */
 #include "bits.h"
 #include "internal.h"
+#include "page_map.h"
 
 medium_arena medium_arenas[ARENA_COUNT];
 /* One empty span kept for reuse by any arena (MEDIUM_SPARE_SPANS). */
@@ -119,12 +120,22 @@ static void span_link(medium_arena *a, medium_span *s) {
   bin_insert(a, first);
 }
 
+static void unmap_span(medium_span *s) {
+  size_t size = s->size;
+  page_map_set(s, size, REGION_NOT_OURS);
+  os_unmap(s, size);
+}
+
 static int span_add(medium_arena *a) {
   medium_span *s = (medium_span *)fmm_xchg_ptr(&spare_span, NULL);
   if (s == NULL) {
     s = (medium_span *)os_map(MEDIUM_SPAN_SIZE);
     if (s == NULL)
       return 0;
+    if (!page_map_set(s, MEDIUM_SPAN_SIZE, REGION_MEDIUM_SPAN)) {
+      os_unmap(s, MEDIUM_SPAN_SIZE);
+      return 0;
+    }
     s->size = MEDIUM_SPAN_SIZE;
   }
   span_link(a, s);
@@ -142,7 +153,7 @@ static void span_remove(medium_arena *a, medium_span *s) {
   s->magic = 0;
   medium_span *old = (medium_span *)fmm_xchg_ptr(&spare_span, s);
   if (old != NULL)
-    os_unmap(old, old->size);
+    unmap_span(old);
 }
 
 /* Cuts `p` (free, unlinked) to `size` bytes, binning the rest when it is worth a block. */
@@ -166,6 +177,9 @@ static void split(medium_arena *a, void *p, uint32_t size) {
  * bins it or gives the span back. */
 static void free_block(medium_arena *a, void *p) {
   medium_header *h = medium_header_of(p);
+  /* Flagged free first: if it merges into its predecessor, its header stays behind inside a
+   * free block, and a second FreeMem of it must find it free. */
+  h->flags = free_flags(a);
   void *next = next_block(p);
   if (medium_header_of(next)->flags & BLOCK_FLAG_FREE) {
     bin_remove(a, next);
@@ -264,6 +278,8 @@ int medium_block_plausible(const void *p, uint32_t h) {
   if (mh->size < MEDIUM_MIN_BLOCK_SIZE || mh->size > MEDIUM_SPAN_SIZE || (mh->size & 15u) != 0 ||
       (mh->prev_size & 15u) != 0 || mh->prev_size > MEDIUM_SPAN_SIZE)
     return 0;
+  if (page_map_get((const char *)p + mh->size - BLOCK_HEADER_SIZE) != REGION_MEDIUM_SPAN)
+    return 0;
   /* Boundary tags: the next header must name this block as its predecessor. */
   return medium_header_of((const char *)p + mh->size)->prev_size == mh->size;
 }
@@ -315,7 +331,7 @@ int medium_shrink_in_place(void *p, size_t new_user) {
 void medium_release_spare(void) {
   medium_span *s = (medium_span *)fmm_xchg_ptr(&spare_span, NULL);
   if (s != NULL)
-    os_unmap(s, s->size);
+    unmap_span(s);
 }
 
 size_t medium_spare_bytes(void);

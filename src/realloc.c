@@ -86,7 +86,7 @@ static void *realloc_large(void *p, size_t size) {
       return NULL;
     size_t grown = usable + (usable >> REALLOC_LARGE_GROWTH_SHIFT);
     size_t want = size > grown ? size : grown;
-    if (large_extend_in_place(p, want) || large_extend_in_place(p, size)) {
+    if (large_extend_in_place(p, want)) {
       large_set_user_size(p, size);
       return p;
     }
@@ -111,7 +111,7 @@ FMM_NOINLINE void *heap_realloc_slow(void *p, size_t size) {
     fast_free(p);
     return NULL;
   }
-  if (((uintptr_t)p & (BLOCK_ALIGNMENT - 1)) != 0)
+  if (!heap_header_readable(p))
     return NULL;
   uint32_t h = block_header(p);
   switch (h & BLOCK_KIND_MASK) {

@@ -58,8 +58,8 @@ static small_span *span_create(small_manager *m) {
   s->blocks_in_use = 0;
   /* The last block's data ends 4 bytes before its slot does. */
   s->block_count = (uint32_t)((usable - SMALL_SPAN_HEADER_SIZE + BLOCK_HEADER_SIZE) / m->slot_size);
-  s->fed_count = 0;
   s->slot_size = m->slot_size;
+  s->fed_end = SMALL_SPAN_HEADER_SIZE;
   m->span_count++;
   list_insert(m, s);
   return s;
@@ -106,14 +106,14 @@ static void *take_one(small_manager *m) {
   if (p != NULL) {
     s->free_list = *(void **)p;
   } else {
-    uint32_t offset = SMALL_SPAN_HEADER_SIZE + s->fed_count * s->slot_size;
+    uint32_t offset = s->fed_end;
     p = (char *)s + offset;
-    s->fed_count++;
+    s->fed_end = offset + s->slot_size;
     block_set_header(p, small_header_make(s->class_index, s->slot_size, offset) | BLOCK_FLAG_FREE);
   }
   s->blocks_in_use++;
   m->blocks_in_use++;
-  if (s->free_list == NULL && s->fed_count == s->block_count)
+  if (s->free_list == NULL && s->fed_end == SMALL_SPAN_HEADER_SIZE + s->block_count * s->slot_size)
     list_remove(m, s);
   return p;
 }

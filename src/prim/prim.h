@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 /* Virtual memory. prim_map returns `size` bytes of zeroed, committed read/write memory
- * (64 KB aligned on Windows, page aligned elsewhere), or NULL. prim_extend maps `size` bytes at
+ * (64 KB aligned everywhere), or NULL. prim_extend maps `size` bytes at
  * exactly `at` (the end of an earlier mapping) and returns 1, or returns 0 and maps nothing.
  * prim_unmap releases a range made of one mapping and any extensions of it. */
 void *prim_map(size_t size);

@@ -21,11 +21,26 @@ static pthread_key_t exit_key;
 static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
 static prim_thread_exit_fn thread_exit_fn;
 
+/* Mappings are 64 KB aligned, as VirtualAlloc's are, so the page map (page_map.h) is exact:
+ * map 64 KB more than asked and trim both ends. */
+#define MAP_ALIGNMENT ((size_t)64 * 1024)
+
 void *prim_map(size_t size) {
   if (prim_fail_maps)
     return NULL;
-  void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  return p == MAP_FAILED ? NULL : p;
+  size_t padded = size + MAP_ALIGNMENT;
+  if (padded < size)
+    return NULL;
+  char *p = (char *)mmap(NULL, padded, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == (char *)MAP_FAILED)
+    return NULL;
+  char *aligned = (char *)(((uintptr_t)p + MAP_ALIGNMENT - 1) & ~(uintptr_t)(MAP_ALIGNMENT - 1));
+  if (aligned > p)
+    munmap(p, (size_t)(aligned - p));
+  size_t tail = (size_t)((p + padded) - (aligned + size));
+  if (tail > 0)
+    munmap(aligned + size, tail);
+  return aligned;
 }
 
 int prim_extend(void *at, size_t size) {

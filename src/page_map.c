@@ -1,0 +1,35 @@
+/* The region map's writer: tables are made under a lock; lookups need none (a byte is
+ * written before the memory it describes is handed out, and cleared after the last block in
+ * it is gone). */
+#include "page_map.h"
+
+#include "internal.h"
+
+uint8_t *page_map_l1[(size_t)1 << PAGE_MAP_L1_BITS];
+static fmm_lock page_map_lock;
+
+int page_map_set(void *base, size_t size, unsigned kind) {
+  uintptr_t first = (uintptr_t)base >> PAGE_MAP_REGION_SHIFT;
+  uintptr_t count = size >> PAGE_MAP_REGION_SHIFT;
+  uintptr_t mask = ((uintptr_t)1 << PAGE_MAP_L2_BITS) - 1u;
+  lock_acquire(&page_map_lock);
+  for (uintptr_t r = first; r < first + count; r++) {
+    if (page_map_l1[r >> PAGE_MAP_L2_BITS] == NULL) {
+      if (kind == REGION_NOT_OURS)
+        continue;
+      /* Not through os_map: these tables are the manager's bookkeeping, not a heap's. */
+      uint8_t *l2 = (uint8_t *)prim_map((size_t)1 << PAGE_MAP_L2_BITS);
+      if (l2 == NULL) {
+        lock_release(&page_map_lock);
+        if (r != first)
+          page_map_set(base, (size_t)(r - first) << PAGE_MAP_REGION_SHIFT, REGION_NOT_OURS);
+        return 0;
+      }
+      page_map_l1[r >> PAGE_MAP_L2_BITS] = l2;
+    }
+    unsigned k = kind == REGION_LARGE_START && r != first ? REGION_LARGE_REST : kind;
+    page_map_l1[r >> PAGE_MAP_L2_BITS][r & mask] = (uint8_t)k;
+  }
+  lock_release(&page_map_lock);
+  return 1;
+}

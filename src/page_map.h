@@ -1,0 +1,49 @@
+/* Which 64 KB regions of the address space hold our medium spans and large blocks. Every
+ * mapping the manager makes for them is 64 KB aligned and a multiple of 64 KB (VirtualAlloc's
+ * granularity; prim_posix.c aligns mmap to match), so one byte per region says exactly whose
+ * it is. A pointer is looked up before its header is trusted, so a foreign, freed or interior
+ * pointer is refused without reading memory that may not be mapped.
+ *
+ * Two levels: the top of the address picks a second-level table of 64 K bytes (one per 4 GB),
+ * made on first use and never freed. 64-bit builds cover 48 bits of address space; 32-bit
+ * builds need only the one second-level table. */
+#ifndef FASTMM_PAGE_MAP_H
+#define FASTMM_PAGE_MAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PAGE_MAP_REGION_SHIFT 16u
+#define PAGE_MAP_L2_BITS 16u
+#if UINTPTR_MAX > 0xFFFFFFFFu
+#define PAGE_MAP_ADDRESS_BITS 48u
+#else
+#define PAGE_MAP_ADDRESS_BITS 32u
+#endif
+#define PAGE_MAP_L1_BITS (PAGE_MAP_ADDRESS_BITS - PAGE_MAP_REGION_SHIFT - PAGE_MAP_L2_BITS)
+
+enum page_map_kind {
+  REGION_NOT_OURS = 0,
+  REGION_MEDIUM_SPAN = 1, /* part of a medium span (small spans live inside these) */
+  REGION_LARGE_START = 2, /* the first region of a large block */
+  REGION_LARGE_REST = 3   /* a later region of a large block */
+};
+
+extern uint8_t *page_map_l1[(size_t)1 << PAGE_MAP_L1_BITS];
+
+static inline unsigned page_map_get(const void *p) {
+  uintptr_t region = (uintptr_t)p >> PAGE_MAP_REGION_SHIFT;
+#if PAGE_MAP_ADDRESS_BITS < 64 && UINTPTR_MAX > 0xFFFFFFFFu
+  if (region >> (PAGE_MAP_L1_BITS + PAGE_MAP_L2_BITS))
+    return REGION_NOT_OURS;
+#endif
+  const uint8_t *l2 = page_map_l1[region >> PAGE_MAP_L2_BITS];
+  return l2 ? l2[region & (((uintptr_t)1 << PAGE_MAP_L2_BITS) - 1u)] : REGION_NOT_OURS;
+}
+
+/* Marks [base, base + size) (64 KB aligned) as `kind`: a large block's first region gets
+ * REGION_LARGE_START and the rest REGION_LARGE_REST when kind is REGION_LARGE_START. Returns 0
+ * when a second-level table could not be mapped (nothing is marked then). */
+int page_map_set(void *base, size_t size, unsigned kind);
+
+#endif
