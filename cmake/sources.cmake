@@ -37,8 +37,9 @@ set(FASTMM_DEF_FILE src/fastmm.def)
 # it does not link, so a syntax error shows up here too.
 set(FASTMM_WIN32_MSVC_ASM src/win32/delphi_register_thunks.asm)
 
-# Assembly fast paths linked into the DLLs (NASM syntax), empty until they are written.
+# Assembly fast paths linked into the DLLs (NASM syntax): ReallocMem's in-place small-block
+# path. They include src/asm/layout.inc, generated from the C headers (cmake/asm_layout.cmake).
 # Builds with FASTMM_PURE_C=ON leave them out. Files listed here belong in the Visual Studio
 # project too (Win32-only or x64-only items), which check_sln.cmake checks.
-set(FASTMM_WIN32_ASM_SOURCES)
-set(FASTMM_WIN64_ASM_SOURCES)
+set(FASTMM_WIN32_ASM_SOURCES src/win32/realloc_fast.asm)
+set(FASTMM_WIN64_ASM_SOURCES src/win64/realloc_fast.asm)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every test of fastmm-c: installs what is missing (scripts/install-deps.sh), then for
-# each preset (native, native-asan, win32, win64) configures, builds and runs ctest. The
+# each preset (native, native-asan, win32, win64, win32-purec, win64-purec) configures, builds and runs ctest. The
 # Windows tests run under Wine. Exits non-zero if anything failed. The last lines are each
 # preset's ctest summary and a total: "N passed, N failed".
 #
@@ -11,7 +11,7 @@
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-read -r -a presets <<<"${FASTMM_PRESETS:-native native-asan win32 win64}"
+read -r -a presets <<<"${FASTMM_PRESETS:-native native-asan win32 win64 win32-purec win64-purec}"
 
 if ! bash scripts/install-deps.sh; then
   echo "test-all: scripts/install-deps.sh failed" >&2

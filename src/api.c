@@ -91,9 +91,11 @@ int FASTMM_CDECL fastmm_freemem(void *p) {
   return fast_free(p);
 }
 
+#if !defined(FASTMM_ASM_REALLOC)
 void *FASTMM_CDECL fastmm_reallocmem(void *p, size_t size) {
   return fast_realloc(p, size);
 }
+#endif
 
 void *FASTMM_CDECL fastmm_allocmem(size_t size) {
   void *p = fast_get(size);

@@ -17,9 +17,16 @@ static int32_t FASTMM_DELPHI_CALL delphi_free_mem(void *p) {
   return fast_free(p);
 }
 
+#if defined(FASTMM_ASM_REALLOC) && defined(_WIN64)
+/* The NASM entry point is the C export itself: one convention on Win64. */
+#define delphi_realloc_mem ((void *(*)(void *, intptr_t))(void *)fastmm_reallocmem)
+#elif defined(FASTMM_ASM_REALLOC)
+#define delphi_realloc_mem fastmm_delphi_realloc_mem /* src/win32/realloc_fast.asm */
+#else
 static void *FASTMM_DELPHI_CALL delphi_realloc_mem(void *p, intptr_t size) {
   return size >= 0 ? fast_realloc(p, (size_t)size) : NULL;
 }
+#endif
 
 static void *FASTMM_DELPHI_CALL delphi_alloc_mem(intptr_t size) {
   return size >= 0 ? fastmm_allocmem((size_t)size) : NULL;
@@ -48,7 +55,7 @@ int32_t fastmm_delphi_free_mem_c(void *p) {
   return delphi_free_mem(p);
 }
 void *fastmm_delphi_realloc_mem_c(void *p, intptr_t size) {
-  return delphi_realloc_mem(p, size);
+  return size >= 0 ? fast_realloc(p, (size_t)size) : NULL;
 }
 void *fastmm_delphi_alloc_mem_c(intptr_t size) {
   return delphi_alloc_mem(size);
@@ -71,7 +78,11 @@ void FASTMM_CDECL fastmm_get_memory_manager(fastmm_memory_manager_ex *mm) {
   /* The thunks follow the register convention; the record's C types cannot say so. */
   *(void **)&mm->get_mem = (void *)fastmm_delphi_get_mem_register;
   *(void **)&mm->free_mem = (void *)fastmm_delphi_free_mem_register;
+#if defined(FASTMM_ASM_REALLOC)
+  *(void **)&mm->realloc_mem = (void *)fastmm_delphi_realloc_mem;
+#else
   *(void **)&mm->realloc_mem = (void *)fastmm_delphi_realloc_mem_register;
+#endif
   *(void **)&mm->alloc_mem = (void *)fastmm_delphi_alloc_mem_register;
   *(void **)&mm->register_expected_memory_leak = (void *)fastmm_delphi_register_leak_register;
   *(void **)&mm->unregister_expected_memory_leak = (void *)fastmm_delphi_unregister_leak_register;

@@ -30,6 +30,12 @@
 
 #define FMM_STATIC_ASSERT(cond, msg) _Static_assert(cond, msg)
 
+/* The Windows DLLs take ReallocMem's entry points from NASM (src/win32, src/win64) unless
+ * built pure C (FASTMM_PURE_C, the win32-purec and win64-purec presets). */
+#if defined(_WIN32) && !defined(FASTMM_PURE_C)
+#define FASTMM_ASM_REALLOC 1
+#endif
+
 /* ---- start-up ---------------------------------------------------------------------------- */
 extern volatile uint32_t heap_initialized;
 void heap_init_slow(void);
@@ -239,6 +245,11 @@ int large_check(void);
 void *heap_get_slow(size_t size);
 int heap_free_slow(void *p, uint32_t h);
 void *heap_realloc_slow(void *p, size_t size);
+#if defined(FASTMM_ASM_REALLOC) && !defined(_WIN64)
+/* The Win32 assembly's entry for the Delphi record, and the slow path it jumps to. */
+void *FASTMM_DELPHI_CALL fastmm_delphi_realloc_mem(void *p, intptr_t size);
+void *FASTMM_DELPHI_CALL heap_realloc_slow_register(void *p, intptr_t size);
+#endif
 
 /* ---- expected leaks (leaks.c) ------------------------------------------------------------ */
 int leaks_register(void *p);

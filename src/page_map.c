@@ -5,7 +5,12 @@
 
 #include "internal.h"
 
+#if PAGE_MAP_L1_BITS == 0
+uint8_t page_map_l2_static[(size_t)1 << PAGE_MAP_L2_BITS];
+uint8_t *page_map_l1[1] = {page_map_l2_static};
+#else
 uint8_t *page_map_l1[(size_t)1 << PAGE_MAP_L1_BITS];
+#endif
 static fmm_lock page_map_lock;
 
 int page_map_set(void *base, size_t size, unsigned kind) {

@@ -15,21 +15,26 @@
 
 #define PAGE_MAP_REGION_SHIFT 16u
 #define PAGE_MAP_L2_BITS 16u
+#define PAGE_MAP_ADDRESS_BITS_64 48u /* user space of x64 Windows and Linux */
+#define PAGE_MAP_ADDRESS_BITS_32 32u
 #if UINTPTR_MAX > 0xFFFFFFFFu
-#define PAGE_MAP_ADDRESS_BITS 48u
+#define PAGE_MAP_ADDRESS_BITS PAGE_MAP_ADDRESS_BITS_64
 #else
-#define PAGE_MAP_ADDRESS_BITS 32u
+#define PAGE_MAP_ADDRESS_BITS PAGE_MAP_ADDRESS_BITS_32
 #endif
 #define PAGE_MAP_L1_BITS (PAGE_MAP_ADDRESS_BITS - PAGE_MAP_REGION_SHIFT - PAGE_MAP_L2_BITS)
 
-enum page_map_kind {
-  REGION_NOT_OURS = 0,
-  REGION_MEDIUM_SPAN = 1, /* part of a medium span (small spans live inside these) */
-  REGION_LARGE_START = 2, /* the first region of a large block */
-  REGION_LARGE_REST = 3   /* a later region of a large block */
-};
+#define REGION_NOT_OURS 0u
+#define REGION_MEDIUM_SPAN 1u /* part of a medium span (small spans live inside these) */
+#define REGION_LARGE_START 2u /* the first region of a large block */
+#define REGION_LARGE_REST 3u  /* a later region of a large block */
 
 extern uint8_t *page_map_l1[(size_t)1 << PAGE_MAP_L1_BITS];
+#if PAGE_MAP_L1_BITS == 0
+/* 32-bit builds: the one second-level table is static, so the Win32 assembly can index it
+ * without a NULL test. */
+extern uint8_t page_map_l2_static[(size_t)1 << PAGE_MAP_L2_BITS];
+#endif
 
 static inline unsigned page_map_get(const void *p) {
   uintptr_t region = (uintptr_t)p >> PAGE_MAP_REGION_SHIFT;

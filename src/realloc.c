@@ -125,3 +125,11 @@ FMM_NOINLINE void *heap_realloc_slow(void *p, size_t size) {
     return NULL;
   }
 }
+
+#if defined(FASTMM_ASM_REALLOC) && !defined(_WIN64) && defined(__GNUC__)
+/* Where src/win32/realloc_fast.asm's register entry goes when the block cannot stay: the
+ * same convention, so EAX and EDX arrive as Delphi passed them. */
+void *FASTMM_DELPHI_CALL heap_realloc_slow_register(void *p, intptr_t size) {
+  return size >= 0 ? heap_realloc_slow(p, (size_t)size) : NULL;
+}
+#endif

@@ -1,0 +1,84 @@
+; The Win32 ReallocMem entry points: `_fastmm_reallocmem`, the C export (cdecl: arguments on
+; the stack), and `_fastmm_delphi_realloc_mem`, the Delphi record's ReallocMem (Delphi's
+; `register` convention: EAX = pointer, EDX = new size).
+;
+; Each returns the same pointer when the block is an in-use small block and the new size keeps
+; it in place under FastMM's policy (1 <= new <= usable and new*4 + 64 >= usable, compared
+; unsigned so a negative size is a huge one). Every other case goes to the C code in
+; src/realloc.c with its arguments untouched: the cdecl entry tail-jumps to heap_realloc_slow
+; with the stack as it found it; the register entry tail-jumps to heap_realloc_slow_register
+; (GCC's regparm(3), the same convention) with EAX and EDX as they came. Only EAX, ECX, EDX
+; are used (the register entry keeps EAX and EDX and works in ECX alone); no frame, no pushes.
+; MSVC has no regparm: its build defines FASTMM_SLOW_PATH_CDECL and the register entry calls
+; the cdecl slow path instead (a push and a call, on the slow path only).
+;
+; The page map is checked before the header word is read (32-bit builds have one static
+; second-level table, so it is one indexed load), as the C path does.
+
+%include "layout.inc"
+%include "layout_assumptions.inc"
+
+bits 32
+
+extern _heap_realloc_slow
+extern _page_map_l2_static
+%ifndef FASTMM_SLOW_PATH_CDECL
+extern _heap_realloc_slow_register
+%endif
+global _fastmm_reallocmem
+global _fastmm_delphi_realloc_mem
+
+section .text
+
+; IN_PLACE_OR slow: EAX = pointer, EDX = size; returns (EAX unchanged) when in place, else
+; jumps to `slow` with EAX and EDX unchanged. Uses ECX.
+%macro IN_PLACE_OR 1
+  lea ecx, [eax - BLOCK_HEADER_SIZE]
+  shr ecx, PAGE_MAP_REGION_SHIFT
+  cmp byte [_page_map_l2_static + ecx], REGION_NOT_OURS
+  je %1                              ; not ours, or NULL (0 - 4 wraps to a region never ours)
+  test al, BLOCK_ALIGNMENT - 1
+  jnz %1
+  mov ecx, [eax - BLOCK_HEADER_SIZE]
+  test cl, BLOCK_KIND_MASK & ~BLOCK_FLAG_SMALL
+  jnz %1                             ; free, medium, large or debug
+  test cl, BLOCK_FLAG_SMALL
+  jz %1
+  shr ecx, SLOT_BYTES_SHIFT
+  and ecx, SLOT_BYTES_MASK
+  sub ecx, BLOCK_HEADER_SIZE         ; usable bytes
+  cmp edx, ecx
+  ja %1                              ; larger than usable, or negative
+  test edx, edx
+  jz %1                              ; 0 frees
+  sub ecx, REALLOC_SMALL_DOWNSIZE_ADDER
+  jbe %%in_place                     ; usable <= 64: every size from 1 up stays
+  add ecx, 3
+  shr ecx, REALLOC_SMALL_DOWNSIZE_SHIFT ; the smallest size with size*4 + 64 >= usable
+  cmp edx, ecx
+  jb %1
+%%in_place:
+  ret
+%endmacro
+
+align 16
+_fastmm_reallocmem:
+  mov eax, [esp + 4]
+  mov edx, [esp + 8]
+  IN_PLACE_OR .slow
+.slow:
+  jmp _heap_realloc_slow
+
+align 16
+_fastmm_delphi_realloc_mem:
+  IN_PLACE_OR .slow
+.slow:
+%ifdef FASTMM_SLOW_PATH_CDECL
+  push edx
+  push eax
+  call _heap_realloc_slow
+  add esp, 8
+  ret
+%else
+  jmp _heap_realloc_slow_register
+%endif

@@ -1,0 +1,150 @@
+/* fastmm-specific helpers shared by the tests: block kinds from the header word, the expected
+ * small class of a request, the manager's state with exact statistics, and ways to find blocks
+ * that share a span. Brings in test_util.h. */
+#ifndef FASTMM_TEST_BLOCKS_H
+#define FASTMM_TEST_BLOCKS_H
+
+#include "test_util.h"
+
+#include "block_header.h"
+#include "fastmm.h"
+#include "policy.h"
+
+/* The kind bits (FREE and the four kinds) of a block's header word. */
+static inline uint32_t tb_kind(const void *p) {
+  return block_header(p) & BLOCK_KIND_MASK;
+}
+
+static inline const char *tb_kind_name(uint32_t kind) {
+  switch (kind) {
+  case BLOCK_FLAG_SMALL:
+    return "small";
+  case BLOCK_FLAG_MEDIUM:
+    return "medium";
+  case BLOCK_FLAG_LARGE:
+    return "large";
+  case BLOCK_FLAG_DEBUG:
+    return "debug";
+  default:
+    return (kind & BLOCK_FLAG_FREE) ? "free" : "invalid";
+  }
+}
+
+/* The class the manager must pick for a small request: the smallest whose usable size
+ * (slot - 4) holds `size`. -1 when the request is not small. */
+static inline int tb_small_class_for(size_t size) {
+  size_t i, slot;
+  for (i = 0; (slot = fastmm_small_class_slot_size(i)) != 0; i++)
+    if (slot - BLOCK_HEADER_SIZE >= size)
+      return (int)i;
+  return -1;
+}
+
+/* Usable size of small class i. */
+static inline size_t tb_small_usable(size_t class_index) {
+  return fastmm_small_class_slot_size(class_index) - BLOCK_HEADER_SIZE;
+}
+
+/* The medium header fields (block_header.h): block size including the 16-byte header, and the
+ * size of the block before it in its span. */
+static inline uint32_t tb_medium_size(const void *p) {
+  return ((const uint32_t *)p)[-3];
+}
+static inline uint32_t tb_medium_prev_size(const void *p) {
+  return ((const uint32_t *)p)[-4];
+}
+
+/* The state with exact statistics: the calling thread's cache is flushed first (fastmm.h says
+ * statistics are exact after it). */
+static inline void tb_state(fastmm_state *s) {
+  fastmm_flush_thread_cache();
+  fastmm_get_state(s);
+}
+
+static inline int tb_cmp_ptr(const void *a, const void *b) {
+  uintptr_t x = (uintptr_t) * (void *const *)a, y = (uintptr_t) * (void *const *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Allocates medium blocks of `size` bytes until `count` of them lie back to back in memory
+ * (each one's size field leads to the next), whichever way the manager carves its spans. Puts
+ * them in run[] in address order, frees every other block allocated on the way and returns 1;
+ * returns 0 (everything freed) when no such run turned up among TB_ADJACENT_POOL blocks. */
+#define TB_ADJACENT_POOL 192
+static inline int tb_adjacent_medium(size_t size, size_t count, void **run) {
+  void *pool[TB_ADJACENT_POOL], *sorted[TB_ADJACENT_POOL];
+  size_t n, i, j, r, found = TB_ADJACENT_POOL;
+  for (n = 0; n < TB_ADJACENT_POOL && found == TB_ADJACENT_POOL; n++) {
+    pool[n] = fastmm_getmem(size);
+    if (!pool[n] || tb_kind(pool[n]) != BLOCK_FLAG_MEDIUM) {
+      n += pool[n] != NULL;
+      break;
+    }
+    if (n + 1 < count)
+      continue;
+    memcpy(sorted, pool, (n + 1) * sizeof(void *));
+    qsort(sorted, n + 1, sizeof(void *), tb_cmp_ptr);
+    for (i = 0; i + count <= n + 1 && found == TB_ADJACENT_POOL; i++) {
+      for (r = 1; r < count; r++)
+        if ((uintptr_t)sorted[i + r] !=
+            (uintptr_t)sorted[i + r - 1] + tb_medium_size(sorted[i + r - 1]))
+          break;
+      if (r == count) {
+        found = i;
+        memcpy(run, sorted + i, count * sizeof(void *));
+      }
+    }
+  }
+  for (i = 0; i < n; i++) {
+    int keep = 0;
+    for (j = 0; j < count && found != TB_ADJACENT_POOL; j++)
+      keep |= pool[i] == run[j];
+    if (!keep)
+      fastmm_freemem(pool[i]);
+  }
+  return found != TB_ADJACENT_POOL;
+}
+
+/* Allocates *p (small or medium, `size` bytes) and returns a second live block in the same span
+ * (NULL when none was found), so that freeing *p cannot empty the span and give it back to the
+ * OS: a test may then free *p twice, as a double free of an unmapped block would fault before
+ * the manager could refuse it. Small blocks name their span in the header; medium ones are
+ * chosen adjacent. */
+static inline void *tb_span_mate(void **p, size_t size) {
+  if (size <= SMALL_MAX_USER) {
+    enum { N = 128 };
+    void *q[N], *mate = NULL;
+    size_t i;
+    char *span;
+    *p = fastmm_getmem(size);
+    if (!*p)
+      return NULL;
+    span = (char *)*p - small_header_span_offset(block_header(*p));
+    for (i = 0; i < N; i++) {
+      q[i] = fastmm_getmem(size);
+      if (q[i] && !mate && (char *)q[i] - small_header_span_offset(block_header(q[i])) == span) {
+        mate = q[i];
+        q[i] = NULL;
+      }
+    }
+    for (i = 0; i < N; i++)
+      fastmm_freemem(q[i]);
+    if (!mate) {
+      fastmm_freemem(*p);
+      *p = NULL;
+    }
+    return mate;
+  } else {
+    void *run[2];
+    if (!tb_adjacent_medium(size, 2, run))
+      return NULL;
+    *p = run[0];
+    return run[1];
+  }
+}
+
+static inline size_t tb_blocks_in_use(const fastmm_state *s) {
+  return s->small.blocks_in_use + s->medium.blocks_in_use + s->large.blocks_in_use;
+}
+
+#endif

@@ -1,0 +1,249 @@
+/* The ReallocMem conformance suite (issue 4). It drives both ReallocMem entry points the DLL
+ * hands out, the C export fastmm_reallocmem and the Delphi record's ReallocMem (on Win32 the
+ * `register` entry, on Win32 and Win64 the NASM fast path unless built pure C), and checks for
+ * each: pointer identity where FastMM's policy keeps a block in place, the class a required
+ * move lands in, data preserved byte for byte, dispatch of medium, large and debug-flagged
+ * blocks, the documented results for bad pointers and sizes, and a consistent heap after. */
+#include "test_blocks.h"
+
+#define INTACT ((size_t)-1) /* tu_check_pattern: no wrong byte */
+
+typedef void *(*realloc_fn)(void *p, size_t size);
+
+static fastmm_memory_manager_ex delphi;
+
+static void *via_c_export(void *p, size_t size) {
+  return fastmm_reallocmem(p, size);
+}
+
+/* The record's entry takes a NativeInt; calling it through its declared type uses Delphi's
+ * register convention on Win32. */
+static void *via_delphi_record(void *p, size_t size) {
+  return delphi.realloc_mem(p, (intptr_t)size);
+}
+
+static const char *entry_name;
+
+/* What FastMM's small policy says about resizing a block of `usable` bytes to `n`. */
+static int stays_in_place(size_t usable, size_t n) {
+  return n >= 1 && n <= usable && n * 4 + 64 >= usable;
+}
+
+static size_t min_in_place(size_t usable) {
+  return usable <= 64 ? 1 : (usable - 64 + 3) / 4;
+}
+
+/* Resizes a fresh block of `size` bytes to `n` and checks the result against the policy. */
+static void one_resize(realloc_fn resize, size_t size, size_t n) {
+  void *p = fastmm_getmem(size);
+  CHECK(p != NULL);
+  if (!p)
+    return;
+  size_t usable = fastmm_usable_size(p);
+  uint32_t seed = (uint32_t)(size * 7919u + n);
+  tu_fill_pattern(p, usable, seed);
+  void *q = resize(p, n);
+  CHECK_MSG(q != NULL, "%s: %zu -> %zu returned NULL", entry_name, size, n);
+  if (!q)
+    return;
+  size_t kept = n < usable ? n : usable;
+  CHECK_MSG(tu_check_pattern(q, kept, seed) == INTACT, "%s: %zu -> %zu lost data", entry_name, size,
+            n);
+  if (stays_in_place(usable, n)) {
+    CHECK_MSG(q == p, "%s: %zu (usable %zu) -> %zu should stay in place", entry_name, size, usable,
+              n);
+  } else if (n <= usable) {
+    /* A moving downsize lands in the class of the new size. */
+    CHECK_MSG(q != p, "%s: %zu -> %zu should move", entry_name, size, n);
+    CHECK_EQ(fastmm_usable_size(q), tb_small_usable((size_t)tb_small_class_for(n)));
+  } else {
+    /* An upsize asks for max(2*usable + 32, n) and copies the old usable bytes. */
+    size_t want = 2 * usable + 32 > n ? 2 * usable + 32 : n;
+    CHECK_MSG(q != p, "%s: %zu -> %zu should move", entry_name, size, n);
+    CHECK(fastmm_usable_size(q) >= want);
+    if (want <= SMALL_MAX_USER)
+      CHECK_EQ(fastmm_usable_size(q), tb_small_usable((size_t)tb_small_class_for(want)));
+    else
+      CHECK_EQ(tb_kind(q), BLOCK_FLAG_MEDIUM);
+    CHECK(tu_check_pattern(q, usable, seed) == INTACT);
+  }
+  CHECK_EQ(fastmm_freemem(q), FASTMM_OK);
+}
+
+static void small_sizes(realloc_fn resize) {
+  for (size_t size = 2; size <= 2600; size++) {
+    void *probe = fastmm_getmem(size);
+    size_t usable = fastmm_usable_size(probe);
+    fastmm_freemem(probe);
+    if (size > SMALL_MAX_USER) {
+      one_resize(resize, size, size); /* medium: same size, same pointer */
+      continue;
+    }
+    size_t lo = min_in_place(usable);
+    /* Both policy boundaries on each side, the same size, a halving and a growth. */
+    size_t sizes[] = {usable, usable + 1, lo,      lo > 1 ? lo - 1 : 1, size, size / 2 + 1,
+                      1,      size + 1,   2 * size};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+      one_resize(resize, size, sizes[i]);
+  }
+}
+
+static void thresholds(realloc_fn resize) {
+  /* small -> medium */
+  void *p = fastmm_getmem(SMALL_MAX_USER);
+  CHECK_EQ(tb_kind(p), BLOCK_FLAG_SMALL);
+  tu_fill_pattern(p, SMALL_MAX_USER, 1);
+  void *q = resize(p, SMALL_MAX_USER + 1);
+  CHECK_EQ(tb_kind(q), BLOCK_FLAG_MEDIUM);
+  CHECK(tu_check_pattern(q, SMALL_MAX_USER, 1) == INTACT);
+  /* medium, same and slightly smaller: in place */
+  size_t mu = fastmm_usable_size(q);
+  CHECK(resize(q, mu) == q);
+  CHECK(resize(q, mu / 2 + 1) == q);
+  /* medium -> large */
+  void *r = resize(q, MEDIUM_MAX_USER + 1);
+  CHECK_EQ(tb_kind(r), BLOCK_FLAG_LARGE);
+  CHECK(tu_check_pattern(r, SMALL_MAX_USER, 1) == INTACT);
+  /* large, same and half: in place; below half: moves */
+  size_t lu = fastmm_usable_size(r);
+  CHECK(resize(r, lu) == r);
+  CHECK(resize(r, lu / 2) == r);
+  void *s = resize(r, 100);
+  CHECK(s != NULL && s != r);
+  CHECK_EQ(tb_kind(s), BLOCK_FLAG_SMALL);
+  CHECK(tu_check_pattern(s, 100, 1) == INTACT);
+  /* medium well below a quarter of the smallest medium block: moves to small */
+  void *m = fastmm_getmem(100000);
+  tu_fill_pattern(m, 300, 2);
+  void *t = resize(m, 300);
+  CHECK(t != m);
+  CHECK_EQ(tb_kind(t), BLOCK_FLAG_SMALL);
+  CHECK(tu_check_pattern(t, 300, 2) == INTACT);
+  CHECK_EQ(fastmm_freemem(s), FASTMM_OK);
+  CHECK_EQ(fastmm_freemem(t), FASTMM_OK);
+}
+
+/* A block whose header word has the debug flag must not be taken for a small block by the fast
+ * path: until the debug kind exists it is refused like any unknown kind (NULL, nothing moved). */
+static void debug_flag_dispatch(realloc_fn resize) {
+  char *outer = (char *)fastmm_getmem(8192);
+  CHECK(outer != NULL);
+  uint32_t flags[] = {BLOCK_FLAG_DEBUG, BLOCK_FLAG_DEBUG | BLOCK_FLAG_SMALL,
+                      BLOCK_FLAG_SMALL | BLOCK_FLAG_FREE,
+                      small_header_make(3, 64, 64) | BLOCK_FLAG_DEBUG};
+  for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) {
+    char *fake = outer + 256;
+    block_set_header(fake, flags[i]);
+    memset(fake, 0x5A, 64);
+    CHECK_MSG(resize(fake, 32) == NULL, "%s: header %#x not refused", entry_name,
+              (unsigned)flags[i]);
+    CHECK(fake[0] == 0x5A && fake[63] == 0x5A);
+  }
+  CHECK_EQ(fastmm_freemem(outer), FASTMM_OK);
+  CHECK_EQ(fastmm_check_heap(), 0);
+}
+
+static char static_area[256];
+
+static void bad_input(realloc_fn resize) {
+  char stack_area[256];
+  void *mate_of_small, *small_block;
+  mate_of_small = tb_span_mate(&small_block, 48);
+  CHECK(small_block != NULL && mate_of_small != NULL);
+  tu_fill_pattern(small_block, 44, 9);
+  size_t small_usable = fastmm_usable_size(small_block);
+
+  /* Foreign and interior pointers: NULL, nothing touched. */
+  void *foreign[] = {stack_area + 16 - ((uintptr_t)stack_area & 15),
+                     static_area + 16 - ((uintptr_t)static_area & 15), (char *)small_block + 16,
+                     (char *)small_block + 1, (void *)(uintptr_t)16};
+  for (size_t i = 0; i < sizeof foreign / sizeof foreign[0]; i++)
+    CHECK_MSG(resize(foreign[i], 8) == NULL, "%s: foreign pointer %zu accepted", entry_name, i);
+  CHECK(tu_check_pattern(small_block, 44, 9) == INTACT);
+
+  /* Huge sizes: NULL, the old block intact and still ours. */
+  size_t huge[] = {(size_t)-1, (size_t)-1 / 2, (size_t)-1 - 4096, MAX_REQUEST_SIZE + 1};
+  for (size_t i = 0; i < sizeof huge / sizeof huge[0]; i++) {
+    CHECK_MSG(resize(small_block, huge[i]) == NULL, "%s: huge size %zu", entry_name, huge[i]);
+    CHECK(tu_check_pattern(small_block, 44, 9) == INTACT);
+    CHECK_EQ(fastmm_usable_size(small_block), small_usable);
+  }
+  void *m = fastmm_getmem(50000), *l = fastmm_getmem(3u << 20);
+  CHECK(resize(m, (size_t)-1) == NULL && fastmm_usable_size(m) >= 50000);
+  CHECK(resize(l, (size_t)-1) == NULL && fastmm_usable_size(l) >= (3u << 20));
+
+  /* Freed and double-freed: NULL. */
+  CHECK_EQ(fastmm_freemem(small_block), FASTMM_OK);
+  CHECK(resize(small_block, 20) == NULL);
+  CHECK(fastmm_freemem(small_block) != FASTMM_OK);
+  CHECK(resize(small_block, 20) == NULL);
+  CHECK_EQ(fastmm_freemem(mate_of_small), FASTMM_OK);
+  CHECK_EQ(fastmm_freemem(m), FASTMM_OK);
+  void *moved = resize(l, 20); /* moves to small (below half) and frees the large block */
+  CHECK(moved != NULL && moved != l);
+  CHECK(resize(l, 20) == NULL); /* the large block is gone */
+  CHECK_EQ(fastmm_freemem(moved), FASTMM_OK);
+  CHECK_EQ(fastmm_check_heap(), 0);
+}
+
+static void delphi_meanings(realloc_fn resize) {
+  /* realloc(nil, n) allocates; realloc(p, 0) frees and gives nil. */
+  void *p = resize(NULL, 40);
+  CHECK(p != NULL && fastmm_usable_size(p) >= 40);
+  CHECK(resize(p, 0) == NULL);
+  CHECK_EQ(fastmm_usable_size(p), 0);
+  CHECK(fastmm_freemem(p) != FASTMM_OK); /* already freed by the resize to 0 */
+  void *big = resize(NULL, 1u << 20);
+  CHECK(big != NULL && tb_kind(big) == BLOCK_FLAG_LARGE);
+  CHECK(resize(big, 0) == NULL);
+  CHECK_EQ(fastmm_check_heap(), 0);
+}
+
+static void negative_sizes(void) {
+  /* Delphi's Win32 RTL passes negative sizes through: they fail cleanly. */
+  void *p = fastmm_getmem(30);
+  tu_fill_pattern(p, 30, 4);
+  intptr_t neg[] = {-1, -2, -64, INTPTR_MIN, INTPTR_MIN + 1};
+  for (size_t i = 0; i < sizeof neg / sizeof neg[0]; i++) {
+    CHECK(delphi.realloc_mem(p, neg[i]) == NULL);
+    CHECK(tu_check_pattern(p, 30, 4) == INTACT);
+  }
+  CHECK_EQ(delphi.free_mem(p), 0);
+}
+
+int main(void) {
+  fastmm_get_memory_manager(&delphi);
+  struct {
+    const char *name;
+    realloc_fn fn;
+  } entries[] = {{"fastmm_reallocmem", via_c_export},
+                 {"TMemoryManagerEx.ReallocMem", via_delphi_record}};
+  printf("test_realloc_conformance (%s, %d-bit, %s ReallocMem)\n",
+#if defined(_WIN32)
+         "Windows",
+#else
+         "native",
+#endif
+         (int)(sizeof(void *) * 8),
+#if defined(_WIN32) && !defined(FASTMM_TEST_PURE_C)
+         "NASM"
+#else
+         "C"
+#endif
+  );
+  for (size_t e = 0; e < 2; e++) {
+    entry_name = entries[e].name;
+    small_sizes(entries[e].fn);
+    thresholds(entries[e].fn);
+    debug_flag_dispatch(entries[e].fn);
+    bad_input(entries[e].fn);
+    delphi_meanings(entries[e].fn);
+    CHECK_EQ(fastmm_check_heap(), 0);
+  }
+  negative_sizes();
+  fastmm_state st;
+  tb_state(&st);
+  CHECK_EQ(st.small.blocks_in_use + st.medium.blocks_in_use + st.large.blocks_in_use, 0);
+  CHECK_EQ(fastmm_check_heap(), 0);
+  return tu_finish("test_realloc_conformance");
+}

@@ -1,0 +1,172 @@
+/* Giving memory back: after ~256 MB of mixed blocks are freed and the spare spans released, the
+ * manager maps no more than a few MB; a loop that allocates and frees one block of a kind maps
+ * nothing after its first turn (policy.h, "Giving memory back"); a large-block loop maps and
+ * unmaps each block and ends where it started. */
+#include "test_blocks.h"
+
+#define MB (1024u * 1024u)
+#define TOTAL_TARGET (256u * MB)
+#define SLACK (4u * MB) /* what may stay mapped after a release: "within a few MB" */
+#define MAX_BLOCKS 80000
+#define LOOP_MAPS 2u /* maps a one-block loop may make: its first turn needs at most a span */
+
+static void *blocks[MAX_BLOCKS];
+static size_t block_sizes[MAX_BLOCKS];
+
+static size_t size_of_kind(tu_rng *r, int kind) {
+  switch (kind) {
+  case 0:
+    return tu_rand_range(r, 1, SMALL_MAX_USER);
+  case 1:
+    return tu_rand_range(r, SMALL_MAX_USER + 1, MEDIUM_MAX_USER);
+  default:
+    return tu_rand_range(r, MEDIUM_MAX_USER + 1, 3u * MB);
+  }
+}
+
+static void big_release(void) {
+  /* A quarter of the bytes in small blocks, half in medium, a quarter in large. */
+  static const size_t target[3] = {TOTAL_TARGET / 4, TOTAL_TARGET / 2, TOTAL_TARGET / 4};
+  size_t have[3] = {0, 0, 0}, n = 0, i, total = 0;
+  tu_rng rng;
+  fastmm_state s0, s1, kept, s2;
+  tu_rng_seed(&rng, 256);
+  tb_state(&s0);
+  printf("  start: %zu bytes mapped\n", s0.os_bytes_reserved);
+  while (total < TOTAL_TARGET && n < MAX_BLOCKS) {
+    int kind = (int)tu_rand_below(&rng, 3);
+    size_t size;
+    unsigned char *p;
+    if (have[kind] >= target[kind])
+      continue;
+    size = size_of_kind(&rng, kind);
+    p = (unsigned char *)fastmm_getmem(size);
+    if (!CHECK_MSG(p != NULL, "getmem(%zu) after %zu bytes", size, total))
+      break;
+    memset(p, (int)(n & 0xFF), size);
+    blocks[n] = p;
+    block_sizes[n++] = size;
+    have[kind] += size;
+    total += size;
+  }
+  tb_state(&s1);
+  printf("  %zu blocks, %zu bytes: %zu bytes mapped, peak %zu\n", n, total, s1.os_bytes_reserved,
+         s1.os_bytes_peak);
+  CHECK_EQ(tb_blocks_in_use(&s1), tb_blocks_in_use(&s0) + n);
+  CHECK(s1.os_bytes_reserved >= total);
+  CHECK(s1.os_bytes_peak >= s1.os_bytes_reserved);
+  CHECK_EQ(fastmm_check_heap(), 0);
+  /* Free in a shuffled order, checking the first and last byte of each. */
+  for (i = n; i > 1; i--) {
+    size_t j = tu_rand_below(&rng, i), t = block_sizes[i - 1];
+    void *q = blocks[i - 1];
+    blocks[i - 1] = blocks[j];
+    block_sizes[i - 1] = block_sizes[j];
+    blocks[j] = q;
+    block_sizes[j] = t;
+  }
+  for (i = 0; i < n; i++) {
+    unsigned char *p = (unsigned char *)blocks[i];
+    CHECK(p[0] == p[block_sizes[i] - 1]);
+    CHECK(fastmm_freemem(p) == FASTMM_OK);
+  }
+  tb_state(&kept);
+  fastmm_release_free_memory();
+  tb_state(&s2);
+  printf("  after free: %zu bytes mapped; after release: %zu\n", kept.os_bytes_reserved,
+         s2.os_bytes_reserved);
+  /* Freeing 128 MB of medium blocks emptied many spans; the manager keeps MEDIUM_SPARE_SPANS
+   * of them for reuse (policy.h) and the release gives those back. */
+  CHECK_MSG(kept.os_bytes_reserved >=
+                s2.os_bytes_reserved + (size_t)MEDIUM_SPARE_SPANS * MEDIUM_SPAN_SIZE,
+            "release gave back %zu bytes, a spare span is %u",
+            kept.os_bytes_reserved - s2.os_bytes_reserved, MEDIUM_SPAN_SIZE);
+  CHECK_EQ(tb_blocks_in_use(&s2), tb_blocks_in_use(&s0));
+  CHECK_EQ(s2.thread_cached_blocks, 0);
+  CHECK_EQ(s2.large.bytes_reserved, s0.large.bytes_reserved);
+  CHECK_MSG(s2.os_bytes_reserved <= s0.os_bytes_reserved + SLACK,
+            "%zu bytes still mapped after releasing everything (started with %zu)",
+            s2.os_bytes_reserved, s0.os_bytes_reserved);
+  CHECK(s2.os_bytes_peak >= s1.os_bytes_reserved);
+  CHECK_EQ(fastmm_check_heap(), 0);
+}
+
+/* One block of `size` allocated and freed `turns` times: maps at most LOOP_MAPS times. */
+static void one_block_loop(size_t size, unsigned turns) {
+  fastmm_state s0, s1;
+  unsigned i;
+  tb_state(&s0);
+  for (i = 0; i < turns; i++) {
+    unsigned char *p = (unsigned char *)fastmm_getmem(size);
+    if (!CHECK_MSG(p != NULL, "getmem(%zu), turn %u", size, i))
+      return;
+    p[0] = (unsigned char)i;
+    p[size - 1] = (unsigned char)i;
+    CHECK(fastmm_freemem(p) == FASTMM_OK);
+  }
+  tb_state(&s1);
+  CHECK_MSG(s1.os_map_calls - s0.os_map_calls <= LOOP_MAPS,
+            "%u turns of a %zu-byte block mapped %zu times", turns, size,
+            s1.os_map_calls - s0.os_map_calls);
+  CHECK_MSG(s1.os_unmap_calls - s0.os_unmap_calls <= LOOP_MAPS,
+            "%u turns of a %zu-byte block unmapped %zu times", turns, size,
+            s1.os_unmap_calls - s0.os_unmap_calls);
+  CHECK_EQ(tb_blocks_in_use(&s1), tb_blocks_in_use(&s0));
+}
+
+/* Small and medium in turn: neither kind's span goes back and forth. */
+static void mixed_loop(unsigned turns) {
+  fastmm_state s0, s1;
+  unsigned i;
+  tb_state(&s0);
+  for (i = 0; i < turns; i++) {
+    void *a = fastmm_getmem(200), *b = fastmm_getmem(70000);
+    CHECK(a && b);
+    CHECK(fastmm_freemem(a) == FASTMM_OK);
+    CHECK(fastmm_freemem(b) == FASTMM_OK);
+  }
+  tb_state(&s1);
+  CHECK_MSG(s1.os_map_calls - s0.os_map_calls <= LOOP_MAPS, "mixed loop mapped %zu times",
+            s1.os_map_calls - s0.os_map_calls);
+}
+
+/* Large blocks are mapped and unmapped each; the loop ends where it started. */
+static void large_loop(void) {
+  fastmm_state s0, s1;
+  unsigned i;
+  tb_state(&s0);
+  for (i = 0; i < 200; i++) {
+    size_t size = MB + (size_t)i * 4099u;
+    unsigned char *p = (unsigned char *)fastmm_getmem(size);
+    if (!CHECK_MSG(p != NULL, "large getmem(%zu), turn %u", size, i))
+      return;
+    CHECK_EQ(tb_kind(p), BLOCK_FLAG_LARGE);
+    p[0] = 1;
+    p[size / 2] = 2;
+    p[size - 1] = 3;
+    CHECK(p[0] + p[size / 2] + p[size - 1] == 6);
+    CHECK(fastmm_freemem(p) == FASTMM_OK);
+  }
+  tb_state(&s1);
+  CHECK_EQ(s1.os_bytes_reserved, s0.os_bytes_reserved);
+  CHECK_EQ(s1.large.blocks_in_use, s0.large.blocks_in_use);
+  CHECK(s1.os_map_calls - s0.os_map_calls >= 1);
+  CHECK_EQ(s1.os_map_calls - s0.os_map_calls, s1.os_unmap_calls - s0.os_unmap_calls);
+}
+
+int main(void) {
+  printf("test_release (%s, %u-bit pointers)\n", tu_build_name(), (unsigned)(sizeof(void *) * 8));
+  big_release();
+  one_block_loop(100, 10000);
+  one_block_loop(SMALL_MAX_USER, 10000);
+  one_block_loop(100000, 10000);
+  one_block_loop(MEDIUM_MAX_USER, 10000);
+  mixed_loop(10000);
+  large_loop();
+  /* Once more after an explicit release: the first turn may map, the rest may not. */
+  fastmm_release_free_memory();
+  one_block_loop(3000, 10000);
+  one_block_loop(24, 10000);
+  CHECK_EQ(fastmm_check_heap(), 0);
+  return tu_finish("test_release");
+}

@@ -1,0 +1,314 @@
+/* A tiny test kit for fastmm-c: checks that count failures, a portable thread and mutex, and a
+ * deterministic PRNG. Plain C11. Include it before any system header (it sets up MinGW's
+ * stdio); the tests include test_blocks.h, which includes it first.
+ *
+ *   CHECK(cond)            counts a check; on failure prints file:line and the expression
+ *   CHECK_EQ(a, b)         the same, printing both values (as unsigned long long)
+ *   CHECK_MSG(cond, ...)   the same, with a printf-style explanation on failure
+ *   return tu_finish("test_small");   prints "test_small: N checks, F failed", returns 0 or 1
+ *
+ * A failing check does not stop the test: everything after it still runs, so one run reports
+ * every fault. A test that could corrupt memory after a failed check should return early. */
+#ifndef FASTMM_TEST_UTIL_H
+#define FASTMM_TEST_UTIL_H
+
+#if defined(_WIN32) && !defined(__USE_MINGW_ANSI_STDIO)
+#define __USE_MINGW_ANSI_STDIO 1 /* %zu and %llu in printf on every MinGW runtime */
+#endif
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(_WIN32)
+#ifndef WIN32_LEAN_AND_MEAN
+#define WIN32_LEAN_AND_MEAN
+#endif
+#ifndef NOMINMAX
+#define NOMINMAX
+#endif
+#include <windows.h>
+#else
+#include <pthread.h>
+#include <sched.h>
+#endif
+
+/* ---- Checks ------------------------------------------------------------------------------ */
+
+typedef struct tu_counters {
+  unsigned long long checks;
+  unsigned long long failed;
+} tu_counters;
+
+static inline tu_counters *tu_state(void) {
+  static tu_counters state;
+  return &state;
+}
+
+/* At most this many failure lines are printed; the count goes on. A loop over thousands of
+ * sizes that fails everywhere should not bury the first, most useful line. */
+#define TU_MAX_PRINTED_FAILURES 200u
+
+static inline int tu_check(int ok, const char *file, int line, const char *expr) {
+  tu_counters *s = tu_state();
+  s->checks++;
+  if (!ok) {
+    s->failed++;
+    if (s->failed <= TU_MAX_PRINTED_FAILURES) {
+      fprintf(stderr, "%s:%d: CHECK failed: %s\n", file, line, expr);
+      fflush(stderr);
+    }
+  }
+  return ok;
+}
+
+static inline int tu_check_eq(unsigned long long a, unsigned long long b, const char *file,
+                              int line, const char *ea, const char *eb) {
+  tu_counters *s = tu_state();
+  s->checks++;
+  if (a != b) {
+    s->failed++;
+    if (s->failed <= TU_MAX_PRINTED_FAILURES) {
+      fprintf(stderr, "%s:%d: CHECK failed: %s == %s (%llu != %llu, 0x%llx != 0x%llx)\n", file,
+              line, ea, eb, a, b, a, b);
+      fflush(stderr);
+    }
+    return 0;
+  }
+  return 1;
+}
+
+#if defined(__MINGW_PRINTF_FORMAT)
+__attribute__((format(__MINGW_PRINTF_FORMAT, 5, 6))) /* gnu_printf with the ANSI stdio */
+#elif defined(__GNUC__)
+__attribute__((format(printf, 5, 6)))
+#endif
+static inline int
+tu_check_msg(int ok, const char *file, int line, const char *expr, const char *fmt, ...) {
+  tu_counters *s = tu_state();
+  s->checks++;
+  if (!ok) {
+    s->failed++;
+    if (s->failed <= TU_MAX_PRINTED_FAILURES) {
+      va_list ap;
+      fprintf(stderr, "%s:%d: CHECK failed: %s: ", file, line, expr);
+      va_start(ap, fmt);
+      vfprintf(stderr, fmt, ap);
+      va_end(ap);
+      fputc('\n', stderr);
+      fflush(stderr);
+    }
+  }
+  return ok;
+}
+
+#define CHECK(cond) tu_check(!!(cond), __FILE__, __LINE__, #cond)
+#define CHECK_EQ(a, b)                                                                             \
+  tu_check_eq((unsigned long long)(a), (unsigned long long)(b), __FILE__, __LINE__, #a, #b)
+#define CHECK_MSG(cond, ...) tu_check_msg(!!(cond), __FILE__, __LINE__, #cond, __VA_ARGS__)
+
+/* Adds checks counted elsewhere (by threads, which must not share the counters above). */
+static inline void tu_add_counts(unsigned long long checks, unsigned long long failed) {
+  tu_state()->checks += checks;
+  tu_state()->failed += failed;
+}
+
+static inline unsigned long long tu_failures(void) {
+  return tu_state()->failed;
+}
+
+static inline int tu_finish(const char *name) {
+  tu_counters *s = tu_state();
+  printf("%s: %llu checks, %llu failed\n", name, s->checks, s->failed);
+  fflush(stdout);
+  return s->failed ? 1 : 0;
+}
+
+/* ---- Deterministic PRNG (splitmix64 seeding an xorshift64*) ------------------------------- */
+
+typedef struct tu_rng {
+  uint64_t s;
+} tu_rng;
+
+static inline void tu_rng_seed(tu_rng *r, uint64_t seed) {
+  uint64_t z = seed + 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  r->s = z ? z : 0x2545F4914F6CDD1Dull;
+}
+
+static inline uint64_t tu_rand(tu_rng *r) {
+  uint64_t x = r->s;
+  x ^= x >> 12;
+  x ^= x << 25;
+  x ^= x >> 27;
+  r->s = x;
+  return x * 0x2545F4914F6CDD1Dull;
+}
+
+/* Uniform in [0, n); n > 0. The modulo bias is irrelevant for tests. */
+static inline size_t tu_rand_below(tu_rng *r, size_t n) {
+  return (size_t)(tu_rand(r) % (uint64_t)n);
+}
+
+/* Uniform in [lo, hi]. */
+static inline size_t tu_rand_range(tu_rng *r, size_t lo, size_t hi) {
+  return lo + tu_rand_below(r, hi - lo + 1);
+}
+
+/* ---- Byte patterns ------------------------------------------------------------------------
+ * A pattern that depends on a seed and on each byte's offset, so two blocks with different seeds
+ * differ everywhere and a shifted copy is caught. tu_check_pattern returns the offset of the first
+ * wrong byte, or (size_t)-1 when all are right. */
+
+static inline unsigned char tu_pattern_byte(uint32_t seed, size_t i) {
+  uint32_t x = seed * 0x9E3779B1u + (uint32_t)i * 0x85EBCA6Bu + (uint32_t)(i >> 16) * 0xC2B2AE35u;
+  x ^= x >> 15;
+  return (unsigned char)(x ^ (x >> 8));
+}
+
+static inline void tu_fill_pattern(void *p, size_t n, uint32_t seed) {
+  unsigned char *b = (unsigned char *)p;
+  size_t i;
+  for (i = 0; i < n; i++)
+    b[i] = tu_pattern_byte(seed, i);
+}
+
+static inline size_t tu_check_pattern(const void *p, size_t n, uint32_t seed) {
+  const unsigned char *b = (const unsigned char *)p;
+  size_t i;
+  for (i = 0; i < n; i++)
+    if (b[i] != tu_pattern_byte(seed, i))
+      return i;
+  return (size_t)-1;
+}
+
+/* 1 if all n bytes are zero. */
+static inline int tu_all_zero(const void *p, size_t n) {
+  const unsigned char *b = (const unsigned char *)p;
+  size_t i;
+  for (i = 0; i < n; i++)
+    if (b[i])
+      return 0;
+  return 1;
+}
+
+/* ---- Threads and a mutex ------------------------------------------------------------------ */
+
+typedef void (*tu_thread_fn)(void *arg);
+
+typedef struct tu_thread {
+  tu_thread_fn fn;
+  void *arg;
+#if defined(_WIN32)
+  HANDLE handle;
+#else
+  pthread_t handle;
+#endif
+} tu_thread;
+
+#if defined(_WIN32)
+static inline DWORD WINAPI tu_thread_trampoline(LPVOID param) {
+  tu_thread *t = (tu_thread *)param;
+  t->fn(t->arg);
+  return 0;
+}
+#else
+static inline void *tu_thread_trampoline(void *param) {
+  tu_thread *t = (tu_thread *)param;
+  t->fn(t->arg);
+  return NULL;
+}
+#endif
+
+/* Starts fn(arg) on a new thread; t must stay valid until tu_thread_join. Returns 1 on success. */
+static inline int tu_thread_start(tu_thread *t, tu_thread_fn fn, void *arg) {
+  t->fn = fn;
+  t->arg = arg;
+#if defined(_WIN32)
+  t->handle = CreateThread(NULL, 0, tu_thread_trampoline, t, 0, NULL);
+  return t->handle != NULL;
+#else
+  return pthread_create(&t->handle, NULL, tu_thread_trampoline, t) == 0;
+#endif
+}
+
+static inline void tu_thread_join(tu_thread *t) {
+#if defined(_WIN32)
+  WaitForSingleObject(t->handle, INFINITE);
+  CloseHandle(t->handle);
+#else
+  pthread_join(t->handle, NULL);
+#endif
+}
+
+static inline void tu_yield(void) {
+#if defined(_WIN32)
+  SwitchToThread();
+#else
+  sched_yield();
+#endif
+}
+
+typedef struct tu_mutex {
+#if defined(_WIN32)
+  CRITICAL_SECTION cs;
+#else
+  pthread_mutex_t m;
+#endif
+} tu_mutex;
+
+static inline void tu_mutex_init(tu_mutex *m) {
+#if defined(_WIN32)
+  InitializeCriticalSection(&m->cs);
+#else
+  pthread_mutex_init(&m->m, NULL);
+#endif
+}
+
+static inline void tu_mutex_destroy(tu_mutex *m) {
+#if defined(_WIN32)
+  DeleteCriticalSection(&m->cs);
+#else
+  pthread_mutex_destroy(&m->m);
+#endif
+}
+
+static inline void tu_mutex_lock(tu_mutex *m) {
+#if defined(_WIN32)
+  EnterCriticalSection(&m->cs);
+#else
+  pthread_mutex_lock(&m->m);
+#endif
+}
+
+static inline void tu_mutex_unlock(tu_mutex *m) {
+#if defined(_WIN32)
+  LeaveCriticalSection(&m->cs);
+#else
+  pthread_mutex_unlock(&m->m);
+#endif
+}
+
+/* ---- Small helpers ------------------------------------------------------------------------ */
+
+static inline int tu_is_aligned(const void *p, size_t a) {
+  return ((uintptr_t)p & (a - 1)) == 0;
+}
+
+/* Which build this is, for the first line of a test's output. */
+static inline const char *tu_build_name(void) {
+#if defined(_WIN64)
+  return "Win64";
+#elif defined(_WIN32)
+  return "Win32";
+#else
+  return "native";
+#endif
+}
+
+#endif
