@@ -22,6 +22,14 @@ static void *via_delphi_record(void *p, size_t size) {
   return delphi.realloc_mem(p, (intptr_t)size);
 }
 
+#if defined(FASTMM_TEST_ELF_ASM)
+/* Native build: the Win64 NASM entry assembled as ELF64 (tests/asm_elf_shim.c). */
+__attribute__((ms_abi)) void *elf_fastmm_reallocmem(void *p, size_t size);
+static void *via_win64_asm_as_elf(void *p, size_t size) {
+  return elf_fastmm_reallocmem(p, size);
+}
+#endif
+
 static const char *entry_name;
 
 /* What FastMM's small policy says about resizing a block of `usable` bytes to `n`. */
@@ -216,8 +224,13 @@ int main(void) {
   struct {
     const char *name;
     realloc_fn fn;
-  } entries[] = {{"fastmm_reallocmem", via_c_export},
-                 {"TMemoryManagerEx.ReallocMem", via_delphi_record}};
+  } entries[] = {
+      {"fastmm_reallocmem", via_c_export},
+      {"TMemoryManagerEx.ReallocMem", via_delphi_record},
+#if defined(FASTMM_TEST_ELF_ASM)
+      {"src/win64/realloc_fast.asm (ELF64, ms_abi)", via_win64_asm_as_elf},
+#endif
+  };
   printf("test_realloc_conformance (%s, %d-bit, %s ReallocMem)\n",
 #if defined(_WIN32)
          "Windows",
@@ -231,7 +244,7 @@ int main(void) {
          "C"
 #endif
   );
-  for (size_t e = 0; e < 2; e++) {
+  for (size_t e = 0; e < sizeof entries / sizeof entries[0]; e++) {
     entry_name = entries[e].name;
     small_sizes(entries[e].fn);
     thresholds(entries[e].fn);

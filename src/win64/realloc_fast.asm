@@ -62,3 +62,8 @@ fastmm_reallocmem:
 %if REALLOC_SMALL_DOWNSIZE_SHIFT != 2
   %error "the downsize test multiplies by 4 in one lea"
 %endif
+
+%ifidn __OUTPUT_FORMAT__, elf64
+; Assembled as ELF64 for the native conformance test: no executable stack.
+section .note.GNU-stack noalloc noexec nowrite progbits
+%endif

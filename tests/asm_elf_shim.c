@@ -1,0 +1,12 @@
+/* Lets the native build run src/win64/realloc_fast.asm: assembled as ELF64 with its symbols
+ * prefixed `elf_` (nasm --prefix), it expects Windows x64 callers and a Windows x64 slow path.
+ * This file is that slow path, an ms_abi wrapper of the core's own; the page map it reads is
+ * the core's (linked under the prefixed name by --defsym). */
+#include <stddef.h>
+
+void *heap_realloc_slow(void *p, size_t size);
+
+__attribute__((ms_abi)) void *elf_heap_realloc_slow(void *p, size_t size);
+__attribute__((ms_abi)) void *elf_heap_realloc_slow(void *p, size_t size) {
+  return heap_realloc_slow(p, size);
+}
