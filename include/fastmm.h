@@ -85,6 +85,13 @@ int FASTMM_CDECL fastmm_check_heap(void);
  * by themselves when they end; call it to make statistics exact or before a long sleep. */
 void FASTMM_CDECL fastmm_flush_thread_cache(void);
 
+/* A limit on the memory the manager maps from the OS (FastMM's memory usage limit), in bytes;
+ * 0 means none (the default). Allocations that would need more fail as when the OS has no
+ * memory left: GetMem returns NULL, ReallocMem returns NULL and leaves the block intact. A limit
+ * below what is mapped already only stops further mapping. */
+void FASTMM_CDECL fastmm_set_memory_usage_limit(size_t max_bytes);
+size_t FASTMM_CDECL fastmm_get_memory_usage_limit(void);
+
 /* Returns spare spans kept for reuse to the OS. */
 void FASTMM_CDECL fastmm_release_free_memory(void);
 

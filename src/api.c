@@ -74,8 +74,7 @@ FMM_NOINLINE int heap_free_slow(void *p, uint32_t h) {
   case BLOCK_FLAG_MEDIUM:
     if (!medium_block_plausible(p, h))
       return FASTMM_ERROR_INVALID_POINTER;
-    medium_free(p);
-    return FASTMM_OK;
+    return medium_free(p);
   case BLOCK_FLAG_LARGE:
     return large_free(p); /* looked up in the registry before the header is trusted */
   default:

@@ -209,7 +209,7 @@ void medium_init(void);
 /* A block with at least `user_size` usable bytes, or NULL. `arena` < ARENA_COUNT picks the
  * arena (waiting for its lock); ARENA_COUNT means any arena, starting at the thread's own. */
 void *medium_alloc(size_t user_size, unsigned arena, uint32_t extra_flags);
-void medium_free(void *p); /* p validated by the caller */
+int medium_free(void *p); /* p validated by the caller; FASTMM_OK, or invalid if already free */
 /* In-place resizes; return 1 when done. */
 int medium_grow_in_place(void *p, size_t min_user, size_t want_user);
 int medium_shrink_in_place(void *p, size_t new_user);

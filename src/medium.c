@@ -254,10 +254,16 @@ void *medium_alloc(size_t user_size, unsigned arena, uint32_t extra_flags) {
   return p;
 }
 
-void medium_free(void *p) {
+int medium_free(void *p) {
   medium_header *h = medium_header_of(p);
   medium_arena *a = &medium_arenas[medium_arena_of(h->flags)];
   lock_acquire(&a->lock);
+  /* Checked again under the lock: of two racing frees of one block, the second finds it free
+   * (a block merged into its predecessor keeps a free-flagged header). */
+  if ((h->flags & BLOCK_FLAG_FREE) || medium_arena_of(h->flags) != a->index) {
+    lock_release(&a->lock);
+    return FASTMM_ERROR_INVALID_POINTER;
+  }
   if (h->flags & MEDIUM_FLAG_SMALL_SPAN) {
     a->small_spans--;
     a->small_span_bytes -= h->size;
@@ -267,6 +273,7 @@ void medium_free(void *p) {
   }
   free_block(a, p);
   lock_release(&a->lock);
+  return FASTMM_OK;
 }
 
 int medium_block_plausible(const void *p, uint32_t h) {

@@ -4,6 +4,15 @@
 #include "size_class.h"
 
 static size_t os_reserved, os_peak, os_maps, os_unmaps;
+/* FastMM's memory usage limit: mappings that would take os_reserved past it fail as if the OS
+ * had no memory left. */
+static size_t usage_limit = (size_t)-1;
+
+static int within_limit(size_t size) {
+  size_t limit = fmm_load_size_relaxed(&usage_limit);
+  return limit == (size_t)-1 ||
+         (size <= limit && fmm_load_size_relaxed(&os_reserved) <= limit - size);
+}
 
 static void count_map(size_t size) {
   size_t now = fmm_add_size(&os_reserved, size) + size;
@@ -14,6 +23,8 @@ static void count_map(size_t size) {
 }
 
 void *os_map(size_t size) {
+  if (!within_limit(size))
+    return NULL;
   void *p = prim_map(size);
   if (p != NULL)
     count_map(size);
@@ -21,7 +32,7 @@ void *os_map(size_t size) {
 }
 
 int os_extend(void *at, size_t size) {
-  if (!prim_extend(at, size))
+  if (!within_limit(size) || !prim_extend(at, size))
     return 0;
   count_map(size);
   return 1;
@@ -76,4 +87,13 @@ void FASTMM_CDECL fastmm_get_state(fastmm_state *st) {
 void FASTMM_CDECL fastmm_release_free_memory(void) {
   heap_ensure_initialized();
   medium_release_spare();
+}
+
+void FASTMM_CDECL fastmm_set_memory_usage_limit(size_t max_bytes) {
+  usage_limit = max_bytes == 0 ? (size_t)-1 : max_bytes;
+}
+
+size_t FASTMM_CDECL fastmm_get_memory_usage_limit(void) {
+  size_t limit = fmm_load_size_relaxed(&usage_limit);
+  return limit == (size_t)-1 ? 0 : limit;
 }
