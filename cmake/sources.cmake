@@ -18,6 +18,8 @@ set(FASTMM_CORE_SOURCES
   src/stats.c
   src/leaks.c
   src/page_map.c
+  src/debug.c
+  src/debug_report.c
 )
 
 # The OS layer: one of these is built, by target.

@@ -99,6 +99,67 @@ void FASTMM_CDECL fastmm_release_free_memory(void);
  * when i is out of range. The usable size of a small block is its slot size minus 4. */
 size_t FASTMM_CDECL fastmm_small_class_slot_size(size_t class_index);
 
+/* ---- Debug mode ------------------------------------------------------------------------
+ * While debug mode is on, GetMem hands out debug blocks: a checksummed header before the data
+ * (allocation number, size, thread, time, the allocation stack), a guard after it, new data
+ * filled with 0x90; FreeMem checks them, records the freeing stack, fills the data with 0x80,
+ * points its first pointer at traps (a freed Delphi object's VMT) and keeps the block in a
+ * quarantine, where a later change is caught as a write after free. Blocks of either kind are
+ * freed correctly in either mode. Errors and leaks go to the event log,
+ * <program>_MemoryManager_EventLog.txt beside the program. FASTMMC_DEBUG_MODE=1 in the
+ * environment starts a program in debug mode; FASTMMC_STACK_DEPTH sets the trace depth. */
+int FASTMM_CDECL fastmm_enter_debug_mode(void);  /* nesting counter +1; returns 1 */
+int FASTMM_CDECL fastmm_exit_debug_mode(void);   /* nesting counter -1; returns 1 */
+int FASTMM_CDECL fastmm_debug_mode_active(void); /* 1 while the counter is above zero */
+/* Checks every live and quarantined debug block; 1 when all are intact, else 0 (and each fault
+ * is reported). */
+int FASTMM_CDECL fastmm_scan_debug_blocks_for_corruption(void);
+void FASTMM_CDECL fastmm_set_scan_before_every_operation(int on);
+void FASTMM_CDECL fastmm_set_debug_mode_stack_trace_entry_count(size_t count); /* max 62 */
+size_t FASTMM_CDECL fastmm_get_debug_mode_stack_trace_entry_count(void);
+/* Outside debug mode too: fill freed blocks with 0x80 / new blocks with 0x90 (nesting). */
+void FASTMM_CDECL fastmm_begin_erase_freed_block_content(void);
+void FASTMM_CDECL fastmm_end_erase_freed_block_content(void);
+int FASTMM_CDECL fastmm_erase_freed_block_content_active(void);
+void FASTMM_CDECL fastmm_begin_erase_allocated_block_content(void);
+void FASTMM_CDECL fastmm_end_erase_allocated_block_content(void);
+int FASTMM_CDECL fastmm_erase_allocated_block_content_active(void);
+/* The event log's path (empty or NULL: the default beside the program), and whether events
+ * also go to OutputDebugString (standard error natively). */
+void FASTMM_CDECL fastmm_set_event_log_filename(const char *path);
+const char *FASTMM_CDECL fastmm_get_event_log_filename(void);
+void FASTMM_CDECL fastmm_set_output_debug_string_events(int on);
+/* Writes the leak report of live debug blocks not registered as expected leaks; returns how
+ * many there were. It runs by itself when the process ends if debug mode was ever on. */
+size_t FASTMM_CDECL fastmm_report_leaks(void);
+/* Called (if set) when a virtual method is called on a freed object, before the manager ends
+ * the call with an exception (Windows) or abort (natively); a handler may leave by longjmp. */
+void FASTMM_CDECL fastmm_set_freed_object_call_handler(void (*handler)(void));
+
+#define FASTMM_EVENT_HEADER_CORRUPTED 1
+#define FASTMM_EVENT_GUARD_CORRUPTED 2
+#define FASTMM_EVENT_WRITE_AFTER_FREE 3
+#define FASTMM_EVENT_DOUBLE_FREE 4
+#define FASTMM_EVENT_REALLOC_OF_FREED 5
+#define FASTMM_EVENT_INVALID_POINTER 6
+#define FASTMM_EVENT_LEAK 7
+#define FASTMM_EVENT_FREED_OBJECT_CALL 8
+#define FASTMM_DEBUG_EVENT_FRAMES 16
+
+typedef struct fastmm_debug_event {
+  int kind; /* FASTMM_EVENT_* */
+  const void *block;
+  size_t user_size;
+  uint64_t allocation_number;
+  size_t alloc_frame_count;
+  void *alloc_frames[FASTMM_DEBUG_EVENT_FRAMES];
+  size_t free_frame_count;
+  void *free_frames[FASTMM_DEBUG_EVENT_FRAMES];
+} fastmm_debug_event;
+
+size_t FASTMM_CDECL fastmm_get_debug_event_count(int kind); /* events of a kind so far */
+void FASTMM_CDECL fastmm_get_last_debug_event(fastmm_debug_event *event);
+
 /* The record Delphi's SetMemoryManager takes (System.TMemoryManagerEx): six entry points in
  * this order. On Win32 they use Delphi's `register` convention (EAX, EDX), on Win64 the one
  * Windows x64 convention, natively the platform's C convention. Sizes are NativeInt: a

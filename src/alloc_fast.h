@@ -4,15 +4,29 @@
  * GetMem of a small size: read the thread cache pointer, pop the class's bin, clear the
  * block's FREE bit. FreeMem of a small block: look the pointer up in the page map, check the
  * header word and the span it names, set the FREE bit, push onto the bin. No lock, no atomic
- * instruction; everything else (empty or full bins, medium and large blocks, bad pointers) leaves
- * through one call. */
+ * instruction; everything else (empty or full bins, medium and large blocks, bad pointers, a
+ * debug or erase mode switched on: one word, heap_mode) leaves through one call. */
 #ifndef FASTMM_ALLOC_FAST_H
 #define FASTMM_ALLOC_FAST_H
 
 #include "internal.h"
 #include "size_class.h"
 
-static inline void *fast_get(size_t size) {
+extern volatile uint32_t heap_mode; /* debug.h: non-zero while a debug or erase mode is on */
+void *heap_get_special(size_t size, const void *caller);
+int heap_free_special(void *p, const void *caller);
+
+#if defined(_MSC_VER) && !defined(__clang__)
+#include <intrin.h>
+#define FMM_INLINE static __forceinline
+#define FMM_RETURN_ADDRESS() _ReturnAddress()
+#else
+#define FMM_INLINE static inline __attribute__((always_inline))
+/* Inlined into an exported entry point, this is the return address into the program. */
+#define FMM_RETURN_ADDRESS() __builtin_return_address(0)
+#endif
+
+FMM_INLINE void *fast_get_normal(size_t size) {
   if (FMM_LIKELY(size <= SMALL_MAX_USER)) {
     thread_cache *tc = (thread_cache *)prim_tls_get();
     if (FMM_LIKELY(tc != NULL)) {
@@ -29,7 +43,13 @@ static inline void *fast_get(size_t size) {
   return heap_get_slow(size);
 }
 
-static inline int fast_free(void *p) {
+FMM_INLINE void *fast_get(size_t size) {
+  if (FMM_UNLIKELY(heap_mode != 0))
+    return heap_get_special(size, FMM_RETURN_ADDRESS());
+  return fast_get_normal(size);
+}
+
+FMM_INLINE int fast_free_normal(void *p) {
   if (FMM_UNLIKELY(!heap_header_readable(p)))
     return p == NULL ? FASTMM_OK : FASTMM_ERROR_INVALID_POINTER;
   uint32_t h = block_header(p);
@@ -49,9 +69,15 @@ static inline int fast_free(void *p) {
   return heap_free_slow(p, h);
 }
 
+FMM_INLINE int fast_free(void *p) {
+  if (FMM_UNLIKELY(heap_mode != 0))
+    return heap_free_special(p, FMM_RETURN_ADDRESS());
+  return fast_free_normal(p);
+}
+
 /* In place under the small policy: not larger than the usable size and new*4 + 64 >= usable.
  * The size is compared unsigned, so a size that was negative takes the slow path. */
-static inline void *fast_realloc(void *p, size_t size) {
+FMM_INLINE void *fast_realloc(void *p, size_t size) {
   if (FMM_LIKELY(heap_header_readable(p))) {
     uint32_t h = block_header(p);
     if (FMM_LIKELY((h & BLOCK_KIND_MASK) == BLOCK_FLAG_SMALL)) {

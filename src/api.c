@@ -1,6 +1,7 @@
 /* The C exports and the slow paths behind the inline fast paths of alloc_fast.h: how a
  * GetMem and a FreeMem travel once the thread cache cannot serve them. */
 #include "alloc_fast.h"
+#include "debug.h"
 
 volatile uint32_t heap_initialized;
 static fmm_lock init_lock;
@@ -12,6 +13,7 @@ void heap_init_slow(void) {
     medium_init();
     large_init();
     prim_init(thread_cache_on_thread_exit);
+    debug_init_from_environment();
     fmm_store_u32_release(&heap_initialized, 1u);
   }
   lock_release(&init_lock);
@@ -76,7 +78,10 @@ FMM_NOINLINE int heap_free_slow(void *p, uint32_t h) {
       return FASTMM_ERROR_INVALID_POINTER;
     return medium_free(p);
   case BLOCK_FLAG_LARGE:
-    return large_free(p); /* looked up in the registry before the header is trusted */
+    return large_free(p); /* looked up in the page map before the header is trusted */
+  case BLOCK_FLAG_DEBUG:
+  case BLOCK_FLAG_DEBUG | BLOCK_FLAG_FREE: /* debug.c reports the double free */
+    return debug_free(p, NULL);
   default:
     return FASTMM_ERROR_INVALID_POINTER;
   }
@@ -116,6 +121,8 @@ size_t FASTMM_CDECL fastmm_usable_size(const void *p) {
     return medium_block_plausible(p, h) ? medium_usable(p) : 0;
   case BLOCK_FLAG_LARGE:
     return large_is_live(p) ? large_usable(p) : 0;
+  case BLOCK_FLAG_DEBUG:
+    return debug_usable(p);
   default:
     return 0;
   }

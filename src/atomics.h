@@ -33,6 +33,7 @@
 #define fmm_load_ptr_acquire(p) (*(void *volatile *)(p))
 #define fmm_load_u32_relaxed(p) (*(volatile uint32_t *)(p))
 #define fmm_store_u32_release(p, v) (_ReadWriteBarrier(), *(volatile uint32_t *)(p) = (v))
+#define fmm_store_u32_relaxed(p, v) (*(volatile uint32_t *)(p) = (v))
 #define fmm_load_size_relaxed(p) (*(volatile size_t *)(p))
 #define fmm_cpu_relax() _mm_pause()
 #else
@@ -49,6 +50,7 @@
 #define fmm_load_ptr_acquire(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define fmm_load_u32_relaxed(p) __atomic_load_n((p), __ATOMIC_RELAXED)
 #define fmm_store_u32_release(p, v) __atomic_store_n((p), (uint32_t)(v), __ATOMIC_RELEASE)
+#define fmm_store_u32_relaxed(p, v) __atomic_store_n((p), (uint32_t)(v), __ATOMIC_RELAXED)
 #define fmm_load_size_relaxed(p) __atomic_load_n((p), __ATOMIC_RELAXED)
 #if defined(__i386__) || defined(__x86_64__)
 #define fmm_cpu_relax() __builtin_ia32_pause()

@@ -110,7 +110,7 @@ static inline int small_block_plausible(const void *p, uint32_t h) {
       return 0;
   }
   return s->magic == SMALL_SPAN_MAGIC && s->class_index == small_header_class(h) &&
-         s->slot_size == small_header_slot_size(h) && offset < s->fed_end;
+         s->slot_size == small_header_slot_size(h) && offset < fmm_load_u32_relaxed(&s->fed_end);
 }
 
 /* May p's header word be read at all? p must be 16-aligned and the 4 bytes before it in a

@@ -47,3 +47,13 @@ int leaks_unregister(void *p) {
   lock_release(&leaks_lock);
   return ok;
 }
+
+int leaks_is_registered(const void *p);
+int leaks_is_registered(const void *p) {
+  int found = 0;
+  lock_acquire(&leaks_lock);
+  for (size_t i = 0; i < leak_count && !found; i++)
+    found = leak_slots[i] == p;
+  lock_release(&leaks_lock);
+  return found;
+}

@@ -2,6 +2,7 @@
  * and their reasons are in policy.h). Every path that fails returns NULL and leaves the old
  * block as it was. */
 #include "alloc_fast.h"
+#include "debug.h"
 
 /* Copies and zeroes written out here rather than taken from the CRT: on Win64 the Delphi
  * entry points must leave XMM4 and XMM5 alone (the build fixes them for our code, which the
@@ -111,8 +112,11 @@ FMM_NOINLINE void *heap_realloc_slow(void *p, size_t size) {
     fast_free(p);
     return NULL;
   }
-  if (!heap_header_readable(p))
+  if (!heap_header_readable(p)) {
+    if (heap_mode & HEAP_MODE_DEBUG)
+      debug_report_event(DEBUG_EVENT_INVALID_POINTER, p, NULL, NULL);
     return NULL;
+  }
   uint32_t h = block_header(p);
   switch (h & BLOCK_KIND_MASK) {
   case BLOCK_FLAG_SMALL:
@@ -121,7 +125,12 @@ FMM_NOINLINE void *heap_realloc_slow(void *p, size_t size) {
     return medium_block_plausible(p, h) ? realloc_medium(p, size) : NULL;
   case BLOCK_FLAG_LARGE:
     return large_is_live(p) ? realloc_large(p, size) : NULL;
+  case BLOCK_FLAG_DEBUG:
+  case BLOCK_FLAG_DEBUG | BLOCK_FLAG_FREE: /* debug.c reports a realloc of a freed block */
+    return debug_realloc(p, size, NULL);
   default:
+    if (heap_mode & HEAP_MODE_DEBUG)
+      debug_report_event(DEBUG_EVENT_INVALID_POINTER, p, NULL, NULL);
     return NULL;
   }
 }

@@ -108,7 +108,7 @@ static void *take_one(small_manager *m) {
   } else {
     uint32_t offset = s->fed_end;
     p = (char *)s + offset;
-    s->fed_end = offset + s->slot_size;
+    fmm_store_u32_relaxed(&s->fed_end, offset + s->slot_size); /* FreeMem reads it unlocked */
     block_set_header(p, small_header_make(s->class_index, s->slot_size, offset) | BLOCK_FLAG_FREE);
   }
   s->blocks_in_use++;

@@ -1,10 +1,19 @@
 /* Bad input: pointers that are not live blocks are refused with FASTMM_ERROR_INVALID_POINTER and
- * leave the heap as it was; impossible sizes fail with NULL; the manager goes on working.
+ * leave the heap as it was; impossible sizes fail with NULL; the manager goes on working
+ * (README.md, "Bad input").
  *
- * Foreign pointers here always have a readable header word that is zero (or all ones), the
- * cases fastmm.h promises to refuse without reading further. A double free of a large block
- * is not tried: its mapping is gone, so even reading its header would fault. */
+ * Freed small and medium blocks are first tried while their span is surely still mapped (a
+ * live block shares it); then pointers whose memory is gone: freed large blocks, medium blocks
+ * whose spans went back to the OS, memory the test mapped and unmapped itself. The manager
+ * looks those up in its page map before it reads a header, so they must be refused too. */
+#if !defined(_WIN32) && !defined(_DEFAULT_SOURCE)
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS under -std=c11 */
+#endif
 #include "test_blocks.h"
+
+#if !defined(_WIN32)
+#include <sys/mman.h>
+#endif
 
 static _Alignas(64) unsigned char static_area[256];
 
@@ -90,6 +99,64 @@ static void double_free_after_merge(int absorbed_by_prev) {
   CHECK_EQ(fastmm_freemem(run[0]), FASTMM_OK);
   CHECK_EQ(fastmm_freemem(run[3]), FASTMM_OK);
   still_works(20000);
+}
+
+/* Memory of the test's own, mapped from the OS and given back. */
+static void *os_map_test(size_t size) {
+#if defined(_WIN32)
+  return VirtualAlloc(NULL, size, MEM_RESERVE | MEM_COMMIT, PAGE_READWRITE);
+#else
+  void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  return p == MAP_FAILED ? NULL : p;
+#endif
+}
+
+static void os_unmap_test(void *p, size_t size) {
+#if defined(_WIN32)
+  (void)size;
+  VirtualFree(p, 0, MEM_RELEASE);
+#else
+  munmap(p, size);
+#endif
+}
+
+static void unmapped_pointers(void) {
+  static const size_t large[] = {MEDIUM_MAX_USER + 1, 2u * 1024u * 1024u + 3u, 10u * 1024u * 1024u};
+  void *medium[8];
+  unsigned char *own;
+  size_t i;
+  /* Freed large blocks: the mapping is gone. */
+  for (i = 0; i < sizeof large / sizeof large[0]; i++) {
+    unsigned char *p = (unsigned char *)fastmm_getmem(large[i]);
+    if (!CHECK(p != NULL))
+      continue;
+    CHECK_EQ(fastmm_freemem(p), FASTMM_OK);
+    refused(p, "freed large block");
+    refused(p + 65536, "pointer into a freed large block");
+  }
+  /* Medium blocks whose spans were emptied and released (the largest medium blocks: three to a
+   * span, so eight of them fill three spans). */
+  for (i = 0; i < 8; i++) {
+    medium[i] = fastmm_getmem(MEDIUM_MAX_USER);
+    CHECK(medium[i] != NULL);
+  }
+  for (i = 0; i < 8; i++)
+    CHECK_EQ(fastmm_freemem(medium[i]), FASTMM_OK);
+  fastmm_release_free_memory();
+  for (i = 0; i < 8; i++)
+    refused(medium[i], "medium block of a released span");
+  /* Memory the manager never had: mapped by the test, then unmapped. */
+  own = (unsigned char *)os_map_test(256u * 1024u);
+  if (CHECK(own != NULL)) {
+    refused(own + 128, "foreign mapping, zero header");
+    memset(own, 0xFF, 256u * 1024u);
+    refused(own + 128, "foreign mapping, header all ones");
+    os_unmap_test(own, 256u * 1024u);
+    refused(own + 128, "unmapped foreign memory");
+    refused(own + 65536 + 64, "unmapped foreign memory");
+  }
+  still_works(MEDIUM_MAX_USER);
+  still_works(3000000);
 }
 
 /* Pointers into the middle of live blocks whose bytes before them are zero or all ones. */
@@ -210,6 +277,7 @@ int main(void) {
   double_free_after_merge(1);
   double_free_after_merge(0);
   interior_pointers();
+  unmapped_pointers();
   /* After all of it the manager is whole and works. */
   CHECK_EQ(fastmm_check_heap(), 0);
   still_works(16);

@@ -66,6 +66,26 @@ static inline void *prim_tls_get(void) {
 }
 #endif
 
+/* For debug mode's reports. prim_describe_address writes "module+0xoffset" (or the bare
+ * address) for a code address; prim_same_module says whether two addresses lie in one loaded
+ * module; prim_readable whether `size` bytes at `p` can be read without a fault;
+ * prim_program_path the running program's path (without a NUL: returns its length, 0 when
+ * unknown); prim_getenv copies an environment variable (0 when unset); prim_append_file
+ * appends to a file, creating it; prim_debug_output sends a line to the debugger
+ * (OutputDebugString) or to standard error natively; prim_raise_fatal ends the call that hit a
+ * freed object (an exception on Windows, abort natively). */
+size_t prim_describe_address(const void *addr, char *buf, size_t size);
+int prim_same_module(const void *a, const void *b);
+int prim_readable(const void *p, size_t size);
+size_t prim_program_path(char *buf, size_t size);
+size_t prim_getenv(const char *name, char *buf, size_t size);
+int prim_append_file(const char *path, const char *text, size_t length);
+void prim_debug_output(const char *text);
+void prim_raise_fatal(void);
+void prim_local_time(char *buf, size_t size); /* "YYYY/MM/DD hh:mm:ss" */
+/* `fn` runs once when the process ends (DLL_PROCESS_DETACH; a destructor natively). */
+void prim_on_process_exit(void (*fn)(void));
+
 /* Test hook: while non-zero, prim_map and prim_extend fail as if the OS had no memory left
  * (the reliability tests use it; it costs one load on a path that calls the OS anyway). */
 extern volatile int prim_fail_maps;

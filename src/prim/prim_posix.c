@@ -1,8 +1,15 @@
 /* The OS layer on POSIX (Linux): mmap, compiler TLS with a pthread key for thread exit. */
 #if !defined(_WIN32)
 #define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
@@ -121,3 +128,110 @@ void prim_tls_set(void *value) {
   pthread_setspecific(exit_key, value);
 }
 #endif
+
+size_t prim_describe_address(const void *addr, char *buf, size_t size) {
+  Dl_info info;
+  if (dladdr(addr, &info) && info.dli_fname && info.dli_fbase) {
+    const char *name = strrchr(info.dli_fname, '/');
+    name = name ? name + 1 : info.dli_fname;
+    int n = snprintf(buf, size, "%s+0x%lx", name,
+                     (unsigned long)((uintptr_t)addr - (uintptr_t)info.dli_fbase));
+    return n < 0 ? 0 : (size_t)n < size ? (size_t)n : size - 1;
+  }
+  int n = snprintf(buf, size, "0x%lx", (unsigned long)(uintptr_t)addr);
+  return n < 0 ? 0 : (size_t)n < size ? (size_t)n : size - 1;
+}
+
+int prim_same_module(const void *a, const void *b) {
+  Dl_info ia, ib;
+  return dladdr(a, &ia) && dladdr(b, &ib) && ia.dli_fbase == ib.dli_fbase;
+}
+
+/* Whether memory can be read: the kernel answers EFAULT to a write() from an unreadable
+ * buffer, where reading it ourselves would fault. */
+static int probe_pipe[2] = {-1, -1};
+static pthread_mutex_t probe_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int prim_readable(const void *p, size_t size) {
+  int ok = 1;
+  pthread_mutex_lock(&probe_lock);
+  if (probe_pipe[0] < 0 && pipe(probe_pipe) != 0) {
+    pthread_mutex_unlock(&probe_lock);
+    return 0;
+  }
+  const char *cur = (const char *)p;
+  while (size > 0 && ok) {
+    size_t chunk = size < 512 ? size : 512;
+    ssize_t w = write(probe_pipe[1], cur, chunk);
+    if (w < 0) {
+      ok = 0;
+      break;
+    }
+    char sink[512];
+    if (read(probe_pipe[0], sink, (size_t)w) != w)
+      ok = 0;
+    cur += w;
+    size -= (size_t)w;
+  }
+  pthread_mutex_unlock(&probe_lock);
+  return ok;
+}
+
+size_t prim_program_path(char *buf, size_t size) {
+  ssize_t n = readlink("/proc/self/exe", buf, size);
+  return n > 0 && (size_t)n < size ? (size_t)n : 0;
+}
+
+size_t prim_getenv(const char *name, char *buf, size_t size) {
+  const char *v = getenv(name);
+  if (v == NULL)
+    return 0;
+  size_t n = strlen(v);
+  if (n >= size)
+    return 0;
+  memcpy(buf, v, n + 1);
+  return n;
+}
+
+int prim_append_file(const char *path, const char *text, size_t length) {
+  int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return 0;
+  size_t done = 0;
+  while (done < length) {
+    ssize_t w = write(fd, text + done, length - done);
+    if (w <= 0 && errno != EINTR)
+      break;
+    if (w > 0)
+      done += (size_t)w;
+  }
+  close(fd);
+  return done == length;
+}
+
+void prim_debug_output(const char *text) {
+  ssize_t r = write(2, text, strlen(text));
+  (void)r;
+}
+
+void prim_raise_fatal(void) {
+  abort();
+}
+
+void prim_local_time(char *buf, size_t size) {
+  time_t now = time(NULL);
+  struct tm t;
+  localtime_r(&now, &t);
+  strftime(buf, size, "%Y/%m/%d %H:%M:%S", &t);
+}
+
+static void (*process_exit_fn)(void);
+
+void prim_on_process_exit(void (*fn)(void)) {
+  process_exit_fn = fn;
+}
+
+__attribute__((destructor)) static void run_process_exit(void) {
+  if (process_exit_fn)
+    process_exit_fn();
+}

@@ -11,6 +11,11 @@ volatile int prim_fail_maps;
 uint32_t prim_tls_slot_offset;
 static DWORD tls_index = TLS_OUT_OF_INDEXES;
 static prim_thread_exit_fn thread_exit_fn;
+static void (*process_exit_fn)(void);
+
+void prim_on_process_exit(void (*fn)(void)) {
+  process_exit_fn = fn;
+}
 
 void *prim_map(size_t size) {
   if (prim_fail_maps)
@@ -102,6 +107,129 @@ void prim_tls_set(void *value) {
     TlsSetValue(tls_index, value);
 }
 
+static HMODULE module_of(const void *addr) {
+  HMODULE m = NULL;
+  if (!GetModuleHandleExA(GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS |
+                              GET_MODULE_HANDLE_EX_FLAG_UNCHANGED_REFCOUNT,
+                          (LPCSTR)addr, &m))
+    return NULL;
+  return m;
+}
+
+static size_t format_hex(char *buf, size_t size, uintptr_t v) {
+  char tmp[2 + 2 * sizeof(uintptr_t) + 1];
+  size_t n = 0;
+  tmp[n++] = '0';
+  tmp[n++] = 'x';
+  int started = 0;
+  for (int shift = (int)(sizeof(uintptr_t) * 8) - 4; shift >= 0; shift -= 4) {
+    unsigned d = (unsigned)(v >> shift) & 15u;
+    if (d || started || shift == 0) {
+      tmp[n++] = "0123456789abcdef"[d];
+      started = 1;
+    }
+  }
+  size_t i;
+  for (i = 0; i < n && i + 1 < size; i++)
+    buf[i] = tmp[i];
+  if (size)
+    buf[i] = 0;
+  return i;
+}
+
+size_t prim_describe_address(const void *addr, char *buf, size_t size) {
+  HMODULE m = module_of(addr);
+  size_t n = 0;
+  if (m != NULL && size > 1) {
+    char path[MAX_PATH];
+    DWORD len = GetModuleFileNameA(m, path, sizeof path);
+    const char *name = path;
+    for (DWORD i = 0; i < len; i++)
+      if (path[i] == '\\' || path[i] == '/')
+        name = path + i + 1;
+    while (*name && n + 1 < size)
+      buf[n++] = *name++;
+    if (n + 1 < size)
+      buf[n++] = '+';
+    return n + format_hex(buf + n, size - n, (uintptr_t)addr - (uintptr_t)m);
+  }
+  return format_hex(buf, size, (uintptr_t)addr);
+}
+
+int prim_same_module(const void *a, const void *b) {
+  HMODULE ma = module_of(a);
+  return ma != NULL && ma == module_of(b);
+}
+
+int prim_readable(const void *p, size_t size) {
+  const char *cur = (const char *)p, *end = (const char *)p + size;
+  if (end < cur)
+    return 0;
+  while (cur < end) {
+    MEMORY_BASIC_INFORMATION mbi;
+    if (VirtualQuery(cur, &mbi, sizeof mbi) == 0 || mbi.State != MEM_COMMIT ||
+        (mbi.Protect & (PAGE_NOACCESS | PAGE_GUARD)) != 0 || mbi.Protect == 0)
+      return 0;
+    cur = (const char *)mbi.BaseAddress + mbi.RegionSize;
+  }
+  return 1;
+}
+
+size_t prim_program_path(char *buf, size_t size) {
+  DWORD n = GetModuleFileNameA(NULL, buf, (DWORD)size);
+  return n < size ? n : 0;
+}
+
+size_t prim_getenv(const char *name, char *buf, size_t size) {
+  DWORD saved = GetLastError();
+  DWORD n = GetEnvironmentVariableA(name, buf, (DWORD)size);
+  SetLastError(saved);
+  return n < size ? n : 0;
+}
+
+int prim_append_file(const char *path, const char *text, size_t length) {
+  HANDLE f = CreateFileA(path, FILE_APPEND_DATA, FILE_SHARE_READ | FILE_SHARE_WRITE, NULL,
+                         OPEN_ALWAYS, FILE_ATTRIBUTE_NORMAL, NULL);
+  if (f == INVALID_HANDLE_VALUE)
+    return 0;
+  DWORD written = 0;
+  BOOL ok = WriteFile(f, text, (DWORD)length, &written, NULL);
+  CloseHandle(f);
+  return ok && written == length;
+}
+
+void prim_debug_output(const char *text) {
+  OutputDebugStringA(text);
+}
+
+void prim_raise_fatal(void) {
+  RaiseException(0xE0464D43u /* "FMC" */, EXCEPTION_NONCONTINUABLE, 0, NULL);
+}
+
+void prim_local_time(char *buf, size_t size) {
+  SYSTEMTIME t;
+  GetLocalTime(&t);
+  char tmp[20];
+  unsigned v[6] = {t.wYear, t.wMonth, t.wDay, t.wHour, t.wMinute, t.wSecond};
+  const char *sep = "//  ::";
+  size_t n = 0;
+  for (int i = 0; i < 6; i++) {
+    unsigned digits = i == 0 ? 4 : 2, x = v[i];
+    for (unsigned d = digits; d-- > 0;) {
+      tmp[n + d] = (char)('0' + x % 10);
+      x /= 10;
+    }
+    n += digits;
+    if (i < 5)
+      tmp[n++] = sep[i];
+  }
+  tmp[n] = 0;
+  for (n = 0; tmp[n] && n + 1 < size; n++)
+    buf[n] = tmp[n];
+  if (size)
+    buf[n] = 0;
+}
+
 BOOL WINAPI DllMain(HINSTANCE instance, DWORD reason, LPVOID reserved);
 BOOL WINAPI DllMain(HINSTANCE instance, DWORD reason, LPVOID reserved) {
   (void)instance;
@@ -114,8 +242,11 @@ BOOL WINAPI DllMain(HINSTANCE instance, DWORD reason, LPVOID reserved) {
     }
   }
   /* DLL_PROCESS_ATTACH: nothing; the manager initialises itself on first use, which may come
-   * from another DLL's DllMain before ours ran. At DLL_PROCESS_DETACH memory is left alone:
-   * other modules may still free blocks while the process ends. */
+   * from another DLL's DllMain before ours ran. At DLL_PROCESS_DETACH memory is left alone
+   * (other modules may still free blocks while the process ends), but debug mode writes its
+   * leak report. */
+  if (reason == DLL_PROCESS_DETACH && process_exit_fn)
+    process_exit_fn();
   return TRUE;
 }
 #endif

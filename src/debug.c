@@ -1,0 +1,474 @@
+/* Debug blocks (the layout is in debug.h): guarded, checksummed, stamped with who allocated
+ * and freed them, quarantined after free; and the switches that turn debug mode and the
+ * erase modes on and off at run time. */
+#include "debug.h"
+
+#include "alloc_fast.h"
+
+volatile uint32_t heap_mode;
+volatile uint32_t debug_ever_active;
+
+static fmm_lock debug_lock; /* the live list, the quarantine, the counters below */
+static int32_t debug_depth, erase_freed_depth, erase_allocated_depth;
+static debug_header *live_head;
+static debug_header *quarantine_head, *quarantine_tail;
+static size_t quarantine_count, quarantine_bytes;
+static uint64_t allocation_counter;
+static uint32_t stack_depth_setting = DEBUG_STACK_DEPTH_DEFAULT;
+static void (*freed_object_handler)(void);
+
+/* ---- checksums and the guard ------------------------------------------------------------ */
+
+static uint32_t checksum_of(const debug_header *h) {
+  /* FNV-1a over the fields that do not change while a block sits in a list. */
+  const unsigned char *b = (const unsigned char *)&h->f.allocation_number;
+  const unsigned char *end = (const unsigned char *)(&h->f + 1);
+  uint32_t x = 2166136261u;
+  for (; b < end; b++)
+    x = (x ^ *b) * 16777619u;
+  x = (x ^ h->flags) * 16777619u;
+  return x ^ (uint32_t)(uintptr_t)h;
+}
+
+static uint32_t guard_of(const debug_header *h) {
+  return h->checksum ^ 0x5AA5C33Cu;
+}
+
+static void seal(debug_header *h) {
+  h->checksum = checksum_of(h);
+  uint32_t guard = guard_of(h);
+  memcpy((char *)(h + 1) + h->f.user_size, &guard, sizeof guard);
+}
+
+int debug_checksum_ok(const debug_header *h) {
+  return h->checksum == checksum_of(h);
+}
+
+int debug_guard_ok(const debug_header *h) {
+  uint32_t guard;
+  memcpy(&guard, (const char *)(h + 1) + h->f.user_size, sizeof guard);
+  return guard == guard_of(h);
+}
+
+static size_t trace_area(unsigned depth) {
+  return (2u * depth * sizeof(void *) + 15u) & ~(size_t)15u;
+}
+
+static void *outer_of(debug_header *h) {
+  return (char *)h - trace_area(h->f.stack_depth);
+}
+
+/* ---- the freed-object traps ---------------------------------------------------------------
+ * A freed block's first pointer is aimed at the middle of this table, so a virtual method
+ * called on a freed Delphi object (at a positive or a negative VMT offset) lands in a trap. */
+#define TRAP_SLOTS 128u
+static void freed_object_trap(void);
+static void (*freed_object_vmt[TRAP_SLOTS])(void);
+
+static void freed_object_trap(void) {
+  debug_report_event(DEBUG_EVENT_FREED_OBJECT_CALL, NULL, NULL, NULL);
+  if (freed_object_handler)
+    freed_object_handler();
+  prim_raise_fatal();
+}
+
+static void *trap_vmt(void) {
+  if (freed_object_vmt[0] == NULL)
+    for (unsigned i = 0; i < TRAP_SLOTS; i++)
+      freed_object_vmt[i] = freed_object_trap;
+  return &freed_object_vmt[TRAP_SLOTS / 2];
+}
+
+/* ---- stack traces ------------------------------------------------------------------------ */
+
+/* The caller's own return address first (exact even where frames are not chained), then what
+ * the OS walk finds beyond this module. */
+uint16_t debug_capture(void **frames, unsigned depth, const void *caller) {
+  unsigned n = 0;
+  if (caller != NULL && depth > 0)
+    frames[n++] = (void *)caller;
+  void *raw[DEBUG_STACK_DEPTH_MAX];
+  size_t got = prim_capture_stack(raw, DEBUG_STACK_DEPTH_MAX, 0);
+  int skipping = 1;
+  for (size_t i = 0; i < got && n < depth; i++) {
+    if (skipping && (prim_same_module(raw[i], (const void *)debug_capture) || raw[i] == caller))
+      continue;
+    skipping = 0;
+    frames[n++] = raw[i];
+  }
+  return (uint16_t)n;
+}
+
+/* ---- lists ------------------------------------------------------------------------------- */
+
+static void live_link(debug_header *h) {
+  h->f.prev = NULL;
+  h->f.next = live_head;
+  if (live_head)
+    live_head->f.prev = h;
+  live_head = h;
+}
+
+static void live_unlink(debug_header *h) {
+  if (h->f.prev)
+    h->f.prev->f.next = h->f.next;
+  else
+    live_head = h->f.next;
+  if (h->f.next)
+    h->f.next->f.prev = h->f.prev;
+}
+
+void debug_for_each_live(debug_visit_fn fn, void *context) {
+  lock_acquire(&debug_lock);
+  for (debug_header *h = live_head; h != NULL; h = h->f.next)
+    fn(h, context);
+  lock_release(&debug_lock);
+}
+
+static int freed_fill_intact(const debug_header *h) {
+  const unsigned char *u = (const unsigned char *)(h + 1);
+  size_t from = 0;
+  if (h->f.user_size >= sizeof(void *)) {
+    void *first;
+    memcpy(&first, u, sizeof first);
+    if (first != trap_vmt())
+      return 0;
+    from = sizeof(void *);
+  }
+  for (size_t i = from; i < h->f.user_size; i++)
+    if (u[i] != DEBUG_FILL_FREED)
+      return 0;
+  return 1;
+}
+
+/* Takes blocks off the quarantine while it is over its limits (debug_lock held); returns them
+ * as a list through `next`, checked, for the caller to free after unlocking. */
+static debug_header *quarantine_trim(size_t max_blocks, size_t max_bytes) {
+  debug_header *out = NULL;
+  while (quarantine_head && (quarantine_count > max_blocks || quarantine_bytes > max_bytes)) {
+    debug_header *h = quarantine_head;
+    quarantine_head = h->f.next;
+    if (quarantine_head)
+      quarantine_head->f.prev = NULL;
+    else
+      quarantine_tail = NULL;
+    quarantine_count--;
+    quarantine_bytes -= h->f.user_size;
+    h->f.next = out;
+    out = h;
+  }
+  return out;
+}
+
+static void free_evicted(debug_header *list) {
+  while (list) {
+    debug_header *next = list->f.next;
+    if (!debug_checksum_ok(list) || !debug_guard_ok(list) || !freed_fill_intact(list)) {
+      /* Written after it was freed: reported, and its memory is left alone. */
+      debug_report_event(DEBUG_EVENT_WRITE_AFTER_FREE, list + 1, list, NULL);
+    } else {
+      fast_free_normal(outer_of(list)); /* its header stays "freed debug block" for reports */
+    }
+    list = next;
+  }
+}
+
+void debug_flush_quarantine(void) {
+  lock_acquire(&debug_lock);
+  debug_header *evicted = quarantine_trim(0, 0);
+  lock_release(&debug_lock);
+  free_evicted(evicted);
+}
+
+/* ---- finding a debug block from its pointer ---------------------------------------------- */
+
+/* The header of a debug block at p (live or freed), or NULL with *kind set to the event that
+ * describes what is wrong. p's header word is readable and says DEBUG. A header whose fields
+ * do not describe a block inside a live outer block is no debug block at all (an interior or
+ * foreign pointer, say); one that does but fails its checksum was overwritten. */
+static debug_header *locate(const void *p, unsigned *kind) {
+  *kind = DEBUG_EVENT_INVALID_POINTER;
+  if (page_map_get((const char *)p - DEBUG_HEADER_SIZE) == REGION_NOT_OURS)
+    return NULL;
+  debug_header *h = debug_header_of(p);
+  if (h->f.stack_depth > DEBUG_STACK_DEPTH_MAX || h->f.alloc_frames > h->f.stack_depth ||
+      h->f.free_frames > h->f.stack_depth || h->f.user_size > MAX_REQUEST_SIZE)
+    return NULL;
+  void *outer = outer_of(h);
+  size_t need =
+      trace_area(h->f.stack_depth) + DEBUG_HEADER_SIZE + h->f.user_size + DEBUG_GUARD_SIZE;
+  if (!heap_header_readable(outer) ||
+      (block_header(outer) & BLOCK_KIND_MASK & ~BLOCK_FLAG_FREE) == BLOCK_FLAG_DEBUG ||
+      fastmm_usable_size(outer) < need) {
+    /* Its outer block is gone: freed long ago and out of quarantine, most likely. */
+    if (h->flags == (BLOCK_FLAG_DEBUG | BLOCK_FLAG_FREE))
+      *kind = DEBUG_EVENT_DOUBLE_FREE;
+    return NULL;
+  }
+  if (!debug_checksum_ok(h)) {
+    *kind = DEBUG_EVENT_HEADER_CORRUPTED;
+    return NULL;
+  }
+  *kind = DEBUG_EVENT_NONE;
+  return h;
+}
+
+static void scan_if_asked(void) {
+  if (heap_mode & HEAP_MODE_SCAN_EVERY_OPERATION)
+    fastmm_scan_debug_blocks_for_corruption();
+}
+
+/* ---- GetMem, FreeMem, ReallocMem of debug blocks ------------------------------------------ */
+
+void *debug_get(size_t size, const void *caller) {
+  scan_if_asked();
+  unsigned depth = stack_depth_setting;
+  size_t overhead = trace_area(depth) + DEBUG_HEADER_SIZE + DEBUG_GUARD_SIZE;
+  if (size > MAX_REQUEST_SIZE - overhead)
+    return NULL;
+  char *outer = (char *)fast_get_normal(size + overhead);
+  if (outer == NULL)
+    return NULL;
+  debug_header *h = (debug_header *)(outer + trace_area(depth));
+  memset(&h->f, 0, sizeof h->f);
+  h->f.user_size = size;
+  h->f.allocation_time_ns = prim_time_ns();
+  h->f.allocated_by_thread = prim_thread_id();
+  h->f.stack_depth = (uint16_t)depth;
+  h->f.alloc_frames = debug_capture(debug_alloc_stack(h), depth, caller);
+  h->flags = BLOCK_FLAG_DEBUG;
+  fmm_zero(debug_alloc_stack(h) + h->f.alloc_frames,
+           (2u * depth - h->f.alloc_frames) * sizeof(void *));
+  memset(h + 1, DEBUG_FILL_ALLOCATED, size);
+  lock_acquire(&debug_lock);
+  h->f.allocation_number = ++allocation_counter;
+  live_link(h);
+  seal(h);
+  lock_release(&debug_lock);
+  return h + 1;
+}
+
+int debug_free(void *p, const void *caller) {
+  scan_if_asked();
+  unsigned kind;
+  debug_header *h = locate(p, &kind);
+  if (h == NULL) {
+    debug_report_event(kind, p, NULL, caller);
+    return FASTMM_ERROR_INVALID_POINTER;
+  }
+  lock_acquire(&debug_lock);
+  if (h->flags & BLOCK_FLAG_FREE) {
+    lock_release(&debug_lock);
+    debug_report_event(DEBUG_EVENT_DOUBLE_FREE, p, h, caller);
+    return FASTMM_ERROR_INVALID_POINTER;
+  }
+  if (!debug_guard_ok(h)) {
+    lock_release(&debug_lock);
+    debug_report_event(DEBUG_EVENT_GUARD_CORRUPTED, p, h, caller);
+    return FASTMM_ERROR_INVALID_POINTER; /* left as it is: its neighbour may be damaged too */
+  }
+  live_unlink(h);
+  h->flags = BLOCK_FLAG_DEBUG | BLOCK_FLAG_FREE; /* a racing second free now sees it freed */
+  lock_release(&debug_lock);
+
+  if (h->f.user_size >= sizeof(void *))
+    memcpy(&h->f.freed_class, p, sizeof(void *));
+  h->f.freed_by_thread = prim_thread_id();
+  h->f.free_frames = debug_capture(debug_free_stack(h), h->f.stack_depth, caller);
+  memset(p, DEBUG_FILL_FREED, h->f.user_size);
+  if (h->f.user_size >= sizeof(void *)) {
+    void *vmt = trap_vmt();
+    memcpy(p, &vmt, sizeof vmt);
+  }
+
+  lock_acquire(&debug_lock);
+  seal(h);
+  h->f.next = NULL;
+  h->f.prev = quarantine_tail;
+  if (quarantine_tail)
+    quarantine_tail->f.next = h;
+  else
+    quarantine_head = h;
+  quarantine_tail = h;
+  quarantine_count++;
+  quarantine_bytes += h->f.user_size;
+  debug_header *evicted = quarantine_trim(DEBUG_QUARANTINE_BLOCKS, DEBUG_QUARANTINE_BYTES);
+  lock_release(&debug_lock);
+  free_evicted(evicted);
+  return FASTMM_OK;
+}
+
+void *debug_realloc(void *p, size_t size, const void *caller) {
+  unsigned kind;
+  debug_header *h = locate(p, &kind);
+  if (h == NULL) {
+    debug_report_event(kind, p, NULL, caller);
+    return NULL;
+  }
+  if (h->flags & BLOCK_FLAG_FREE) {
+    debug_report_event(DEBUG_EVENT_REALLOC_OF_FREED, p, h, caller);
+    return NULL;
+  }
+  if (!debug_guard_ok(h)) {
+    debug_report_event(DEBUG_EVENT_GUARD_CORRUPTED, p, h, caller);
+    return NULL;
+  }
+  /* A debug block always moves: a stale pointer to the old place then reads the freed fill. */
+  void *q = (heap_mode & HEAP_MODE_DEBUG) ? debug_get(size, caller) : fast_get_normal(size);
+  if (q == NULL)
+    return NULL;
+  fmm_copy(q, p, size < h->f.user_size ? size : h->f.user_size);
+  debug_free(p, caller);
+  return q;
+}
+
+size_t debug_usable(const void *p) {
+  unsigned kind;
+  debug_header *h = locate(p, &kind);
+  return h != NULL && !(h->flags & BLOCK_FLAG_FREE) ? h->f.user_size : 0;
+}
+
+/* ---- GetMem and FreeMem while a mode is on (alloc_fast.h sends them here) ---------------- */
+
+FMM_NOINLINE void *heap_get_special(size_t size, const void *caller) {
+  uint32_t mode = heap_mode;
+  if (mode & HEAP_MODE_DEBUG)
+    return debug_get(size, caller);
+  void *p = fast_get_normal(size);
+  if (p != NULL && (mode & HEAP_MODE_ERASE_ALLOCATED))
+    memset(p, DEBUG_FILL_ALLOCATED, fastmm_usable_size(p));
+  return p;
+}
+
+FMM_NOINLINE int heap_free_special(void *p, const void *caller) {
+  if (p == NULL)
+    return FASTMM_OK;
+  uint32_t mode = heap_mode;
+  if (heap_header_readable(p)) {
+    uint32_t h = block_header(p);
+    if ((h & BLOCK_KIND_MASK & ~BLOCK_FLAG_FREE) == BLOCK_FLAG_DEBUG)
+      return debug_free(p, caller);
+    if (mode & HEAP_MODE_ERASE_FREED) {
+      size_t usable = fastmm_usable_size(p);
+      if (usable)
+        memset(p, DEBUG_FILL_FREED, usable);
+    }
+  }
+  int result = fast_free_normal(p);
+  if (result != FASTMM_OK && (mode & HEAP_MODE_DEBUG))
+    debug_report_event(DEBUG_EVENT_INVALID_POINTER, p, NULL, caller);
+  return result;
+}
+
+/* ---- the switches ------------------------------------------------------------------------ */
+
+static void set_mode_bit(uint32_t bit, int on) {
+  uint32_t mode = heap_mode;
+  heap_mode = on ? (mode | bit) : (mode & ~bit);
+}
+
+/* Nesting counters follow the calls (FastMM5's contract): each Enter adds one, each Exit takes
+ * one away, and the mode is on while the counter is above zero. */
+static int32_t adjust(int32_t *counter, int delta, uint32_t bit) {
+  heap_ensure_initialized();
+  lock_acquire(&debug_lock);
+  int32_t now = (*counter += delta);
+  set_mode_bit(bit, now > 0);
+  if (bit == HEAP_MODE_DEBUG && now > 0)
+    debug_ever_active = 1;
+  lock_release(&debug_lock);
+  return now;
+}
+
+int FASTMM_CDECL fastmm_enter_debug_mode(void) {
+  adjust(&debug_depth, +1, HEAP_MODE_DEBUG);
+  return 1;
+}
+
+int FASTMM_CDECL fastmm_exit_debug_mode(void) {
+  if (adjust(&debug_depth, -1, HEAP_MODE_DEBUG) <= 0)
+    debug_flush_quarantine();
+  return 1;
+}
+
+int FASTMM_CDECL fastmm_debug_mode_active(void) {
+  return (heap_mode & HEAP_MODE_DEBUG) != 0;
+}
+
+void FASTMM_CDECL fastmm_begin_erase_freed_block_content(void) {
+  adjust(&erase_freed_depth, +1, HEAP_MODE_ERASE_FREED);
+}
+void FASTMM_CDECL fastmm_end_erase_freed_block_content(void) {
+  adjust(&erase_freed_depth, -1, HEAP_MODE_ERASE_FREED);
+}
+int FASTMM_CDECL fastmm_erase_freed_block_content_active(void) {
+  return (heap_mode & HEAP_MODE_ERASE_FREED) != 0;
+}
+void FASTMM_CDECL fastmm_begin_erase_allocated_block_content(void) {
+  adjust(&erase_allocated_depth, +1, HEAP_MODE_ERASE_ALLOCATED);
+}
+void FASTMM_CDECL fastmm_end_erase_allocated_block_content(void) {
+  adjust(&erase_allocated_depth, -1, HEAP_MODE_ERASE_ALLOCATED);
+}
+int FASTMM_CDECL fastmm_erase_allocated_block_content_active(void) {
+  return (heap_mode & HEAP_MODE_ERASE_ALLOCATED) != 0;
+}
+
+void FASTMM_CDECL fastmm_set_debug_mode_stack_trace_entry_count(size_t count) {
+  stack_depth_setting = count > DEBUG_STACK_DEPTH_MAX ? DEBUG_STACK_DEPTH_MAX : (uint32_t)count;
+}
+size_t FASTMM_CDECL fastmm_get_debug_mode_stack_trace_entry_count(void) {
+  return stack_depth_setting;
+}
+
+void FASTMM_CDECL fastmm_set_scan_before_every_operation(int on) {
+  lock_acquire(&debug_lock);
+  set_mode_bit(HEAP_MODE_SCAN_EVERY_OPERATION, on != 0);
+  lock_release(&debug_lock);
+}
+
+void FASTMM_CDECL fastmm_set_freed_object_call_handler(void (*handler)(void)) {
+  freed_object_handler = handler;
+}
+
+/* ---- the scan ---------------------------------------------------------------------------- */
+
+int FASTMM_CDECL fastmm_scan_debug_blocks_for_corruption(void) {
+  int ok = 1;
+  lock_acquire(&debug_lock);
+  for (debug_header *h = live_head; h != NULL; h = h->f.next) {
+    if (!debug_checksum_ok(h)) {
+      debug_report_event(DEBUG_EVENT_HEADER_CORRUPTED, h + 1, h, NULL);
+      ok = 0;
+    } else if (!debug_guard_ok(h)) {
+      debug_report_event(DEBUG_EVENT_GUARD_CORRUPTED, h + 1, h, NULL);
+      ok = 0;
+    }
+  }
+  for (debug_header *h = quarantine_head; h != NULL; h = h->f.next) {
+    if (!debug_checksum_ok(h) || !debug_guard_ok(h) || !freed_fill_intact(h)) {
+      debug_report_event(DEBUG_EVENT_WRITE_AFTER_FREE, h + 1, h, NULL);
+      ok = 0;
+    }
+  }
+  lock_release(&debug_lock);
+  return ok;
+}
+
+/* FASTMMC_DEBUG_MODE=1 in the environment starts the program in debug mode, so a shipped
+ * program can be debugged without a rebuild; FASTMMC_STACK_DEPTH sets the trace depth. */
+void debug_init_from_environment(void) {
+  char value[32];
+  if (prim_getenv("FASTMMC_STACK_DEPTH", value, sizeof value)) {
+    size_t n = 0;
+    for (const char *c = value; *c >= '0' && *c <= '9'; c++)
+      n = n * 10 + (size_t)(*c - '0');
+    fastmm_set_debug_mode_stack_trace_entry_count(n);
+  }
+  if (prim_getenv("FASTMMC_DEBUG_MODE", value, sizeof value) && value[0] != '0') {
+    debug_depth = 1;
+    heap_mode |= HEAP_MODE_DEBUG;
+    debug_ever_active = 1;
+  }
+  prim_on_process_exit(debug_report_leaks_at_exit);
+}

@@ -1,0 +1,104 @@
+/* The debug block kind (debug.c) and its reports (debug_report.c).
+ *
+ * A debug block lives inside an ordinary block (small, medium or large: the "outer" block):
+ *
+ *   outer: [allocation stack | free stack][debug_header][user data][guard: 4 bytes]
+ *
+ * The two stack traces hold `stack_depth` addresses each. The header's last field is the
+ * block header word at p - 4: BLOCK_FLAG_DEBUG while live, with BLOCK_FLAG_FREE once freed, so
+ * every dispatch (C and NASM) sends a debug block to debug.c by its kind alone. The header
+ * carries a checksum of its fields; the guard after the user data is derived from it, so a
+ * write past the end or before the start of the user data is found at free, at realloc and by
+ * the scan. Freed blocks are filled with DEBUG_FILL_FREED, their first pointer aimed at a table
+ * of traps (a Delphi object's VMT pointer), and held in a quarantine before their outer block
+ * is really freed; a changed byte found then is a write after free. */
+#ifndef FASTMM_DEBUG_H
+#define FASTMM_DEBUG_H
+
+#include "internal.h"
+
+#define DEBUG_HEADER_SIZE 96u
+#define DEBUG_GUARD_SIZE 4u
+#define DEBUG_FILL_ALLOCATED 0x90u /* FastMM's byte for new blocks */
+#define DEBUG_FILL_FREED 0x80u     /* and for freed ones */
+#define DEBUG_STACK_DEPTH_DEFAULT 20u
+#define DEBUG_STACK_DEPTH_MAX 62u
+/* Freed debug blocks wait this long (in blocks and in bytes) before they are really freed. */
+#define DEBUG_QUARANTINE_BLOCKS 1024u
+#define DEBUG_QUARANTINE_BYTES (8u * 1024u * 1024u)
+
+typedef struct debug_fields {
+  struct debug_header *next; /* live blocks, or the quarantine (oldest first) */
+  struct debug_header *prev;
+  uint64_t allocation_number;
+  uint64_t allocation_time_ns;
+  size_t user_size;
+  void *freed_class; /* what the first pointer held at free (a VMT, for the report) */
+  uint32_t allocated_by_thread;
+  uint32_t freed_by_thread;
+  uint16_t stack_depth; /* addresses room per trace */
+  uint16_t alloc_frames;
+  uint16_t free_frames;
+  uint16_t reserved;
+} debug_fields;
+
+typedef struct debug_header {
+  debug_fields f;
+  char padding[DEBUG_HEADER_SIZE - sizeof(debug_fields) - 2 * sizeof(uint32_t)];
+  uint32_t checksum;
+  uint32_t flags; /* the block header word */
+} debug_header;
+FMM_STATIC_ASSERT(sizeof(debug_header) == DEBUG_HEADER_SIZE, "debug header layout");
+
+/* Modes that send GetMem and FreeMem off the fast paths (alloc_fast.h reads one word). */
+#define HEAP_MODE_DEBUG 1u
+#define HEAP_MODE_ERASE_FREED 2u
+#define HEAP_MODE_ERASE_ALLOCATED 4u
+#define HEAP_MODE_SCAN_EVERY_OPERATION 8u
+extern volatile uint32_t heap_mode;
+
+void *debug_get(size_t size, const void *caller);
+int debug_free(void *p, const void *caller);
+void *debug_realloc(void *p, size_t size, const void *caller);
+size_t debug_usable(const void *p); /* 0 when p is not a valid live debug block */
+void debug_init_from_environment(void);
+/* A stack trace of up to `depth` return addresses: `caller` first, then the frames the OS walk
+ * finds outside this module. */
+uint16_t debug_capture(void **frames, unsigned depth, const void *caller);
+void debug_flush_quarantine(void);
+
+/* Events (debug_report.c). */
+enum debug_event_kind {
+  DEBUG_EVENT_NONE = 0,
+  DEBUG_EVENT_HEADER_CORRUPTED = 1, /* underrun, or a wild write over the header */
+  DEBUG_EVENT_GUARD_CORRUPTED = 2,  /* overrun */
+  DEBUG_EVENT_WRITE_AFTER_FREE = 3,
+  DEBUG_EVENT_DOUBLE_FREE = 4,
+  DEBUG_EVENT_REALLOC_OF_FREED = 5,
+  DEBUG_EVENT_INVALID_POINTER = 6,
+  DEBUG_EVENT_LEAK = 7,
+  DEBUG_EVENT_FREED_OBJECT_CALL = 8,
+  DEBUG_EVENT_KINDS = 9
+};
+void debug_report_event(unsigned kind, const void *user, const debug_header *h, const void *caller);
+void debug_report_leaks_at_exit(void);
+extern volatile uint32_t debug_ever_active;
+
+/* Stack traces: stored just before the header. */
+static inline void **debug_alloc_stack(debug_header *h) {
+  return (void **)((char *)h - 2u * h->f.stack_depth * sizeof(void *));
+}
+static inline void **debug_free_stack(debug_header *h) {
+  return debug_alloc_stack(h) + h->f.stack_depth;
+}
+static inline debug_header *debug_header_of(const void *p) {
+  return (debug_header *)((char *)p - DEBUG_HEADER_SIZE);
+}
+
+/* Walks the live debug blocks under the debug lock (for the report and the scan). */
+typedef void (*debug_visit_fn)(debug_header *h, void *context);
+void debug_for_each_live(debug_visit_fn fn, void *context);
+int debug_checksum_ok(const debug_header *h);
+int debug_guard_ok(const debug_header *h);
+
+#endif
