@@ -13,6 +13,15 @@
 #include "size_class.h"
 
 extern volatile uint32_t heap_mode; /* debug.h: non-zero while a debug or erase mode is on */
+
+/* FASTMM_NO_MODES builds a DLL whose GetMem and FreeMem never look at heap_mode (debug and
+ * erase modes then do nothing for them): only for the benchmark that measures what the test
+ * of that word costs the normal paths. */
+#if defined(FASTMM_NO_MODES)
+#define FMM_MODE_ON() 0
+#else
+#define FMM_MODE_ON() FMM_UNLIKELY(heap_mode != 0)
+#endif
 void *heap_get_special(size_t size, const void *caller);
 int heap_free_special(void *p, const void *caller);
 
@@ -44,7 +53,7 @@ FMM_INLINE void *fast_get_normal(size_t size) {
 }
 
 FMM_INLINE void *fast_get(size_t size) {
-  if (FMM_UNLIKELY(heap_mode != 0))
+  if (FMM_MODE_ON())
     return heap_get_special(size, FMM_RETURN_ADDRESS());
   return fast_get_normal(size);
 }
@@ -70,7 +79,7 @@ FMM_INLINE int fast_free_normal(void *p) {
 }
 
 FMM_INLINE int fast_free(void *p) {
-  if (FMM_UNLIKELY(heap_mode != 0))
+  if (FMM_MODE_ON())
     return heap_free_special(p, FMM_RETURN_ADDRESS());
   return fast_free_normal(p);
 }

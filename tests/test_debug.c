@@ -153,7 +153,7 @@ int main(void) {
   size_t before = count(FASTMM_EVENT_GUARD_CORRUPTED);
   char *p = alloc_for_overrun();
   char guard_byte = p[24];
-  p[24] = 'x';
+  p[24] = (char)(guard_byte ^ 0x5A); /* one byte past the end, certainly changed */
   CHECK(fastmm_scan_debug_blocks_for_corruption() == 0);
   CHECK(fastmm_freemem(p) != 0);
   CHECK_EQ(count(FASTMM_EVENT_GUARD_CORRUPTED), before + 2); /* the scan and the free */
@@ -165,7 +165,7 @@ int main(void) {
   before = count(FASTMM_EVENT_HEADER_CORRUPTED);
   p = alloc_for_underrun();
   char saved = p[-1];
-  p[-1] = 'x';
+  p[-1] = (char)(saved ^ 0x5A);
   CHECK(fastmm_freemem(p) != 0);
   CHECK_EQ(count(FASTMM_EVENT_HEADER_CORRUPTED), before + 1);
   CHECK(fastmm_get_debug_event_count(FASTMM_EVENT_HEADER_CORRUPTED) > 0);
