@@ -85,5 +85,23 @@ fi
 # A program started without standard input still gets one.
 { : <&0; } 2>/dev/null || exec </dev/null
 
-wine "$@"
-exit $?
+# A wineserver that outlives each program by a minute: a program started while the previous
+# server was shutting down can fail with "a wine server seems to be running, but I cannot
+# connect to it" (seen under load). If one is running already this does nothing.
+wineserver -p60 >/dev/null 2>&1 || true
+
+# And if that message comes anyway, the program never ran: run it once more.
+err=$(mktemp)
+trap 'rm -f "$err"' EXIT
+wine "$@" 2>"$err"
+rc=$?
+if [ $rc -ne 0 ] && grep -q "cannot connect to it" "$err"; then
+  cat "$err" >&2
+  echo "wine-run: Wine could not reach its server; running the program again" >&2
+  sleep 2
+  wineserver -p60 >/dev/null 2>&1 || true
+  wine "$@" 2>"$err"
+  rc=$?
+fi
+cat "$err" >&2
+exit $rc

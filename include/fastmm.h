@@ -50,6 +50,10 @@ size_t FASTMM_CDECL fastmm_usable_size(const void *p);
  * the span the header names, not every address in the process: see README "Bad input". */
 int FASTMM_CDECL fastmm_owns_block(const void *p);
 
+/* 1 if p lies in memory this manager maps for blocks (live or not): a pointer for which this
+ * is 0 is certainly another allocator's. */
+int FASTMM_CDECL fastmm_heap_contains(const void *p);
+
 /* Expected leaks (FastMM's RegisterExpectedMemoryLeak): returns 1 on success, 0 when p is not
  * a live block, is already registered (register) or was not registered (unregister). */
 int FASTMM_CDECL fastmm_register_expected_leak(void *p);
@@ -75,6 +79,11 @@ typedef struct fastmm_state {
 } fastmm_state;
 
 void FASTMM_CDECL fastmm_get_state(fastmm_state *state);
+
+/* Per small size class (as for FastMM_GetMemoryManagerState): fills out[i] for
+ * i < min(count, class count) with the class's live blocks (thread-cached ones are free),
+ * their usable bytes and the bytes of its spans; returns the number of classes. */
+size_t FASTMM_CDECL fastmm_get_small_class_usage(fastmm_kind_usage *out, size_t count);
 
 /* Walks every span and block and checks the headers, boundary tags, free lists and bins.
  * Returns 0 when the heap is consistent, else a non-zero code naming the first fault found

@@ -129,7 +129,14 @@ size_t FASTMM_CDECL fastmm_usable_size(const void *p) {
 }
 
 int FASTMM_CDECL fastmm_owns_block(const void *p) {
+  /* A debug block may have 0 usable bytes (GetMem(0) in debug mode) and still be ours. */
+  if (heap_header_readable(p) && (block_header(p) & BLOCK_KIND_MASK) == BLOCK_FLAG_DEBUG)
+    return debug_owns(p);
   return fastmm_usable_size(p) != 0;
+}
+
+int FASTMM_CDECL fastmm_heap_contains(const void *p) {
+  return page_map_get(p) != REGION_NOT_OURS;
 }
 
 int FASTMM_CDECL fastmm_register_expected_leak(void *p) {

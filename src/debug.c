@@ -322,6 +322,12 @@ void *debug_realloc(void *p, size_t size, const void *caller) {
   return q;
 }
 
+int debug_owns(const void *p) {
+  unsigned kind;
+  debug_header *h = locate(p, &kind);
+  return h != NULL && !(h->flags & BLOCK_FLAG_FREE);
+}
+
 size_t debug_usable(const void *p) {
   unsigned kind;
   debug_header *h = locate(p, &kind);

@@ -97,3 +97,27 @@ size_t FASTMM_CDECL fastmm_get_memory_usage_limit(void) {
   size_t limit = fmm_load_size_relaxed(&usage_limit);
   return limit == (size_t)-1 ? 0 : limit;
 }
+
+size_t FASTMM_CDECL fastmm_get_small_class_usage(fastmm_kind_usage *out, size_t count) {
+  heap_ensure_initialized();
+  size_t cached[SMALL_CLASS_COUNT];
+  size_t in_use[SMALL_CLASS_COUNT] = {0}, spans[SMALL_CLASS_COUNT] = {0};
+  for (unsigned a = 0; a < ARENA_COUNT; a++) {
+    for (unsigned c = 0; c < SMALL_CLASS_COUNT; c++) {
+      small_manager *m = &small_managers[a][c];
+      lock_acquire(&m->lock);
+      small_drain_pending(m);
+      in_use[c] += m->blocks_in_use;
+      spans[c] += m->span_count * m->span_bytes;
+      lock_release(&m->lock);
+    }
+  }
+  thread_cache_count(cached);
+  for (size_t c = 0; c < SMALL_CLASS_COUNT && c < count; c++) {
+    size_t live = in_use[c] > cached[c] ? in_use[c] - cached[c] : 0;
+    out[c].blocks_in_use = live;
+    out[c].bytes_in_use = live * (size_class_slot[c] - BLOCK_HEADER_SIZE);
+    out[c].bytes_reserved = spans[c];
+  }
+  return SMALL_CLASS_COUNT;
+}

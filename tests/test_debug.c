@@ -128,6 +128,13 @@ int main(void) {
   fastmm_enter_debug_mode(); /* 1: on for the rest */
   CHECK(fastmm_debug_mode_active());
 
+  /* A zero-size debug block is still a block of ours. */
+  void *zero = fastmm_getmem(0);
+  CHECK(zero != NULL && fastmm_owns_block(zero) && fastmm_heap_contains(zero));
+  CHECK(fastmm_register_expected_leak(zero) && fastmm_unregister_expected_leak(zero));
+  CHECK_EQ(fastmm_freemem(zero), 0);
+  CHECK(!fastmm_owns_block(zero));
+
   /* Leaks: one expected, one not, one a (fake) Delphi object. */
   char *expected = alloc_for_leak();
   CHECK(fastmm_register_expected_leak(expected));
@@ -254,6 +261,26 @@ int main(void) {
   CHECK(z[0] == 0x90 && z[63] == 0x90);
   CHECK_EQ(fastmm_freemem(z), 0);
   fastmm_end_erase_allocated_block_content();
+
+  /* Per-class usage counts live blocks, not cached ones. */
+  enum { N = 10 };
+  void *blocks[N];
+  fastmm_kind_usage before_use[64], after_use[64];
+  size_t classes = fastmm_get_small_class_usage(before_use, 64);
+  CHECK_EQ(classes, SMALL_CLASS_COUNT);
+  int c = tb_small_class_for(100);
+  for (int i = 0; i < N; i++)
+    blocks[i] = fastmm_getmem(100);
+  fastmm_get_small_class_usage(after_use, 64);
+  CHECK_EQ(after_use[c].blocks_in_use, before_use[c].blocks_in_use + N);
+  CHECK_EQ(after_use[c].bytes_in_use, after_use[c].blocks_in_use * tb_small_usable((size_t)c));
+  CHECK(after_use[c].bytes_reserved > 0);
+  for (int i = 0; i < N; i++)
+    fastmm_freemem(blocks[i]);
+  fastmm_get_small_class_usage(after_use, 64);
+  CHECK_EQ(after_use[c].blocks_in_use, before_use[c].blocks_in_use);
+  char local;
+  CHECK(!fastmm_heap_contains(&local));
 
   CHECK_EQ(fastmm_check_heap(), 0);
   printf("event log: %s\n", fastmm_get_event_log_filename());

@@ -72,10 +72,18 @@ uint64_t prim_time_ns(void) {
   return (uint64_t)((double)now.QuadPart * 1e9 / (double)freq.QuadPart);
 }
 
+static HMODULE module_of(const void *addr);
+
 size_t prim_capture_stack(void **frames, size_t max_frames, size_t skip) {
   if (max_frames > 62)
     max_frames = 62; /* the limit of RtlCaptureStackBackTrace on older Windows */
-  return RtlCaptureStackBackTrace((DWORD)(skip + 1), (DWORD)max_frames, frames, NULL);
+  size_t n = RtlCaptureStackBackTrace((DWORD)(skip + 1), (DWORD)max_frames, frames, NULL);
+  /* The walk can run past the bottom of the stack (seen under Wine on Win64): keep frames up
+   * to the first one that is in no module. */
+  for (size_t i = 0; i < n; i++)
+    if (module_of(frames[i]) == NULL)
+      return i;
+  return n;
 }
 
 void prim_init(prim_thread_exit_fn on_thread_exit) {
@@ -211,7 +219,7 @@ void prim_local_time(char *buf, size_t size) {
   GetLocalTime(&t);
   char tmp[20];
   unsigned v[6] = {t.wYear, t.wMonth, t.wDay, t.wHour, t.wMinute, t.wSecond};
-  const char *sep = "//  ::";
+  const char *sep = "// ::";
   size_t n = 0;
   for (int i = 0; i < 6; i++) {
     unsigned digits = i == 0 ? 4 : 2, x = v[i];
