@@ -27,6 +27,20 @@ gcc_has() {
 }
 gcc_has libasan.so || need+=(libasan8)
 gcc_has libubsan.so || need+=(libubsan1)
+# The benchmark (bench/run): Debian's own python3 (its shebang) with matplotlib for the chart,
+# the peer allocators it loads by name (mimalloc, jemalloc, tcmalloc), valgrind for callgrind.
+deb_has() { [ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" = "install ok installed" ]; }
+[ -x /usr/bin/python3 ] || need+=(python3)
+deb_has python3-matplotlib || need+=(python3-matplotlib)
+deb_has libmimalloc2.0 || need+=(libmimalloc2.0)
+deb_has libjemalloc2 || need+=(libjemalloc2)
+deb_has libtcmalloc-minimal4 || need+=(libtcmalloc-minimal4)
+have valgrind || need+=(valgrind)
+# Free Pascal, for the Pascal tests and demo: scripts/build-fpc.sh builds the Win32/Win64 cross
+# compilers from the compiler (ppcx64), fpcmake and the compiler's source.
+have ppcx64 || need+=(fp-compiler-3.2.2)
+have fpcmake || need+=(fp-utils-3.2.2)
+[ -d /usr/share/fpcsrc/3.2.2/rtl ] || need+=(fpc-source-3.2.2)
 wine_ok=1
 [ -e /usr/lib/wine/wine64 ] || wine_ok=0
 [ -e /usr/lib/wine/wine ] || wine_ok=0

@@ -47,6 +47,9 @@ for p in "${presets[@]}"; do
     # The Wine prefix, made once here rather than inside the first test's time.
     wine_ready=1
     cmake/wine-run.sh --prepare || echo "test-all: the Wine prefix could not be made" >&2
+    # The Free Pascal cross compilers for the Pascal tests (cached; the build would make them
+    # too), made here so their time and log are a step of their own.
+    step "$p" fpc bash scripts/build-fpc.sh || echo "test-all: the Free Pascal toolchain could not be built" >&2
   fi
   if ! step "$p" configure cmake --preset "$p"; then
     result[$p]="configure failed"

@@ -1,0 +1,1905 @@
+{ FastMMC: installs fastmm-c as the memory manager of a Delphi or Free Pascal program.
+
+  Put FastMMC first in the program's uses clause (the .dpr / .lpr), and ship fastmmc32.dll
+  (Win32) or fastmmc64.dll (Win64) beside the exe. During its initialization, before any other
+  unit of the program allocates, the unit loads the DLL and installs its entry points with
+  SetMemoryManager; at the end, after every unit that uses it has been finalized, it reports
+  leaks (when asked to) and uninstalls.
+
+  A library (DLL) that uses FastMMC and the program that loads it, also using FastMMC, share one
+  manager: both load the same fastmmc DLL, which holds one heap for the whole process. A string
+  or object allocated in the one can be freed or resized in the other, and it stays valid after
+  the library is unloaded.
+
+  Compilers:
+    - Delphi XE2 (CompilerVersion 23) and later, Win32 and Win64: TMemoryManagerEx and
+      SetMemoryManager, filled from the record the DLL hands out. On Win32 the DLL's entry
+      points use Delphi's register convention, so GetMem and AllocMem are the DLL's own.
+    - Free Pascal 3.2 and later, Win32 and Win64, in mode delphi or mode objfpc (any other
+      mode: the unit switches itself to objfpc). Free Pascal's TMemoryManager differs from
+      Delphi's: small adapters give its ReAllocMem (var p), FreeMem (returns a size), MemSize,
+      GetHeapStatus and GetFPCHeapStatus; the fields not replaced (InitThread, DoneThread,
+      RelocateHeap, NeedLock) keep the previous manager's values.
+
+  Blocks that the previous manager handed out before the install (Free Pascal's RTL allocates
+  before the first unit's initialization runs) are freed and resized by the previous manager:
+  the DLL refuses a pointer it does not own, and the unit passes it on.
+
+  The FastMM_* routines have FastMM5's names, parameters and meaning where fastmm-c can do the
+  same job (the debug mode, the erase modes and the memory usage limit included), so a program
+  written against FastMM5 builds against this unit by changing its uses clause (delphi/README.md:
+  which routines exist, which differ and why). FastMMC_* routines are fastmm-c's own.
+
+  Conditional defines read when the unit is compiled (as FastMM5's):
+    FastMM_FullDebugMode (or FullDebugMode, FastMM_FullDebugModeWhenDLLAvailable): start in
+      the DLL's debug mode (FastMM_EnterDebugMode; no support library is needed).
+    FastMM_EnableMemoryLeakReporting (or EnableMemoryLeakReporting): report leaks at exit
+      (log file and message box / standard error).
+    FastMM_NoMessageBoxes (or NoMessageBoxes): no message boxes.
+    FastMM_NeverUninstall (or NeverUninstall): FastMM_NeverUninstall := True.
+    FastMM_ClearLogFileOnStartup (or ClearLogFileOnStartup): delete the event log at start.
+    FastMM_DisableAutomaticInstall: call FastMM_Initialize / FastMM_Finalize yourself.
+
+  fastmm-c; this unit is part of its sources. }
+
+{$ifdef FPC}
+  {$if not defined(FPC_DELPHI) and not defined(FPC_OBJFPC)}
+    {$mode objfpc}
+  {$ifend}
+{$endif}
+{$H+}
+{$R-}
+{$Q-}
+{$B-}
+{$ifndef FPC}
+  {THeapStatus and GetHeapStatus are deprecated in Delphi; FastMM5 keeps them too.}
+  {$warn SYMBOL_DEPRECATED OFF}
+  {$warn SYMBOL_PLATFORM OFF}
+{$endif}
+
+unit FastMMC;
+
+interface
+
+{$ifndef FPC}
+  {$if CompilerVersion < 23}
+    {$message fatal 'FastMMC is written for Delphi XE2 (CompilerVersion 23) and later'}
+  {$ifend}
+{$endif}
+
+{$ifdef FullDebugMode} {$define FastMM_FullDebugMode} {$endif}
+{$ifdef FullDebugModeWhenDLLAvailable} {$define FastMM_FullDebugMode} {$endif}
+{$ifdef FastMM_FullDebugModeWhenDLLAvailable} {$define FastMM_FullDebugMode} {$endif}
+{$ifdef EnableMemoryLeakReporting} {$define FastMM_EnableMemoryLeakReporting} {$endif}
+{$ifdef NoMessageBoxes} {$define FastMM_NoMessageBoxes} {$endif}
+{$ifdef NeverUninstall} {$define FastMM_NeverUninstall} {$endif}
+{$ifdef ClearLogFileOnStartup} {$define FastMM_ClearLogFileOnStartup} {$endif}
+
+const
+  CFastMMC_Version = '0.1.0';
+  {The DLL this unit loads: from the folder of the module (exe or dll) that contains this unit,
+  else from the usual DLL search path.}
+{$ifdef WIN64}
+  CFastMMC_DLLName = 'fastmmc64.dll';
+{$else}
+  CFastMMC_DLLName = 'fastmmc32.dll';
+{$endif}
+
+type
+  {FastMM5's types, with FastMM5's names and layouts.}
+  TFastMM_MemoryManagerEventType = (
+    mmetAnotherThirdPartyMemoryManagerAlreadyInstalled,
+    mmetCannotInstallAfterDefaultMemoryManagerHasBeenUsed,
+    mmetCannotSwitchToSharedMemoryManagerWithLivePointers,
+    mmetUnexpectedMemoryLeakDetail,
+    mmetUnexpectedMemoryLeakSummary,
+    mmetDebugBlockDoubleFree,
+    mmetDebugBlockReallocOfFreedBlock,
+    mmetDebugBlockHeaderCorruption,
+    mmetDebugBlockFooterCorruption,
+    mmetDebugBlockModifiedAfterFree,
+    mmetVirtualMethodCallOnFreedObject);
+  TFastMM_MemoryManagerEventTypeSet = set of TFastMM_MemoryManagerEventType;
+
+  TFastMM_MemoryManagerInstallationState = (
+    mmisDefaultMemoryManagerInUse,
+    mmisOtherThirdPartyMemoryManagerInstalled,
+    {Another module of the process installed fastmm-c first; this one uses the same heap.}
+    mmisUsingSharedMemoryManager,
+    mmisInstalled);
+
+  TFastMM_MinimumAddressAlignment = (maa8Bytes, maa16Bytes, maa32Bytes, maa64Bytes);
+  TFastMM_MinimumAddressAlignmentSet = set of TFastMM_MinimumAddressAlignment;
+
+  TFastMM_TextFileEncoding = (teUTF8, teUTF8_BOM, teUTF16LE, teUTF16LE_BOM);
+
+  TFastMM_RegisteredMemoryLeak = record
+    LeakAddress: Pointer;
+    LeakedClass: TClass;
+    LeakSize: NativeInt;
+    LeakCount: Integer;
+  end;
+  TFastMM_RegisteredMemoryLeaks = array of TFastMM_RegisteredMemoryLeak;
+
+  TFastMM_UsageSummary = record
+    {The bytes the application has allocated (the usable size of every live block).}
+    AllocatedBytes: NativeUInt;
+    {The memory the manager holds from the OS less AllocatedBytes.}
+    OverheadBytes: NativeUInt;
+    {100 * AllocatedBytes / (AllocatedBytes + OverheadBytes).}
+    EfficiencyPercentage: Double;
+  end;
+
+{$ifdef FPC}
+  {Delphi's System.TSmallBlockTypeState, which Free Pascal does not have.}
+  TSmallBlockTypeState = packed record
+    InternalBlockSize: Cardinal;
+    UseableBlockSize: Cardinal;
+    AllocatedBlockCount: NativeUInt;
+    ReservedAddressSpace: NativeUInt;
+  end;
+{$endif}
+
+  TFastMM_MemoryManagerState = packed record
+    SmallBlockTypeCount: Cardinal;
+    SmallBlockTypeStates: array[0..63] of TSmallBlockTypeState;
+    AllocatedMediumBlockCount: Cardinal;
+    TotalAllocatedMediumBlockSize: NativeUInt;
+    ReservedMediumBlockAddressSpace: NativeUInt;
+    AllocatedLargeBlockCount: Cardinal;
+    TotalAllocatedLargeBlockSize: NativeUInt;
+    ReservedLargeBlockAddressSpace: NativeUInt;
+  end;
+
+  TFastMM_LogStateToFile_SortOrder = (soDescendingTotalMemoryUsage, soAlphabetical);
+
+  {fastmm-c's own view (include/fastmm.h, fastmm_state): byte counts are usable bytes.}
+  TFastMMC_KindUsage = record
+    BlocksInUse: NativeUInt;
+    BytesInUse: NativeUInt;
+    BytesReserved: NativeUInt;
+  end;
+  TFastMMC_State = record
+    Small: TFastMMC_KindUsage;
+    Medium: TFastMMC_KindUsage;
+    Large: TFastMMC_KindUsage;
+    OSBytesReserved: NativeUInt;
+    OSBytesPeak: NativeUInt;
+    OSMapCalls: NativeUInt;
+    OSUnmapCalls: NativeUInt;
+    ThreadCachedBlocks: NativeUInt;
+    SmallClassCount: NativeUInt;
+  end;
+
+{------------------------Core memory manager interface (FastMM5)------------------------}
+{These call the DLL directly. FastMM_FreeMem returns 0 on success, non-zero for a pointer the
+DLL does not own.}
+function FastMM_GetMem(ASize: NativeInt): Pointer;
+function FastMM_FreeMem(APointer: Pointer): Integer;
+function FastMM_ReallocMem(APointer: Pointer; ANewSize: NativeInt): Pointer;
+function FastMM_AllocMem(ASize: NativeInt): Pointer;
+
+{------------------------Expected memory leaks (FastMM5)------------------------}
+{By pointer: the block is left out of the leak report. By class or size: ACount blocks are
+taken off the report's count (fastmm-c reports a summary, not a list of blocks, until its
+debug mode lands).}
+function FastMM_RegisterExpectedMemoryLeak(ALeakedPointer: Pointer): Boolean; overload;
+function FastMM_RegisterExpectedMemoryLeak(ALeakedObjectClass: TClass; ACount: Integer = 1): Boolean; overload;
+function FastMM_RegisterExpectedMemoryLeak(ALeakedBlockSize: NativeInt; ACount: Integer = 1): Boolean; overload;
+function FastMM_UnregisterExpectedMemoryLeak(ALeakedPointer: Pointer): Boolean; overload;
+function FastMM_UnregisterExpectedMemoryLeak(ALeakedObjectClass: TClass; ACount: Integer = 1): Boolean; overload;
+function FastMM_UnregisterExpectedMemoryLeak(ALeakedBlockSize: NativeInt; ACount: Integer = 1): Boolean; overload;
+function FastMM_GetRegisteredMemoryLeaks: TFastMM_RegisteredMemoryLeaks;
+
+{------------------------Diagnostics (FastMM5)------------------------}
+{Outside a debug mode FastMM5 returns the usable size for both; so does fastmm-c. 0 for a
+pointer that is not a live block of the DLL.}
+function FastMM_BlockCurrentUserBytes(APointer: Pointer): NativeInt;
+function FastMM_BlockMaximumUserBytes(APointer: Pointer): NativeInt;
+{Returns the calling thread's cached free blocks to the shared heap. Always True.}
+function FastMM_ProcessAllPendingFrees: Boolean;
+{The memory the DLL holds from the OS, in bytes.}
+function FastMM_GetCurrentMemoryUsage: NativeUInt;
+{The lock timeout parameters are accepted for FastMM5 compatibility; fastmm-c's statistics
+wait for each lock briefly and are always complete.}
+function FastMM_GetHeapStatus(ALockTimeoutMilliseconds: Cardinal = 50): THeapStatus;
+function FastMM_GetUsageSummary(ALockTimeoutMilliseconds: Cardinal = 50): TFastMM_UsageSummary;
+procedure FastMM_GetMemoryManagerState(var AMemoryManagerState: TFastMM_MemoryManagerState;
+  ALockTimeoutMilliseconds: Cardinal = 50);
+{Writes the usage summary and the usage by block kind. APFilename = nil: the default state log
+(<application>_MemoryManager_StateLog.txt). The allocation group parameters are accepted for
+compatibility: fastmm-c has no allocation groups yet.}
+function FastMM_LogStateToFile(APFilename: PWideChar; APAdditionalDetails: PWideChar = nil;
+  ATruncateFile: Boolean = True; ASortOrder: TFastMM_LogStateToFile_SortOrder = soDescendingTotalMemoryUsage;
+  ALockTimeoutMilliseconds: Cardinal = 50; AAddUsageInAllocationGroupsFrom: Cardinal = 0;
+  AAddUsageInAllocationGroupsUpTo: Cardinal = $ffffffff; ASubtractUsageInAllocationGroupsFrom: Cardinal = $ffffffff;
+  ASubtractUsageInAllocationGroupsUpTo: Cardinal = 0): Boolean;
+
+{------------------------Debug mode (FastMM5)------------------------}
+{The DLL's debug mode (include/fastmm.h): while it is on, new blocks carry a checksummed header
+with the allocation's stack and a guard after the data; freed ones are filled with $80 and kept
+in a quarantine. Calls nest. Errors and the leak report of debug blocks go to the event log.
+Enter/Exit return False when fastmm-c is not installed (the counter is not changed then).}
+function FastMM_EnterDebugMode: Boolean;
+function FastMM_ExitDebugMode: Boolean;
+function FastMM_DebugModeActive: Boolean;
+{True when every debug block, live or quarantined, is intact; each fault found is reported to
+the event log. (FastMM5 raises EInvalidPointer instead of returning False.)}
+function FastMM_ScanDebugBlocksForCorruption(ALockTimeoutMilliseconds: Cardinal = 50): Boolean;
+{At most 62 entries (FastMM5: 64).}
+function FastMM_GetDebugModeStackTraceEntryCount: Byte;
+procedure FastMM_SetDebugModeStackTraceEntryCount(AStackTraceEntryCount: Byte);
+{Fill new blocks with $90 / freed blocks with $80, outside debug mode too. Calls nest.}
+function FastMM_BeginEraseAllocatedBlockContent: Boolean;
+function FastMM_EndEraseAllocatedBlockContent: Boolean;
+function FastMM_EraseAllocatedBlockContentActive: Boolean;
+function FastMM_BeginEraseFreedBlockContent: Boolean;
+function FastMM_EndEraseFreedBlockContent: Boolean;
+function FastMM_EraseFreedBlockContentActive: Boolean;
+{A limit on the memory the DLL takes from the OS, in bytes (0: none). Past it allocations fail
+as when the OS has no memory left: EOutOfMemory.}
+procedure FastMM_SetMemoryUsageLimit(AMaximumAllowedMemoryUsage: NativeUInt);
+function FastMM_GetMemoryUsageLimit: NativeUInt;
+
+{------------------------Sharing (FastMM5)------------------------}
+{Every module that installs fastmm-c shares the DLL's one heap already: these return True when
+fastmm-c is installed in this module.}
+function FastMM_AttemptToUseSharedMemoryManager: Boolean;
+function FastMM_ShareMemoryManager: Boolean;
+
+{------------------------Configuration (FastMM5)------------------------}
+{FastMM_Initialize loads the DLL and installs it; False if it was called before, another
+memory manager is installed, or the DLL cannot be loaded. FastMM_Finalize reports leaks (when
+asked to) and uninstalls; False if FastMM_Initialize was not called.}
+function FastMM_Initialize: Boolean;
+function FastMM_Finalize: Boolean;
+function FastMM_GetInstallationState: TFastMM_MemoryManagerInstallationState;
+{Every block is 16-byte aligned: maa16Bytes.}
+function FastMM_GetCurrentMinimumAddressAlignment: TFastMM_MinimumAddressAlignment;
+
+{------------------------Event log (FastMM5)------------------------}
+procedure FastMM_SetDefaultEventLogFilename;
+procedure FastMM_SetEventLogFilename(APEventLogFilename: PWideChar);
+function FastMM_GetEventLogFilename: PWideChar;
+function FastMM_DeleteEventLogFile: Boolean;
+
+{------------------------fastmm-c's own------------------------}
+{True when this module's memory manager is fastmm-c (installed or shared).}
+function FastMMC_Installed: Boolean;
+{The loaded DLL's module handle, 0 if it is not loaded.}
+function FastMMC_DLLHandle: NativeUInt;
+{True if APointer is the start of a live block of the DLL.}
+function FastMMC_OwnsBlock(APointer: Pointer): Boolean;
+{What the DLL holds (fastmm_get_state). False when the DLL is not loaded.}
+function FastMMC_GetState(var AState: TFastMMC_State): Boolean;
+{Checks every span, block and free list; 0 when consistent (fastmm_check_heap), -1 when the DLL
+is not loaded.}
+function FastMMC_CheckHeap: Integer;
+{The calling thread's cached free blocks back to the shared heap.}
+procedure FastMMC_FlushThreadCache;
+{Spare spans back to the OS.}
+procedure FastMMC_ReleaseFreeMemory;
+{FastMM5's FastMM_DebugMode_ScanForCorruptionBeforeEveryOperation is a variable; the DLL takes
+the switch through this call.}
+procedure FastMMC_SetScanForCorruptionBeforeEveryOperation(AValue: Boolean);
+{Writes the leak report of live debug blocks (not registered as expected leaks) to the event
+log now, returning how many there were. The DLL writes it by itself when the process ends if
+debug mode was ever on.}
+function FastMMC_ReportDebugBlockLeaks: NativeUInt;
+{How many debug events of a kind the DLL has reported (include/fastmm.h, FASTMM_EVENT_*: 1
+header corrupted, 2 guard corrupted, 3 write after free, 4 double free, 5 realloc of a freed
+block, 6 invalid pointer, 7 leak, 8 virtual call on a freed object).}
+function FastMMC_GetDebugEventCount(AKind: Integer): NativeUInt;
+{The memory manager this unit replaced (and hands foreign blocks to).}
+{$ifdef FPC}
+procedure FastMMC_GetPreviousMemoryManager(var AMemoryManager: TMemoryManager);
+{$else}
+procedure FastMMC_GetPreviousMemoryManager(var AMemoryManager: TMemoryManagerEx);
+{$endif}
+
+var
+  {FastMM5's variables.}
+  {True: FastMM_Finalize does not uninstall (new blocks keep coming from the DLL after it).}
+  FastMM_NeverUninstall: Boolean = False;
+  {Where events go. The defaults are FastMM5's: installation problems everywhere, leaks nowhere
+  unless asked for (ReportMemoryLeaksOnShutdown or FastMM_EnableMemoryLeakReporting). A
+  console program gets its "message boxes" on standard error.}
+  FastMM_OutputDebugStringEvents: TFastMM_MemoryManagerEventTypeSet = [
+    mmetAnotherThirdPartyMemoryManagerAlreadyInstalled, mmetCannotInstallAfterDefaultMemoryManagerHasBeenUsed,
+    mmetCannotSwitchToSharedMemoryManagerWithLivePointers];
+  FastMM_LogToFileEvents: TFastMM_MemoryManagerEventTypeSet = [
+    mmetAnotherThirdPartyMemoryManagerAlreadyInstalled, mmetCannotInstallAfterDefaultMemoryManagerHasBeenUsed,
+    mmetCannotSwitchToSharedMemoryManagerWithLivePointers];
+  FastMM_MessageBoxEvents: TFastMM_MemoryManagerEventTypeSet = [
+    mmetAnotherThirdPartyMemoryManagerAlreadyInstalled, mmetCannotInstallAfterDefaultMemoryManagerHasBeenUsed,
+    mmetCannotSwitchToSharedMemoryManagerWithLivePointers];
+  FastMM_TextFileEncoding: TFastMM_TextFileEncoding = teUTF8;
+{$ifdef FPC}
+  {Delphi's System.ReportMemoryLeaksOnShutdown, which Free Pascal does not have: set it to True
+  to get the leak summary at exit.}
+  ReportMemoryLeaksOnShutdown: Boolean = False;
+{$endif}
+
+implementation
+
+{------------------------Windows API (no Windows unit: nothing here may allocate early)------------------------}
+
+const
+  kernel32 = 'kernel32.dll';
+  user32 = 'user32.dll';
+  CInvalidHandle = High(NativeUInt);
+  CGenericWrite = $40000000;
+  CFileShareRead = 1;
+  CCreateAlways = 2;
+  COpenAlways = 4;
+  CFileAttributeNormal = $80;
+  CFileEnd = 2;
+  CStdErrorHandle = Cardinal(-12);
+  CPageReadWrite = 4;
+  CErrorAlreadyExists = 183;
+  CCodePageUTF8 = 65001;
+  CMBOk_IconError_TaskModal = $00000010 or $00002000;
+  CMaxPath = 1024;
+
+type
+  TFMMC_SystemTime = record
+    Year, Month, DayOfWeek, Day, Hour, Minute, Second, Milliseconds: Word;
+  end;
+  {Room for a CRITICAL_SECTION (24 bytes on Win32, 40 on Win64).}
+  TFMMC_CriticalSection = record
+    Opaque: array[0..7] of NativeUInt;
+  end;
+
+function FMMC_LoadLibraryW(AFileName: PWideChar): NativeUInt; stdcall; external kernel32 name 'LoadLibraryW';
+function FMMC_GetProcAddress(AModule: NativeUInt; AProcName: PAnsiChar): Pointer;
+  stdcall; external kernel32 name 'GetProcAddress';
+function FMMC_GetModuleFileNameW(AModule: NativeUInt; AFileName: PWideChar; ASize: Cardinal): Cardinal;
+  stdcall; external kernel32 name 'GetModuleFileNameW';
+function FMMC_GetLastError: Cardinal; stdcall; external kernel32 name 'GetLastError';
+function FMMC_CreateFileW(AFileName: PWideChar; AAccess, AShareMode: Cardinal; ASecurity: Pointer;
+  ACreation, AFlags: Cardinal; ATemplate: NativeUInt): NativeUInt; stdcall; external kernel32 name 'CreateFileW';
+function FMMC_WriteFile(AFile: NativeUInt; const ABuffer; ACount: Cardinal; var AWritten: Cardinal;
+  AOverlapped: Pointer): LongBool; stdcall; external kernel32 name 'WriteFile';
+function FMMC_CloseHandle(AHandle: NativeUInt): LongBool; stdcall; external kernel32 name 'CloseHandle';
+function FMMC_SetFilePointer(AFile: NativeUInt; ADistance: Longint; ADistanceHigh: Pointer; AMethod: Cardinal): Cardinal;
+  stdcall; external kernel32 name 'SetFilePointer';
+function FMMC_GetStdHandle(AWhich: Cardinal): NativeUInt; stdcall; external kernel32 name 'GetStdHandle';
+procedure FMMC_OutputDebugStringW(AText: PWideChar); stdcall; external kernel32 name 'OutputDebugStringW';
+function FMMC_DeleteFileW(AFileName: PWideChar): LongBool; stdcall; external kernel32 name 'DeleteFileW';
+function FMMC_GetEnvironmentVariableW(AName, ABuffer: PWideChar; ASize: Cardinal): Cardinal;
+  stdcall; external kernel32 name 'GetEnvironmentVariableW';
+function FMMC_GetCurrentProcessId: Cardinal; stdcall; external kernel32 name 'GetCurrentProcessId';
+function FMMC_CreateFileMappingW(AFile: NativeUInt; AAttributes: Pointer; AProtect, ASizeHigh, ASizeLow: Cardinal;
+  AName: PWideChar): NativeUInt; stdcall; external kernel32 name 'CreateFileMappingW';
+function FMMC_WideCharToMultiByte(ACodePage, AFlags: Cardinal; AWide: PWideChar; AWideCount: Integer;
+  AMulti: PAnsiChar; AMultiCount: Integer; ADefault: PAnsiChar; AUsedDefault: Pointer): Integer;
+  stdcall; external kernel32 name 'WideCharToMultiByte';
+function FMMC_MultiByteToWideChar(ACodePage, AFlags: Cardinal; AMulti: PAnsiChar; AMultiCount: Integer;
+  AWide: PWideChar; AWideCount: Integer): Integer; stdcall; external kernel32 name 'MultiByteToWideChar';
+procedure FMMC_GetLocalTime(var ATime: TFMMC_SystemTime); stdcall; external kernel32 name 'GetLocalTime';
+procedure FMMC_InitializeCriticalSection(var ASection: TFMMC_CriticalSection);
+  stdcall; external kernel32 name 'InitializeCriticalSection';
+procedure FMMC_EnterCriticalSection(var ASection: TFMMC_CriticalSection);
+  stdcall; external kernel32 name 'EnterCriticalSection';
+procedure FMMC_LeaveCriticalSection(var ASection: TFMMC_CriticalSection);
+  stdcall; external kernel32 name 'LeaveCriticalSection';
+function FMMC_MessageBoxW(AWnd: NativeUInt; AText, ACaption: PWideChar; AType: Cardinal): Integer;
+  stdcall; external user32 name 'MessageBoxW';
+
+{------------------------The DLL------------------------}
+
+type
+  {fastmm_memory_manager_ex: on Win32 the entries use the register convention, which is also
+  the default convention of Delphi and of Free Pascal's i386 target; Win64 has one convention.}
+  TDllMemoryManager = record
+    GetMem: function(ASize: NativeInt): Pointer;
+    FreeMem: function(APointer: Pointer): Integer;
+    ReallocMem: function(APointer: Pointer; ASize: NativeInt): Pointer;
+    AllocMem: function(ASize: NativeInt): Pointer;
+    RegisterExpectedMemoryLeak: function(APointer: Pointer): Boolean;
+    UnregisterExpectedMemoryLeak: function(APointer: Pointer): Boolean;
+  end;
+
+  {The C exports (cdecl).}
+  TDll_UsableSize = function(APointer: Pointer): NativeUInt; cdecl;
+  TDll_OwnsBlock = function(APointer: Pointer): Integer; cdecl;
+  TDll_GetState = procedure(var AState: TFastMMC_State); cdecl;
+  TDll_CheckHeap = function: Integer; cdecl;
+  TDll_Procedure = procedure; cdecl;
+  TDll_SmallClassSlotSize = function(AClassIndex: NativeUInt): NativeUInt; cdecl;
+  TDll_GetMemoryManager = procedure(var AManager: TDllMemoryManager); cdecl;
+  TDll_IntFunction = function: Integer; cdecl;
+  TDll_SetSize = procedure(AValue: NativeUInt); cdecl;
+  TDll_GetSize = function: NativeUInt; cdecl;
+  TDll_SetInt = procedure(AValue: Integer); cdecl;
+  TDll_SetText = procedure(AText: PAnsiChar); cdecl;
+  TDll_ReportLeaks = function: NativeUInt; cdecl;
+  TDll_EventCount = function(AKind: Integer): NativeUInt; cdecl;
+
+var
+  Dll: record
+    Handle: NativeUInt;
+    MM: TDllMemoryManager;
+    UsableSize: TDll_UsableSize;
+    OwnsBlock: TDll_OwnsBlock;
+    GetState: TDll_GetState;
+    CheckHeap: TDll_CheckHeap;
+    FlushThreadCache: TDll_Procedure;
+    ReleaseFreeMemory: TDll_Procedure;
+    SmallClassSlotSize: TDll_SmallClassSlotSize;
+    {Later additions: nil when the DLL is older than this unit (the routines then do nothing).}
+    SetMemoryUsageLimit: TDll_SetSize;
+    GetMemoryUsageLimit: TDll_GetSize;
+    EnterDebugMode, ExitDebugMode, DebugModeActive, ScanDebugBlocks: TDll_IntFunction;
+    SetScanBeforeEveryOperation: TDll_SetInt;
+    SetStackTraceEntryCount: TDll_SetSize;
+    GetStackTraceEntryCount: TDll_GetSize;
+    BeginEraseFreed, EndEraseFreed, BeginEraseAllocated, EndEraseAllocated: TDll_Procedure;
+    EraseFreedActive, EraseAllocatedActive: TDll_IntFunction;
+    SetEventLogFilename: TDll_SetText;
+    ReportLeaks: TDll_ReportLeaks;
+    GetDebugEventCount: TDll_EventCount;
+  end;
+  DllLoadError: Cardinal;
+
+  UnitInitialized: Boolean;
+  InstallationState: TFastMM_MemoryManagerInstallationState = mmisDefaultMemoryManagerInUse;
+  {The first module of the process to install fastmm-c owns the leak report: the others share
+  its heap, and blocks they see at their own exit may belong to modules still running.}
+  IsOwner: Boolean;
+  OwnerMapping: NativeUInt;
+
+  EventLogFilename: array[0..CMaxPath] of WideChar;
+  LeakLock: TFMMC_CriticalSection;
+
+{------------------------Text without the heap------------------------}
+
+const
+  CTextCapacity = 8192;
+
+type
+  {UTF-8 text built on the stack: reports are written while the heap is being checked or
+  after units are finalized, so they allocate nothing.}
+  TFMMC_Text = record
+    Len: Integer;
+    Data: array[0..CTextCapacity - 1] of AnsiChar;
+  end;
+
+procedure TextClear(var T: TFMMC_Text);
+begin
+  T.Len := 0;
+end;
+
+procedure TextAdd(var T: TFMMC_Text; const S: ShortString);
+var
+  I: Integer;
+begin
+  for I := 1 to Length(S) do
+  begin
+    if T.Len >= CTextCapacity then
+      Exit;
+    T.Data[T.Len] := S[I];
+    Inc(T.Len);
+  end;
+end;
+
+procedure TextAddLine(var T: TFMMC_Text; const S: ShortString);
+begin
+  TextAdd(T, S);
+  TextAdd(T, #13#10);
+end;
+
+function UIntToStr(V: NativeUInt): ShortString;
+var
+  Digits: array[0..31] of AnsiChar;
+  N, I: Integer;
+begin
+  N := 0;
+  repeat
+    Digits[N] := AnsiChar(Ord('0') + V mod 10);
+    V := V div 10;
+    Inc(N);
+  until V = 0;
+  Result := '';
+  for I := N - 1 downto 0 do
+    Result := Result + Digits[I];
+end;
+
+function TwoDigits(V: Word): ShortString;
+begin
+  Result := UIntToStr(V);
+  if Length(Result) < 2 then
+    Result := '0' + Result;
+end;
+
+procedure TextAddUInt(var T: TFMMC_Text; V: NativeUInt);
+begin
+  TextAdd(T, UIntToStr(V));
+end;
+
+procedure TextAddWide(var T: TFMMC_Text; P: PWideChar);
+var
+  N: Integer;
+begin
+  if (P = nil) or (T.Len >= CTextCapacity) then
+    Exit;
+  N := FMMC_WideCharToMultiByte(CCodePageUTF8, 0, P, -1, @T.Data[T.Len], CTextCapacity - T.Len, nil, nil);
+  if N > 0 then
+    Inc(T.Len, N - 1); {without the terminating #0}
+end;
+
+procedure TextAddTimestamp(var T: TFMMC_Text);
+var
+  Time: TFMMC_SystemTime;
+begin
+  FMMC_GetLocalTime(Time);
+  TextAdd(T, UIntToStr(Time.Year) + '-' + TwoDigits(Time.Month) + '-' + TwoDigits(Time.Day) + ' ' +
+    TwoDigits(Time.Hour) + ':' + TwoDigits(Time.Minute) + ':' + TwoDigits(Time.Second));
+end;
+
+{Percentage with one decimal, from integers.}
+function PercentText(APart, AWhole: NativeUInt): ShortString;
+var
+  Tenths: NativeUInt;
+begin
+  if AWhole = 0 then
+    Exit('0.0');
+  Tenths := NativeUInt(Round(APart / AWhole * 1000));
+  Result := UIntToStr(Tenths div 10) + '.' + UIntToStr(Tenths mod 10);
+end;
+
+procedure WideAppendAscii(var ABuffer: array of WideChar; var ALen: Integer; const S: ShortString);
+var
+  I: Integer;
+begin
+  for I := 1 to Length(S) do
+    if ALen < High(ABuffer) then
+    begin
+      ABuffer[ALen] := WideChar(Ord(S[I]));
+      Inc(ALen);
+    end;
+  ABuffer[ALen] := #0;
+end;
+
+procedure WideAppend(var ABuffer: array of WideChar; var ALen: Integer; P: PWideChar);
+begin
+  if P <> nil then
+    while (P^ <> #0) and (ALen < High(ABuffer)) do
+    begin
+      ABuffer[ALen] := P^;
+      Inc(ALen);
+      Inc(P);
+    end;
+  ABuffer[ALen] := #0;
+end;
+
+{The module's file name up to and including its last path separator.}
+function ModuleFolder(AModule: NativeUInt; var ABuffer: array of WideChar): Integer;
+var
+  N: Integer;
+begin
+  N := FMMC_GetModuleFileNameW(AModule, @ABuffer[0], High(ABuffer));
+  if (N <= 0) or (N >= High(ABuffer)) then
+    N := 0;
+  while (N > 0) and (ABuffer[N - 1] <> '\') and (ABuffer[N - 1] <> '/') do
+    Dec(N);
+  ABuffer[N] := #0;
+  Result := N;
+end;
+
+{The application's file name without its extension.}
+function ApplicationBaseName(var ABuffer: array of WideChar): Integer;
+var
+  N, I: Integer;
+begin
+  N := FMMC_GetModuleFileNameW(0, @ABuffer[0], High(ABuffer));
+  if (N <= 0) or (N >= High(ABuffer)) then
+    N := 0;
+  I := N;
+  while (I > 0) and (ABuffer[I - 1] <> '.') and (ABuffer[I - 1] <> '\') and (ABuffer[I - 1] <> '/') do
+    Dec(I);
+  if (I > 0) and (ABuffer[I - 1] = '.') then
+    N := I - 1;
+  ABuffer[N] := #0;
+  Result := N;
+end;
+
+function WriteTextFile(AFileName: PWideChar; const T: TFMMC_Text; ATruncate: Boolean): Boolean;
+const
+  CBomUTF8: array[0..2] of Byte = ($EF, $BB, $BF);
+  CBomUTF16: array[0..1] of Byte = ($FF, $FE);
+var
+  H: NativeUInt;
+  Written: Cardinal;
+  Disposition: Cardinal;
+  AtStart: Boolean;
+  Wide: array[0..CTextCapacity - 1] of WideChar;
+  N: Integer;
+begin
+  Result := False;
+  if (AFileName = nil) or (AFileName^ = #0) then
+    Exit;
+  if ATruncate then
+    Disposition := CCreateAlways
+  else
+    Disposition := COpenAlways;
+  H := FMMC_CreateFileW(AFileName, CGenericWrite, CFileShareRead, nil, Disposition, CFileAttributeNormal, 0);
+  if H = CInvalidHandle then
+    Exit;
+  AtStart := FMMC_SetFilePointer(H, 0, nil, CFileEnd) = 0;
+  Written := 0;
+  case FastMM_TextFileEncoding of
+    teUTF8, teUTF8_BOM:
+      begin
+        if AtStart and (FastMM_TextFileEncoding = teUTF8_BOM) then
+          FMMC_WriteFile(H, CBomUTF8, SizeOf(CBomUTF8), Written, nil);
+        Result := FMMC_WriteFile(H, T.Data[0], T.Len, Written, nil);
+      end;
+  else
+    begin
+      if AtStart and (FastMM_TextFileEncoding = teUTF16LE_BOM) then
+        FMMC_WriteFile(H, CBomUTF16, SizeOf(CBomUTF16), Written, nil);
+      N := 0;
+      if T.Len > 0 then
+        N := FMMC_MultiByteToWideChar(CCodePageUTF8, 0, @T.Data[0], T.Len, @Wide[0], CTextCapacity);
+      Result := FMMC_WriteFile(H, Wide[0], N * SizeOf(WideChar), Written, nil);
+    end;
+  end;
+  FMMC_CloseHandle(H);
+end;
+
+procedure WriteStdErr(const T: TFMMC_Text);
+var
+  H: NativeUInt;
+  Written: Cardinal;
+begin
+  H := FMMC_GetStdHandle(CStdErrorHandle);
+  if (H <> 0) and (H <> CInvalidHandle) and (T.Len > 0) then
+    FMMC_WriteFile(H, T.Data[0], T.Len, Written, nil);
+end;
+
+procedure ShowMessage(const ACaption: ShortString; const T: TFMMC_Text);
+var
+  Text: array[0..CTextCapacity - 1] of WideChar;
+  Caption: array[0..255] of WideChar;
+  N: Integer;
+  Line: TFMMC_Text;
+begin
+  if IsConsole then
+  begin
+    {A console program (and every test under Wine) gets the text on standard error.}
+    TextClear(Line);
+    TextAdd(Line, ACaption);
+    TextAdd(Line, ': ');
+    WriteStdErr(Line);
+    WriteStdErr(T);
+    TextClear(Line);
+    TextAdd(Line, #13#10);
+    WriteStdErr(Line);
+    Exit;
+  end;
+  N := FMMC_MultiByteToWideChar(CCodePageUTF8, 0, @T.Data[0], T.Len, @Text[0], CTextCapacity - 1);
+  if N < 0 then
+    N := 0;
+  Text[N] := #0;
+  N := 0;
+  WideAppendAscii(Caption, N, ACaption);
+  FMMC_MessageBoxW(0, @Text[0], @Caption[0], CMBOk_IconError_TaskModal);
+end;
+
+procedure OutputDebugText(const T: TFMMC_Text);
+var
+  Text: array[0..CTextCapacity - 1] of WideChar;
+  N: Integer;
+begin
+  N := FMMC_MultiByteToWideChar(CCodePageUTF8, 0, @T.Data[0], T.Len, @Text[0], CTextCapacity - 1);
+  if N < 0 then
+    N := 0;
+  Text[N] := #0;
+  FMMC_OutputDebugStringW(@Text[0]);
+end;
+
+{Sends an event where FastMM_*Events say it goes.}
+procedure LogEvent(AEvent: TFastMM_MemoryManagerEventType; const ACaption: ShortString; const T: TFMMC_Text);
+var
+  Entry: TFMMC_Text;
+  N: Integer;
+begin
+  if AEvent in FastMM_LogToFileEvents then
+  begin
+    TextClear(Entry);
+    TextAdd(Entry, '--------------------------------');
+    TextAddTimestamp(Entry);
+    TextAddLine(Entry, '--------------------------------');
+    N := T.Len;
+    if N > CTextCapacity - 2 - Entry.Len then
+      N := CTextCapacity - 2 - Entry.Len;
+    if N > 0 then
+    begin
+      Move(T.Data[0], Entry.Data[Entry.Len], N);
+      Inc(Entry.Len, N);
+    end;
+    TextAdd(Entry, #13#10);
+    WriteTextFile(@EventLogFilename[0], Entry, False);
+  end;
+  if AEvent in FastMM_OutputDebugStringEvents then
+    OutputDebugText(T);
+  if AEvent in FastMM_MessageBoxEvents then
+    ShowMessage(ACaption, T);
+end;
+
+{------------------------Loading the DLL------------------------}
+
+function LoadDll: Boolean;
+var
+  Path: array[0..CMaxPath] of WideChar;
+  N: Integer;
+  H: NativeUInt;
+  GetManager: TDll_GetMemoryManager;
+
+  function Find(const AName: ShortString): Pointer;
+  var
+    Z: array[0..63] of AnsiChar;
+    I: Integer;
+  begin
+    for I := 1 to Length(AName) do
+      Z[I - 1] := AName[I];
+    Z[Length(AName)] := #0;
+    Result := FMMC_GetProcAddress(H, @Z[0]);
+    if Result = nil then
+      DllLoadError := 127; {ERROR_PROC_NOT_FOUND}
+  end;
+
+begin
+  Result := Dll.Handle <> 0;
+  if Result then
+    Exit;
+  {Beside this module first (a library may live elsewhere than the exe), then the search path.}
+  N := ModuleFolder(HInstance, Path);
+  WideAppendAscii(Path, N, CFastMMC_DLLName);
+  H := FMMC_LoadLibraryW(@Path[0]);
+  if H = 0 then
+  begin
+    N := 0;
+    WideAppendAscii(Path, N, CFastMMC_DLLName);
+    H := FMMC_LoadLibraryW(@Path[0]);
+  end;
+  if H = 0 then
+  begin
+    DllLoadError := FMMC_GetLastError;
+    Exit;
+  end;
+  DllLoadError := 0;
+  GetManager := TDll_GetMemoryManager(Find('fastmm_get_memory_manager'));
+  Dll.UsableSize := TDll_UsableSize(Find('fastmm_usable_size'));
+  Dll.OwnsBlock := TDll_OwnsBlock(Find('fastmm_owns_block'));
+  Dll.GetState := TDll_GetState(Find('fastmm_get_state'));
+  Dll.CheckHeap := TDll_CheckHeap(Find('fastmm_check_heap'));
+  Dll.FlushThreadCache := TDll_Procedure(Find('fastmm_flush_thread_cache'));
+  Dll.ReleaseFreeMemory := TDll_Procedure(Find('fastmm_release_free_memory'));
+  Dll.SmallClassSlotSize := TDll_SmallClassSlotSize(Find('fastmm_small_class_slot_size'));
+  if DllLoadError <> 0 then
+    Exit; {an older DLL: not used (and not unloaded: nothing of it ran)}
+  Dll.SetMemoryUsageLimit := TDll_SetSize(FMMC_GetProcAddress(H, 'fastmm_set_memory_usage_limit'));
+  Dll.GetMemoryUsageLimit := TDll_GetSize(FMMC_GetProcAddress(H, 'fastmm_get_memory_usage_limit'));
+  Dll.EnterDebugMode := TDll_IntFunction(FMMC_GetProcAddress(H, 'fastmm_enter_debug_mode'));
+  Dll.ExitDebugMode := TDll_IntFunction(FMMC_GetProcAddress(H, 'fastmm_exit_debug_mode'));
+  Dll.DebugModeActive := TDll_IntFunction(FMMC_GetProcAddress(H, 'fastmm_debug_mode_active'));
+  Dll.ScanDebugBlocks := TDll_IntFunction(FMMC_GetProcAddress(H, 'fastmm_scan_debug_blocks_for_corruption'));
+  Dll.SetScanBeforeEveryOperation := TDll_SetInt(FMMC_GetProcAddress(H, 'fastmm_set_scan_before_every_operation'));
+  Dll.SetStackTraceEntryCount := TDll_SetSize(FMMC_GetProcAddress(H, 'fastmm_set_debug_mode_stack_trace_entry_count'));
+  Dll.GetStackTraceEntryCount := TDll_GetSize(FMMC_GetProcAddress(H, 'fastmm_get_debug_mode_stack_trace_entry_count'));
+  Dll.BeginEraseFreed := TDll_Procedure(FMMC_GetProcAddress(H, 'fastmm_begin_erase_freed_block_content'));
+  Dll.EndEraseFreed := TDll_Procedure(FMMC_GetProcAddress(H, 'fastmm_end_erase_freed_block_content'));
+  Dll.EraseFreedActive := TDll_IntFunction(FMMC_GetProcAddress(H, 'fastmm_erase_freed_block_content_active'));
+  Dll.BeginEraseAllocated := TDll_Procedure(FMMC_GetProcAddress(H, 'fastmm_begin_erase_allocated_block_content'));
+  Dll.EndEraseAllocated := TDll_Procedure(FMMC_GetProcAddress(H, 'fastmm_end_erase_allocated_block_content'));
+  Dll.EraseAllocatedActive := TDll_IntFunction(FMMC_GetProcAddress(H, 'fastmm_erase_allocated_block_content_active'));
+  Dll.SetEventLogFilename := TDll_SetText(FMMC_GetProcAddress(H, 'fastmm_set_event_log_filename'));
+  Dll.ReportLeaks := TDll_ReportLeaks(FMMC_GetProcAddress(H, 'fastmm_report_leaks'));
+  Dll.GetDebugEventCount := TDll_EventCount(FMMC_GetProcAddress(H, 'fastmm_get_debug_event_count'));
+  GetManager(Dll.MM);
+  if not (Assigned(Dll.MM.GetMem) and Assigned(Dll.MM.FreeMem) and Assigned(Dll.MM.ReallocMem)
+    and Assigned(Dll.MM.AllocMem)) then
+  begin
+    DllLoadError := 127;
+    Exit;
+  end;
+  {Never unloaded: its blocks must stay valid to the very end of the process.}
+  Dll.Handle := H;
+  Result := True;
+end;
+
+{------------------------Expected leaks------------------------}
+
+const
+  CMaxLeakPointers = 4096;
+  CMaxLeakEntries = 256;
+
+type
+  TLeakEntry = record
+    LeakedClass: TClass;
+    LeakSize: NativeInt;
+    Count: Integer;
+  end;
+
+var
+  LeakPointers: array[0..CMaxLeakPointers - 1] of Pointer;
+  LeakPointerCount: Integer;
+  LeakEntries: array[0..CMaxLeakEntries - 1] of TLeakEntry;
+  LeakEntryCount: Integer;
+
+function RegisterLeakPointer(APointer: Pointer): Boolean;
+begin
+  Result := False;
+  if (Dll.Handle = 0) or (APointer = nil) then
+    Exit;
+  FMMC_EnterCriticalSection(LeakLock);
+  if (LeakPointerCount < CMaxLeakPointers) and Dll.MM.RegisterExpectedMemoryLeak(APointer) then
+  begin
+    LeakPointers[LeakPointerCount] := APointer;
+    Inc(LeakPointerCount);
+    Result := True;
+  end;
+  FMMC_LeaveCriticalSection(LeakLock);
+end;
+
+function UnregisterLeakPointer(APointer: Pointer): Boolean;
+var
+  I: Integer;
+begin
+  Result := False;
+  if Dll.Handle = 0 then
+    Exit;
+  FMMC_EnterCriticalSection(LeakLock);
+  for I := 0 to LeakPointerCount - 1 do
+    if LeakPointers[I] = APointer then
+    begin
+      Dec(LeakPointerCount);
+      LeakPointers[I] := LeakPointers[LeakPointerCount];
+      Dll.MM.UnregisterExpectedMemoryLeak(APointer);
+      Result := True;
+      Break;
+    end;
+  FMMC_LeaveCriticalSection(LeakLock);
+end;
+
+function AdjustLeakEntry(AClass: TClass; ASize: NativeInt; ACount: Integer): Boolean;
+var
+  I: Integer;
+begin
+  Result := False;
+  if ACount = 0 then
+    Exit;
+  FMMC_EnterCriticalSection(LeakLock);
+  I := 0;
+  while (I < LeakEntryCount) and not ((LeakEntries[I].LeakedClass = AClass) and (LeakEntries[I].LeakSize = ASize)) do
+    Inc(I);
+  if I < LeakEntryCount then
+  begin
+    if LeakEntries[I].Count + ACount >= 0 then
+    begin
+      Inc(LeakEntries[I].Count, ACount);
+      if LeakEntries[I].Count = 0 then
+      begin
+        Dec(LeakEntryCount);
+        LeakEntries[I] := LeakEntries[LeakEntryCount];
+      end;
+      Result := True;
+    end;
+  end
+  else if (ACount > 0) and (LeakEntryCount < CMaxLeakEntries) then
+  begin
+    LeakEntries[LeakEntryCount].LeakedClass := AClass;
+    LeakEntries[LeakEntryCount].LeakSize := ASize;
+    LeakEntries[LeakEntryCount].Count := ACount;
+    Inc(LeakEntryCount);
+    Result := True;
+  end;
+  FMMC_LeaveCriticalSection(LeakLock);
+end;
+
+function FastMM_RegisterExpectedMemoryLeak(ALeakedPointer: Pointer): Boolean;
+begin
+  Result := RegisterLeakPointer(ALeakedPointer);
+end;
+
+function FastMM_RegisterExpectedMemoryLeak(ALeakedObjectClass: TClass; ACount: Integer): Boolean;
+begin
+  Result := (ALeakedObjectClass <> nil) and AdjustLeakEntry(ALeakedObjectClass, 0, ACount);
+end;
+
+function FastMM_RegisterExpectedMemoryLeak(ALeakedBlockSize: NativeInt; ACount: Integer): Boolean;
+begin
+  Result := (ALeakedBlockSize >= 0) and AdjustLeakEntry(nil, ALeakedBlockSize, ACount);
+end;
+
+function FastMM_UnregisterExpectedMemoryLeak(ALeakedPointer: Pointer): Boolean;
+begin
+  Result := UnregisterLeakPointer(ALeakedPointer);
+end;
+
+function FastMM_UnregisterExpectedMemoryLeak(ALeakedObjectClass: TClass; ACount: Integer): Boolean;
+begin
+  Result := (ALeakedObjectClass <> nil) and (ACount > 0) and AdjustLeakEntry(ALeakedObjectClass, 0, -ACount);
+end;
+
+function FastMM_UnregisterExpectedMemoryLeak(ALeakedBlockSize: NativeInt; ACount: Integer): Boolean;
+begin
+  Result := (ACount > 0) and AdjustLeakEntry(nil, ALeakedBlockSize, -ACount);
+end;
+
+function FastMM_GetRegisteredMemoryLeaks: TFastMM_RegisteredMemoryLeaks;
+var
+  Pointers: array[0..CMaxLeakPointers - 1] of Pointer;
+  Entries: array[0..CMaxLeakEntries - 1] of TLeakEntry;
+  NP, NE, I: Integer;
+begin
+  {Copied under the lock, the array built outside it (building allocates).}
+  FMMC_EnterCriticalSection(LeakLock);
+  NP := LeakPointerCount;
+  NE := LeakEntryCount;
+  if NP > 0 then
+    Move(LeakPointers[0], Pointers[0], NP * SizeOf(Pointer));
+  if NE > 0 then
+    Move(LeakEntries[0], Entries[0], NE * SizeOf(TLeakEntry));
+  FMMC_LeaveCriticalSection(LeakLock);
+  Result := nil;
+  SetLength(Result, NP + NE);
+  for I := 0 to NP - 1 do
+  begin
+    Result[I].LeakAddress := Pointers[I];
+    Result[I].LeakedClass := nil;
+    Result[I].LeakSize := 0;
+    Result[I].LeakCount := 1;
+  end;
+  for I := 0 to NE - 1 do
+  begin
+    Result[NP + I].LeakAddress := nil;
+    Result[NP + I].LeakedClass := Entries[I].LeakedClass;
+    Result[NP + I].LeakSize := Entries[I].LeakSize;
+    Result[NP + I].LeakCount := Entries[I].Count;
+  end;
+end;
+
+{------------------------The memory manager records------------------------}
+
+
+{$ifdef FPC}
+
+var
+  PreviousMM: TMemoryManager;
+  InstalledMM: TMemoryManager;
+  {False once uninstalled: new blocks then come from the previous manager.}
+  AllocateFromDll: Boolean;
+
+{The code address a procedure variable holds, the same way in mode delphi and mode objfpc (in
+objfpc @ gives the variable's own address).}
+function CodeOf(const AProcVar): Pointer;
+begin
+  Result := PPointer(@AProcVar)^;
+end;
+
+{Free Pascal's heap errors: ErrorProc (SysUtils raises EOutOfMemory / EInvalidPointer), else a
+run-time error, as Free Pascal's own heap does.}
+procedure HeapError(ACode: Longint);
+begin
+  if Assigned(ErrorProc) then
+    ErrorProc(ACode, get_caller_addr(get_frame), get_caller_frame(get_frame));
+  RunError(ACode);
+end;
+
+function OutOfMemory: Pointer;
+begin
+  Result := nil;
+  if not ReturnNilIfGrowHeapFails then
+    HeapError(203);
+end;
+
+function FpcGetMem(ASize: PtrUInt): Pointer;
+begin
+  Result := Dll.MM.GetMem(NativeInt(ASize));
+  if Result = nil then
+    Result := OutOfMemory;
+end;
+
+function FpcFreeMem(APointer: Pointer): PtrUInt;
+begin
+  {The DLL refuses what it does not own without touching it: that goes to the previous
+  manager. Free Pascal ignores the size returned; 0 as its cmem unit does.}
+  if Dll.MM.FreeMem(APointer) = 0 then
+    Result := 0
+  else
+    Result := PreviousMM.FreeMem(APointer);
+end;
+
+function FpcFreeMemSize(APointer: Pointer; ASize: PtrUInt): PtrUInt;
+begin
+  Result := FpcFreeMem(APointer);
+end;
+
+function FpcAllocMem(ASize: PtrUInt): Pointer;
+begin
+  Result := Dll.MM.AllocMem(NativeInt(ASize));
+  if Result = nil then
+    Result := OutOfMemory;
+end;
+
+function FpcReAllocMem(var APointer: Pointer; ASize: PtrUInt): Pointer;
+var
+  R: Pointer;
+begin
+  if ASize = 0 then
+  begin
+    if APointer <> nil then
+    begin
+      FpcFreeMem(APointer);
+      APointer := nil;
+    end;
+    Exit(nil);
+  end;
+  if APointer = nil then
+  begin
+    if AllocateFromDll then
+      APointer := FpcGetMem(ASize)
+    else
+      APointer := PreviousMM.GetMem(ASize);
+    Exit(APointer);
+  end;
+  R := Dll.MM.ReallocMem(APointer, NativeInt(ASize));
+  if R = nil then
+  begin
+    if Dll.OwnsBlock(APointer) = 0 then
+      {The previous manager's block: it resizes it (and updates APointer).}
+      Exit(PreviousMM.ReAllocMem(APointer, ASize));
+    {Out of memory: the block is left as it was.}
+    Exit(OutOfMemory);
+  end;
+  APointer := R;
+  Result := R;
+end;
+
+function FpcMemSize(APointer: Pointer): PtrUInt;
+begin
+  if APointer = nil then
+    Exit(0);
+  Result := Dll.UsableSize(APointer);
+  if Result = 0 then
+    Result := PreviousMM.MemSize(APointer);
+end;
+
+function FpcGetHeapStatus: THeapStatus;
+begin
+  Result := FastMM_GetHeapStatus;
+end;
+
+var
+  FpcMaxHeapUsed: PtrUInt;
+
+function FpcGetFPCHeapStatus: TFPCHeapStatus;
+var
+  S: TFastMMC_State;
+  Used: PtrUInt;
+begin
+  FillChar(S, SizeOf(S), 0);
+  FastMMC_GetState(S);
+  Used := S.Small.BytesInUse + S.Medium.BytesInUse + S.Large.BytesInUse;
+  {The DLL keeps no peak of the bytes in use: the highest value seen here stands in.}
+  if Used > FpcMaxHeapUsed then
+    FpcMaxHeapUsed := Used;
+  Result.MaxHeapSize := S.OSBytesPeak;
+  Result.MaxHeapUsed := FpcMaxHeapUsed;
+  Result.CurrHeapSize := S.OSBytesReserved;
+  Result.CurrHeapUsed := Used;
+  if S.OSBytesReserved > Used then
+    Result.CurrHeapFree := S.OSBytesReserved - Used
+  else
+    Result.CurrHeapFree := 0;
+end;
+
+procedure InstallRecord;
+begin
+  GetMemoryManager(PreviousMM);
+  InstalledMM := PreviousMM; {NeedLock, InitThread, DoneThread, RelocateHeap stay as they were}
+  InstalledMM.GetMem := @FpcGetMem;
+  InstalledMM.FreeMem := @FpcFreeMem;
+  InstalledMM.FreeMemSize := @FpcFreeMemSize;
+  InstalledMM.AllocMem := @FpcAllocMem;
+  InstalledMM.ReAllocMem := @FpcReAllocMem;
+  InstalledMM.MemSize := @FpcMemSize;
+  InstalledMM.GetHeapStatus := @FpcGetHeapStatus;
+  InstalledMM.GetFPCHeapStatus := @FpcGetFPCHeapStatus;
+  AllocateFromDll := True;
+  SetMemoryManager(InstalledMM);
+end;
+
+function RecordStillOurs: Boolean;
+var
+  Current: TMemoryManager;
+begin
+  GetMemoryManager(Current);
+  Result := (CodeOf(Current.GetMem) = CodeOf(InstalledMM.GetMem)) and
+    (CodeOf(Current.FreeMem) = CodeOf(InstalledMM.FreeMem));
+end;
+
+{Uninstalling: new blocks come from the previous manager again; the DLL's blocks that are
+still alive (the RTL frees some after the last finalization) keep being freed and resized by
+the DLL, which is never unloaded.}
+procedure UninstallRecord;
+var
+  Drained: TMemoryManager;
+begin
+  AllocateFromDll := False;
+  Drained := InstalledMM;
+  Drained.GetMem := PreviousMM.GetMem;
+  Drained.AllocMem := PreviousMM.AllocMem;
+  Drained.GetHeapStatus := PreviousMM.GetHeapStatus;
+  Drained.GetFPCHeapStatus := PreviousMM.GetFPCHeapStatus;
+  SetMemoryManager(Drained);
+end;
+
+procedure FastMMC_GetPreviousMemoryManager(var AMemoryManager: TMemoryManager);
+begin
+  if InstallationState in [mmisInstalled, mmisUsingSharedMemoryManager] then
+    AMemoryManager := PreviousMM
+  else
+    GetMemoryManager(AMemoryManager);
+end;
+
+{$else}
+
+{ Delphi }
+
+var
+  PreviousMM: TMemoryManagerEx;
+  InstalledMM: TMemoryManagerEx;
+
+function DelphiFreeMem(P: Pointer): Integer;
+begin
+  Result := Dll.MM.FreeMem(P);
+  if Result <> 0 then
+    Result := PreviousMM.FreeMem(P);
+end;
+
+function DelphiReallocMem(P: Pointer; Size: NativeInt): Pointer;
+begin
+  Result := Dll.MM.ReallocMem(P, Size);
+  if (Result = nil) and (Dll.OwnsBlock(P) = 0) then
+    Result := PreviousMM.ReallocMem(P, Size);
+end;
+
+function DelphiRegisterExpectedMemoryLeak(P: Pointer): Boolean;
+begin
+  Result := RegisterLeakPointer(P);
+end;
+
+function DelphiUnregisterExpectedMemoryLeak(P: Pointer): Boolean;
+begin
+  Result := UnregisterLeakPointer(P);
+end;
+
+procedure InstallRecord;
+begin
+  GetMemoryManager(PreviousMM);
+  {GetMem and AllocMem are the DLL's own entry points (register convention on Win32): System
+  raises EOutOfMemory when they return nil, EInvalidPointer when FreeMem returns non-zero.}
+  InstalledMM.GetMem := Dll.MM.GetMem;
+  InstalledMM.FreeMem := DelphiFreeMem;
+  InstalledMM.ReallocMem := DelphiReallocMem;
+  InstalledMM.AllocMem := Dll.MM.AllocMem;
+  InstalledMM.RegisterExpectedMemoryLeak := DelphiRegisterExpectedMemoryLeak;
+  InstalledMM.UnregisterExpectedMemoryLeak := DelphiUnregisterExpectedMemoryLeak;
+  SetMemoryManager(InstalledMM);
+end;
+
+function RecordStillOurs: Boolean;
+var
+  Current: TMemoryManagerEx;
+begin
+  GetMemoryManager(Current);
+  {In Delphi @ on a procedure variable gives the address it holds.}
+  Result := (@Current.GetMem = @InstalledMM.GetMem) and (@Current.FreeMem = @InstalledMM.FreeMem);
+end;
+
+procedure UninstallRecord;
+var
+  Drained: TMemoryManagerEx;
+begin
+  Drained := InstalledMM;
+  Drained.GetMem := PreviousMM.GetMem;
+  Drained.AllocMem := PreviousMM.AllocMem;
+  SetMemoryManager(Drained);
+end;
+
+procedure FastMMC_GetPreviousMemoryManager(var AMemoryManager: TMemoryManagerEx);
+begin
+  if InstallationState in [mmisInstalled, mmisUsingSharedMemoryManager] then
+    AMemoryManager := PreviousMM
+  else
+    GetMemoryManager(AMemoryManager);
+end;
+
+{$endif}
+
+{------------------------Core interface------------------------}
+
+function FastMM_GetMem(ASize: NativeInt): Pointer;
+begin
+  if Dll.Handle = 0 then
+    Exit(nil);
+  Result := Dll.MM.GetMem(ASize);
+end;
+
+function FastMM_FreeMem(APointer: Pointer): Integer;
+begin
+  if Dll.Handle = 0 then
+    Exit(1);
+  Result := Dll.MM.FreeMem(APointer);
+end;
+
+function FastMM_ReallocMem(APointer: Pointer; ANewSize: NativeInt): Pointer;
+begin
+  if Dll.Handle = 0 then
+    Exit(nil);
+  Result := Dll.MM.ReallocMem(APointer, ANewSize);
+end;
+
+function FastMM_AllocMem(ASize: NativeInt): Pointer;
+begin
+  if Dll.Handle = 0 then
+    Exit(nil);
+  Result := Dll.MM.AllocMem(ASize);
+end;
+
+{------------------------Diagnostics------------------------}
+
+function FastMMC_GetState(var AState: TFastMMC_State): Boolean;
+begin
+  Result := Dll.Handle <> 0;
+  if Result then
+    Dll.GetState(AState)
+  else
+    FillChar(AState, SizeOf(AState), 0);
+end;
+
+function FastMMC_Installed: Boolean;
+begin
+  Result := InstallationState in [mmisInstalled, mmisUsingSharedMemoryManager];
+end;
+
+function FastMMC_DLLHandle: NativeUInt;
+begin
+  Result := Dll.Handle;
+end;
+
+function FastMMC_OwnsBlock(APointer: Pointer): Boolean;
+begin
+  Result := (Dll.Handle <> 0) and (Dll.OwnsBlock(APointer) <> 0);
+end;
+
+function FastMMC_CheckHeap: Integer;
+begin
+  if Dll.Handle = 0 then
+    Exit(-1);
+  Result := Dll.CheckHeap();
+end;
+
+procedure FastMMC_FlushThreadCache;
+begin
+  if Dll.Handle <> 0 then
+    Dll.FlushThreadCache();
+end;
+
+procedure FastMMC_ReleaseFreeMemory;
+begin
+  if Dll.Handle <> 0 then
+    Dll.ReleaseFreeMemory();
+end;
+
+function FastMM_BlockCurrentUserBytes(APointer: Pointer): NativeInt;
+begin
+  if Dll.Handle = 0 then
+    Exit(0);
+  Result := NativeInt(Dll.UsableSize(APointer));
+end;
+
+function FastMM_BlockMaximumUserBytes(APointer: Pointer): NativeInt;
+begin
+  Result := FastMM_BlockCurrentUserBytes(APointer);
+end;
+
+function FastMM_ProcessAllPendingFrees: Boolean;
+begin
+  FastMMC_FlushThreadCache;
+  Result := True;
+end;
+
+function FastMM_GetCurrentMemoryUsage: NativeUInt;
+var
+  S: TFastMMC_State;
+begin
+  FastMMC_GetState(S);
+  Result := S.OSBytesReserved;
+end;
+
+function AllocatedBytes(const S: TFastMMC_State): NativeUInt;
+begin
+  Result := S.Small.BytesInUse + S.Medium.BytesInUse + S.Large.BytesInUse;
+end;
+
+function Minus(A, B: NativeUInt): NativeUInt;
+begin
+  if A > B then
+    Result := A - B
+  else
+    Result := 0;
+end;
+
+{Free Pascal's THeapStatus has Cardinal fields.}
+function Clamp(V: NativeUInt): NativeUInt;
+begin
+  Result := V;
+{$ifdef FPC}
+{$ifdef WIN64}
+  if Result > High(Cardinal) then
+    Result := High(Cardinal);
+{$endif}
+{$endif}
+end;
+
+function FastMM_GetHeapStatus(ALockTimeoutMilliseconds: Cardinal): THeapStatus;
+const
+  {include/fastmm.h and ARCHITECTURE.md: a small block's usable size is its slot less a 4-byte
+  header; a medium block's is its size less a 16-byte header.}
+  CSmallHeader = 4;
+  CMediumHeader = 16;
+var
+  S: TFastMMC_State;
+  Allocated, FreeSmall, FreeBig, Unused, Total, TotalFree: NativeUInt;
+begin
+  FillChar(Result, SizeOf(Result), 0);
+  if not FastMMC_GetState(S) then
+    Exit;
+  Allocated := AllocatedBytes(S);
+  Total := S.OSBytesReserved;
+  FreeSmall := Minus(S.Small.BytesReserved, S.Small.BytesInUse + S.Small.BlocksInUse * CSmallHeader);
+  FreeBig := Minus(S.Medium.BytesReserved, S.Medium.BytesInUse + S.Medium.BlocksInUse * CMediumHeader);
+  Unused := Minus(Total, S.Small.BytesReserved + S.Medium.BytesReserved + S.Large.BytesReserved);
+  TotalFree := FreeSmall + FreeBig + Unused;
+  Result.TotalAddrSpace := Clamp(Total);
+  Result.TotalUncommitted := 0;
+  Result.TotalCommitted := Clamp(Total);
+  Result.TotalAllocated := Clamp(Allocated);
+  Result.TotalFree := Clamp(TotalFree);
+  Result.FreeSmall := Clamp(FreeSmall);
+  Result.FreeBig := Clamp(FreeBig);
+  Result.Unused := Clamp(Unused);
+  Result.Overhead := Clamp(Minus(Total, Allocated + TotalFree));
+  Result.HeapErrorCode := 0;
+end;
+
+function FastMM_GetUsageSummary(ALockTimeoutMilliseconds: Cardinal): TFastMM_UsageSummary;
+var
+  S: TFastMMC_State;
+begin
+  FastMMC_GetState(S);
+  Result.AllocatedBytes := AllocatedBytes(S);
+  Result.OverheadBytes := Minus(S.OSBytesReserved, Result.AllocatedBytes);
+  if Result.AllocatedBytes + Result.OverheadBytes > 0 then
+    Result.EfficiencyPercentage := Result.AllocatedBytes / (Result.AllocatedBytes + Result.OverheadBytes) * 100
+  else
+    Result.EfficiencyPercentage := 100;
+end;
+
+procedure FastMM_GetMemoryManagerState(var AMemoryManagerState: TFastMM_MemoryManagerState;
+  ALockTimeoutMilliseconds: Cardinal);
+var
+  S: TFastMMC_State;
+  I, N: Integer;
+  Slot: NativeUInt;
+begin
+  FillChar(AMemoryManagerState, SizeOf(AMemoryManagerState), 0);
+  if not FastMMC_GetState(S) then
+    Exit;
+  {The size classes are the DLL's; their counts need a per-class query the DLL does not export
+  yet, so AllocatedBlockCount and ReservedAddressSpace stay 0 (the totals are in the usage
+  summary and in FastMMC_GetState).}
+  N := S.SmallClassCount;
+  if N > Length(AMemoryManagerState.SmallBlockTypeStates) then
+    N := Length(AMemoryManagerState.SmallBlockTypeStates);
+  AMemoryManagerState.SmallBlockTypeCount := N;
+  for I := 0 to N - 1 do
+  begin
+    Slot := Dll.SmallClassSlotSize(I);
+    AMemoryManagerState.SmallBlockTypeStates[I].InternalBlockSize := Slot;
+    AMemoryManagerState.SmallBlockTypeStates[I].UseableBlockSize := Minus(Slot, 4);
+  end;
+  AMemoryManagerState.AllocatedMediumBlockCount := S.Medium.BlocksInUse;
+  AMemoryManagerState.TotalAllocatedMediumBlockSize := S.Medium.BytesInUse;
+  AMemoryManagerState.ReservedMediumBlockAddressSpace := S.Medium.BytesReserved;
+  AMemoryManagerState.AllocatedLargeBlockCount := S.Large.BlocksInUse;
+  AMemoryManagerState.TotalAllocatedLargeBlockSize := S.Large.BytesInUse;
+  AMemoryManagerState.ReservedLargeBlockAddressSpace := S.Large.BytesReserved;
+end;
+
+procedure TextAddKind(var T: TFMMC_Text; const AName: ShortString; const U: TFastMMC_KindUsage);
+begin
+  TextAdd(T, AName);
+  TextAddUInt(T, U.BlocksInUse);
+  TextAdd(T, ' blocks, ');
+  TextAddUInt(T, U.BytesInUse);
+  TextAdd(T, ' bytes in use, ');
+  TextAddUInt(T, U.BytesReserved);
+  TextAddLine(T, ' bytes reserved');
+end;
+
+function FastMM_LogStateToFile(APFilename: PWideChar; APAdditionalDetails: PWideChar;
+  ATruncateFile: Boolean; ASortOrder: TFastMM_LogStateToFile_SortOrder;
+  ALockTimeoutMilliseconds: Cardinal; AAddUsageInAllocationGroupsFrom: Cardinal;
+  AAddUsageInAllocationGroupsUpTo: Cardinal; ASubtractUsageInAllocationGroupsFrom: Cardinal;
+  ASubtractUsageInAllocationGroupsUpTo: Cardinal): Boolean;
+var
+  S: TFastMMC_State;
+  T: TFMMC_Text;
+  Name: array[0..CMaxPath] of WideChar;
+  N: Integer;
+  Allocated, Overhead: NativeUInt;
+begin
+  Result := False;
+  if not FastMMC_GetState(S) then
+    Exit;
+  if APFilename = nil then
+  begin
+    N := ApplicationBaseName(Name);
+    WideAppendAscii(Name, N, '_MemoryManager_StateLog.txt');
+    APFilename := @Name[0];
+  end;
+  Allocated := AllocatedBytes(S);
+  Overhead := Minus(S.OSBytesReserved, Allocated);
+  TextClear(T);
+  TextAddLine(T, 'FastMM State Capture (fastmm-c ' + CFastMMC_Version + ', ' + CFastMMC_DLLName + '):');
+  TextAddLine(T, '---------------------');
+  TextAddLine(T, '');
+  TextAddLine(T, 'Timestamp:');
+  TextAddTimestamp(T);
+  TextAddLine(T, '');
+  TextAddLine(T, '');
+  TextAddLine(T, 'Usage Summary:');
+  TextAddUInt(T, Allocated div 1024);
+  TextAddLine(T, 'K Allocated');
+  TextAddUInt(T, Overhead div 1024);
+  TextAddLine(T, 'K Overhead');
+  TextAdd(T, PercentText(Allocated, Allocated + Overhead));
+  TextAddLine(T, '% Efficiency');
+  TextAddLine(T, '');
+  TextAddLine(T, 'Usage Detail (by block kind: fastmm-c does not walk blocks by class yet):');
+  TextAddKind(T, 'Small blocks: ', S.Small);
+  TextAddKind(T, 'Medium blocks: ', S.Medium);
+  TextAddKind(T, 'Large blocks: ', S.Large);
+  TextAdd(T, 'Thread caches: ');
+  TextAddUInt(T, S.ThreadCachedBlocks);
+  TextAddLine(T, ' free small blocks');
+  TextAdd(T, 'From the OS: ');
+  TextAddUInt(T, S.OSBytesReserved);
+  TextAdd(T, ' bytes now, ');
+  TextAddUInt(T, S.OSBytesPeak);
+  TextAdd(T, ' at the peak, in ');
+  TextAddUInt(T, S.OSMapCalls);
+  TextAdd(T, ' mappings (');
+  TextAddUInt(T, S.OSUnmapCalls);
+  TextAddLine(T, ' given back)');
+  if (APAdditionalDetails <> nil) and (APAdditionalDetails^ <> #0) then
+  begin
+    TextAddLine(T, '');
+    TextAddLine(T, 'Additional Details:');
+    TextAddWide(T, APAdditionalDetails);
+    TextAddLine(T, '');
+  end;
+  TextAddLine(T, '');
+  Result := WriteTextFile(APFilename, T, ATruncateFile);
+end;
+
+{------------------------Debug mode------------------------}
+
+function FastMM_EnterDebugMode: Boolean;
+begin
+  Result := FastMMC_Installed and Assigned(Dll.EnterDebugMode) and (Dll.EnterDebugMode() <> 0);
+end;
+
+function FastMM_ExitDebugMode: Boolean;
+begin
+  Result := FastMMC_Installed and Assigned(Dll.ExitDebugMode) and (Dll.ExitDebugMode() <> 0);
+end;
+
+function FastMM_DebugModeActive: Boolean;
+begin
+  Result := (Dll.Handle <> 0) and Assigned(Dll.DebugModeActive) and (Dll.DebugModeActive() <> 0);
+end;
+
+function FastMM_ScanDebugBlocksForCorruption(ALockTimeoutMilliseconds: Cardinal): Boolean;
+begin
+  Result := (Dll.Handle = 0) or not Assigned(Dll.ScanDebugBlocks) or (Dll.ScanDebugBlocks() <> 0);
+end;
+
+function FastMM_GetDebugModeStackTraceEntryCount: Byte;
+begin
+  if (Dll.Handle <> 0) and Assigned(Dll.GetStackTraceEntryCount) then
+    Result := Dll.GetStackTraceEntryCount()
+  else
+    Result := 0;
+end;
+
+procedure FastMM_SetDebugModeStackTraceEntryCount(AStackTraceEntryCount: Byte);
+begin
+  if (Dll.Handle <> 0) and Assigned(Dll.SetStackTraceEntryCount) then
+    Dll.SetStackTraceEntryCount(AStackTraceEntryCount);
+end;
+
+function CallIfInstalled(AProc: TDll_Procedure): Boolean;
+begin
+  Result := FastMMC_Installed and Assigned(AProc);
+  if Result then
+    AProc();
+end;
+
+function FastMM_BeginEraseAllocatedBlockContent: Boolean;
+begin
+  Result := CallIfInstalled(Dll.BeginEraseAllocated);
+end;
+
+function FastMM_EndEraseAllocatedBlockContent: Boolean;
+begin
+  Result := CallIfInstalled(Dll.EndEraseAllocated);
+end;
+
+function FastMM_EraseAllocatedBlockContentActive: Boolean;
+begin
+  Result := (Dll.Handle <> 0) and Assigned(Dll.EraseAllocatedActive) and (Dll.EraseAllocatedActive() <> 0);
+end;
+
+function FastMM_BeginEraseFreedBlockContent: Boolean;
+begin
+  Result := CallIfInstalled(Dll.BeginEraseFreed);
+end;
+
+function FastMM_EndEraseFreedBlockContent: Boolean;
+begin
+  Result := CallIfInstalled(Dll.EndEraseFreed);
+end;
+
+function FastMM_EraseFreedBlockContentActive: Boolean;
+begin
+  Result := (Dll.Handle <> 0) and Assigned(Dll.EraseFreedActive) and (Dll.EraseFreedActive() <> 0);
+end;
+
+procedure FastMM_SetMemoryUsageLimit(AMaximumAllowedMemoryUsage: NativeUInt);
+begin
+  if (Dll.Handle <> 0) and Assigned(Dll.SetMemoryUsageLimit) then
+    Dll.SetMemoryUsageLimit(AMaximumAllowedMemoryUsage);
+end;
+
+function FastMM_GetMemoryUsageLimit: NativeUInt;
+begin
+  if (Dll.Handle <> 0) and Assigned(Dll.GetMemoryUsageLimit) then
+    Result := Dll.GetMemoryUsageLimit()
+  else
+    Result := 0;
+end;
+
+procedure FastMMC_SetScanForCorruptionBeforeEveryOperation(AValue: Boolean);
+begin
+  if (Dll.Handle <> 0) and Assigned(Dll.SetScanBeforeEveryOperation) then
+    Dll.SetScanBeforeEveryOperation(Ord(AValue));
+end;
+
+function FastMMC_ReportDebugBlockLeaks: NativeUInt;
+begin
+  if (Dll.Handle <> 0) and Assigned(Dll.ReportLeaks) then
+    Result := Dll.ReportLeaks()
+  else
+    Result := 0;
+end;
+
+function FastMMC_GetDebugEventCount(AKind: Integer): NativeUInt;
+begin
+  if (Dll.Handle <> 0) and Assigned(Dll.GetDebugEventCount) then
+    Result := Dll.GetDebugEventCount(AKind)
+  else
+    Result := 0;
+end;
+
+{------------------------Event log------------------------}
+
+{The DLL writes its own events (debug mode) to the same file: it takes the name in the ANSI code
+page; AReset: back to its default, which is this unit's default too.}
+procedure TellDllEventLogFilename(AReset: Boolean);
+var
+  Ansi: array[0..2 * CMaxPath] of AnsiChar;
+  N: Integer;
+begin
+  if (Dll.Handle = 0) or not Assigned(Dll.SetEventLogFilename) then
+    Exit;
+  N := 0;
+  if not AReset then
+    N := FMMC_WideCharToMultiByte(0 {CP_ACP}, 0, @EventLogFilename[0], -1, @Ansi[0], High(Ansi), nil, nil);
+  if N <= 0 then
+    Ansi[0] := #0;
+  Dll.SetEventLogFilename(@Ansi[0]);
+end;
+
+procedure FastMM_SetDefaultEventLogFilename;
+var
+  Base: array[0..CMaxPath] of WideChar;
+  EnvPath: array[0..CMaxPath] of WideChar;
+  N, BaseLen, Start, EnvLen: Integer;
+  Env: array[0..31] of WideChar;
+begin
+  BaseLen := ApplicationBaseName(Base);
+  N := 0;
+  WideAppendAscii(Env, N, 'FastMMLogFilePath');
+  EnvLen := FMMC_GetEnvironmentVariableW(@Env[0], @EnvPath[0], CMaxPath);
+  N := 0;
+  if (EnvLen > 0) and (EnvLen < CMaxPath) then
+  begin
+    {The folder from FastMMLogFilePath, the application's name without its folder.}
+    WideAppend(EventLogFilename, N, @EnvPath[0]);
+    if (N > 0) and (EventLogFilename[N - 1] <> '\') and (EventLogFilename[N - 1] <> '/') then
+      WideAppendAscii(EventLogFilename, N, '\');
+    Start := BaseLen;
+    while (Start > 0) and (Base[Start - 1] <> '\') and (Base[Start - 1] <> '/') do
+      Dec(Start);
+    WideAppend(EventLogFilename, N, @Base[Start]);
+  end
+  else
+    WideAppend(EventLogFilename, N, @Base[0]);
+  WideAppendAscii(EventLogFilename, N, '_MemoryManager_EventLog.txt');
+  TellDllEventLogFilename(EnvLen = 0);
+end;
+
+procedure FastMM_SetEventLogFilename(APEventLogFilename: PWideChar);
+var
+  N: Integer;
+begin
+  if APEventLogFilename = nil then
+  begin
+    FastMM_SetDefaultEventLogFilename;
+    Exit;
+  end;
+  N := 0;
+  WideAppend(EventLogFilename, N, APEventLogFilename);
+  TellDllEventLogFilename(False);
+end;
+
+function FastMM_GetEventLogFilename: PWideChar;
+begin
+  Result := @EventLogFilename[0];
+end;
+
+function FastMM_DeleteEventLogFile: Boolean;
+begin
+  Result := FMMC_DeleteFileW(@EventLogFilename[0]);
+end;
+
+{------------------------Sharing------------------------}
+
+function FastMM_AttemptToUseSharedMemoryManager: Boolean;
+begin
+  Result := FastMMC_Installed;
+end;
+
+function FastMM_ShareMemoryManager: Boolean;
+begin
+  Result := FastMMC_Installed;
+end;
+
+{The first module of the process to install fastmm-c creates a named mapping; the others find
+it there.}
+procedure ClaimOwnership;
+const
+  CHexDigits: array[0..15] of AnsiChar = '0123456789ABCDEF';
+var
+  Name: array[0..63] of WideChar;
+  N: Integer;
+  Pid: Cardinal;
+  Hex: ShortString;
+  I: Integer;
+begin
+  Pid := FMMC_GetCurrentProcessId;
+  Hex := '';
+  for I := 7 downto 0 do
+    Hex := Hex + CHexDigits[(Pid shr (I * 4)) and 15];
+  N := 0;
+  WideAppendAscii(Name, N, 'Local\FastMMC_PID_' + Hex);
+  OwnerMapping := FMMC_CreateFileMappingW(CInvalidHandle, nil, CPageReadWrite, 0, 64, @Name[0]);
+  IsOwner := (OwnerMapping <> 0) and (FMMC_GetLastError <> CErrorAlreadyExists);
+  if (OwnerMapping <> 0) and not IsOwner then
+  begin
+    FMMC_CloseHandle(OwnerMapping);
+    OwnerMapping := 0;
+  end;
+end;
+
+{------------------------Leak report------------------------}
+
+procedure PerformLeakCheck;
+var
+  S: TFastMMC_State;
+  T: TFMMC_Text;
+  Blocks, Bytes, ExpectedBlocks, ExpectedBytes, Size: NativeUInt;
+  I: Integer;
+begin
+  {Cached free blocks of this thread are free: make the counts exact.}
+  FastMMC_FlushThreadCache;
+  if not FastMMC_GetState(S) then
+    Exit;
+  Blocks := S.Small.BlocksInUse + S.Medium.BlocksInUse + S.Large.BlocksInUse;
+  Bytes := AllocatedBytes(S);
+  ExpectedBlocks := 0;
+  ExpectedBytes := 0;
+  FMMC_EnterCriticalSection(LeakLock);
+  for I := 0 to LeakPointerCount - 1 do
+  begin
+    Size := Dll.UsableSize(LeakPointers[I]);
+    if Size <> 0 then {still alive}
+    begin
+      Inc(ExpectedBlocks);
+      Inc(ExpectedBytes, Size);
+    end;
+  end;
+  for I := 0 to LeakEntryCount - 1 do
+  begin
+    Inc(ExpectedBlocks, LeakEntries[I].Count);
+    if LeakEntries[I].LeakedClass <> nil then
+      Size := LeakEntries[I].LeakedClass.InstanceSize
+    else
+      Size := LeakEntries[I].LeakSize;
+    Inc(ExpectedBytes, Size * NativeUInt(LeakEntries[I].Count));
+  end;
+  FMMC_LeaveCriticalSection(LeakLock);
+  if Blocks <= ExpectedBlocks then
+    Exit;
+  TextClear(T);
+  TextAdd(T, 'This application has leaked memory: ');
+  TextAddUInt(T, Blocks - ExpectedBlocks);
+  TextAdd(T, ' unexpected block(s), ');
+  TextAddUInt(T, Minus(Bytes, ExpectedBytes));
+  TextAddLine(T, ' bytes, were still allocated at exit.');
+  TextAdd(T, 'In use: ');
+  TextAddUInt(T, S.Small.BlocksInUse);
+  TextAdd(T, ' small, ');
+  TextAddUInt(T, S.Medium.BlocksInUse);
+  TextAdd(T, ' medium, ');
+  TextAddUInt(T, S.Large.BlocksInUse);
+  TextAdd(T, ' large block(s); ');
+  TextAddUInt(T, ExpectedBlocks);
+  TextAdd(T, ' registered expected leak(s) (');
+  TextAddUInt(T, ExpectedBytes);
+  TextAddLine(T, ' bytes) are not counted.');
+  TextAdd(T, '(fastmm-c reports a summary; the debug mode will list each block.)');
+  if mmetUnexpectedMemoryLeakSummary in FastMM_LogToFileEvents then
+  begin
+    TextAddLine(T, '');
+    TextAdd(T, 'This report is in ');
+    TextAddWide(T, @EventLogFilename[0]);
+  end;
+  LogEvent(mmetUnexpectedMemoryLeakSummary, 'Unexpected Memory Leak', T);
+end;
+
+{------------------------Installation------------------------}
+
+procedure ApplyConditionalDefines;
+begin
+{$ifdef FastMM_ClearLogFileOnStartup}
+  FastMM_DeleteEventLogFile;
+{$endif}
+{$ifdef FastMM_EnableMemoryLeakReporting}
+  FastMM_LogToFileEvents := FastMM_LogToFileEvents + [mmetUnexpectedMemoryLeakDetail, mmetUnexpectedMemoryLeakSummary];
+  FastMM_MessageBoxEvents := FastMM_MessageBoxEvents + [mmetUnexpectedMemoryLeakSummary];
+{$endif}
+{$ifdef FastMM_NoMessageBoxes}
+  FastMM_MessageBoxEvents := [];
+{$endif}
+{$ifdef FastMM_NeverUninstall}
+  FastMM_NeverUninstall := True;
+{$endif}
+{$ifdef FastMM_FullDebugMode}
+  FastMM_EnterDebugMode;
+{$endif}
+end;
+
+function FastMM_Initialize: Boolean;
+var
+  T: TFMMC_Text;
+  Name: array[0..CMaxPath] of WideChar;
+  N: Integer;
+begin
+  Result := False;
+  {Ignore attempts to initialize twice.}
+  if UnitInitialized then
+    Exit;
+  UnitInitialized := True;
+  FastMM_SetDefaultEventLogFilename;
+  if IsMemoryManagerSet then
+  begin
+    InstallationState := mmisOtherThirdPartyMemoryManagerInstalled;
+    TextClear(T);
+    TextAdd(T, 'fastmm-c was not installed: another memory manager is already installed in this module.');
+    LogEvent(mmetAnotherThirdPartyMemoryManagerAlreadyInstalled, 'Cannot Switch Memory Managers', T);
+    Exit;
+  end;
+  if not LoadDll then
+  begin
+    TextClear(T);
+    TextAdd(T, 'fastmm-c was not installed: ' + CFastMMC_DLLName + ' could not be loaded (Windows error ');
+    TextAddUInt(T, DllLoadError);
+    TextAdd(T, '); it belongs beside ');
+    N := 0;
+    if ModuleFolder(HInstance, Name) > 0 then
+      TextAddWide(T, @Name[0])
+    else
+      TextAdd(T, 'the program');
+    TextAdd(T, '. The default memory manager stays in use.');
+    LogEvent(mmetAnotherThirdPartyMemoryManagerAlreadyInstalled, 'Cannot Switch Memory Managers', T);
+    Exit;
+  end;
+  InstallRecord;
+  TellDllEventLogFilename(False);
+  ClaimOwnership;
+  if IsOwner then
+    InstallationState := mmisInstalled
+  else
+    InstallationState := mmisUsingSharedMemoryManager;
+  ApplyConditionalDefines;
+  Result := True;
+end;
+
+function FastMM_Finalize: Boolean;
+begin
+  Result := False;
+  if not UnitInitialized then
+    Exit;
+  UnitInitialized := False;
+  if FastMMC_Installed then
+  begin
+    if ReportMemoryLeaksOnShutdown then
+      Include(FastMM_MessageBoxEvents, mmetUnexpectedMemoryLeakSummary);
+    if IsOwner and ([mmetUnexpectedMemoryLeakDetail, mmetUnexpectedMemoryLeakSummary] *
+      (FastMM_OutputDebugStringEvents + FastMM_LogToFileEvents + FastMM_MessageBoxEvents) <> []) then
+      PerformLeakCheck;
+    if (not FastMM_NeverUninstall) and RecordStillOurs then
+    begin
+      UninstallRecord;
+      InstallationState := mmisDefaultMemoryManagerInUse;
+    end;
+    if OwnerMapping <> 0 then
+    begin
+      FMMC_CloseHandle(OwnerMapping);
+      OwnerMapping := 0;
+    end;
+  end;
+  Result := True;
+end;
+
+function FastMM_GetInstallationState: TFastMM_MemoryManagerInstallationState;
+begin
+  Result := InstallationState;
+end;
+
+function FastMM_GetCurrentMinimumAddressAlignment: TFastMM_MinimumAddressAlignment;
+begin
+  Result := maa16Bytes;
+end;
+
+initialization
+  FMMC_InitializeCriticalSection(LeakLock);
+{$ifndef FastMM_DisableAutomaticInstall}
+  FastMM_Initialize;
+{$endif}
+
+finalization
+{$ifndef FastMM_DisableAutomaticInstall}
+  FastMM_Finalize;
+{$endif}
+  {LeakLock stays: a late FastMM_*ExpectedMemoryLeak call must still find it.}
+
+end.

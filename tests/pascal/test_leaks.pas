@@ -1,0 +1,55 @@
+{ The leak report at exit. Run by run_check.cmake, which reads standard error and the event log
+  after the program has ended:
+
+    test_leaks leak <log>   leaks a block registered as an expected leak (by pointer), an
+                            object of a class registered as an expected leak (by class), and
+                            one 5000-byte block nobody registered: the report counts that one
+                            alone, and names the expected ones as left out.
+    test_leaks clean <log>  leaks only a registered block: no report at all.
+
+  ReportMemoryLeaksOnShutdown (Delphi's switch; FastMMC declares it for Free Pascal) asks for
+  the summary as a message, which a console program gets on standard error; the event log gets
+  it too because mmetUnexpectedMemoryLeakSummary is added to FastMM_LogToFileEvents, as in
+  FastMM5. }
+program test_leaks;
+
+uses
+  FastMMC, SysUtils, FmmTest;
+
+type
+  TExpectedLeak = class
+    Data: array[0..9] of Integer;
+  end;
+
+var
+  Expected, Unexpected: Pointer;
+  LogName: UnicodeString;
+  Obj: TObject;
+begin
+  LogName := UnicodeString(ParamStr(2));
+  Check(LogName <> '', 'usage: test_leaks leak|clean <event log>');
+  FastMM_SetEventLogFilename(PWideChar(LogName));
+  Check(FastMM_GetEventLogFilename = LogName, 'FastMM_GetEventLogFilename gives back the name set');
+  FastMM_DeleteEventLogFile;
+  ReportMemoryLeaksOnShutdown := True;
+  {FastMM5's switch for the event log, on top of ReportMemoryLeaksOnShutdown's message.}
+  FastMM_LogToFileEvents := FastMM_LogToFileEvents + [mmetUnexpectedMemoryLeakSummary];
+  Check(FastMM_GetInstallationState = mmisInstalled, 'FastMMC is installed and owns the report');
+
+  GetMem(Expected, 100);
+  Check(FastMM_RegisterExpectedMemoryLeak(Expected), 'registering an expected leak by pointer');
+  Check(not FastMM_RegisterExpectedMemoryLeak(Expected), 'the same pointer twice is refused');
+  Check(FastMM_UnregisterExpectedMemoryLeak(Expected), 'unregistering it');
+  Check(not FastMM_UnregisterExpectedMemoryLeak(Expected), 'unregistering it twice is refused');
+  Check(FastMM_RegisterExpectedMemoryLeak(Expected), 'registering it again');
+
+  if ParamStr(1) = 'leak' then
+  begin
+    Obj := TExpectedLeak.Create;
+    Check(FastMM_RegisterExpectedMemoryLeak(TExpectedLeak, 1), 'registering an expected leak by class');
+    GetMem(Unexpected, 5000);
+    PByte(Unexpected)^ := 1;
+    CheckEquals(2, Length(FastMM_GetRegisteredMemoryLeaks), 'two registrations listed');
+  end;
+  ExitCode := Finish('test_leaks ' + ParamStr(1));
+end.
