@@ -59,8 +59,14 @@ FMM_INLINE void *fast_get(size_t size) {
 }
 
 FMM_INLINE int fast_free_normal(void *p) {
-  if (FMM_UNLIKELY(!heap_header_readable(p)))
-    return p == NULL ? FASTMM_OK : FASTMM_ERROR_INVALID_POINTER;
+  unsigned region = heap_header_region(p);
+  if (FMM_UNLIKELY(region != REGION_MEDIUM_SPAN)) {
+    if (region == REGION_NOT_OURS)
+      return p == NULL ? FASTMM_OK : FASTMM_ERROR_INVALID_POINTER;
+    /* A large block: its header is read only under the large lock, where a racing second
+     * free finds the block gone instead of reading memory the first one unmapped. */
+    return large_free(p);
+  }
   uint32_t h = block_header(p);
   if (FMM_LIKELY((h & BLOCK_KIND_MASK) == BLOCK_FLAG_SMALL)) {
     thread_cache *tc = (thread_cache *)prim_tls_get();

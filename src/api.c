@@ -103,8 +103,8 @@ void *FASTMM_CDECL fastmm_reallocmem(void *p, size_t size) {
 
 void *FASTMM_CDECL fastmm_allocmem(size_t size) {
   void *p = fast_get(size);
-  /* Fresh large mappings come zeroed from the OS. */
-  if (p != NULL && (block_header(p) & BLOCK_KIND_MASK) != BLOCK_FLAG_LARGE)
+  /* Fresh large mappings come zeroed from the OS, unless a mode has just filled them. */
+  if (p != NULL && ((block_header(p) & BLOCK_KIND_MASK) != BLOCK_FLAG_LARGE || heap_mode != 0))
     fmm_zero(p, size);
   return p;
 }

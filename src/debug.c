@@ -163,9 +163,10 @@ static debug_header *quarantine_trim(size_t max_blocks, size_t max_bytes) {
 static void free_evicted(debug_header *list) {
   while (list) {
     debug_header *next = list->f.next;
-    if (!debug_checksum_ok(list) || !debug_guard_ok(list) || !freed_fill_intact(list)) {
+    int header_ok = debug_checksum_ok(list);
+    if (!header_ok || !debug_guard_ok(list) || !freed_fill_intact(list)) {
       /* Written after it was freed: reported, and its memory is left alone. */
-      debug_report_event(DEBUG_EVENT_WRITE_AFTER_FREE, list + 1, list, NULL);
+      debug_report_event(DEBUG_EVENT_WRITE_AFTER_FREE, list + 1, header_ok ? list : NULL, NULL);
     } else {
       fast_free_normal(outer_of(list)); /* its header stays "freed debug block" for reports */
     }
@@ -346,6 +347,18 @@ FMM_NOINLINE void *heap_get_special(size_t size, const void *caller) {
   return p;
 }
 
+/* Is p the outer block of a live debug block (a stale pointer to memory a debug block now
+ * occupies)? Freeing it would pull the memory from under that block. */
+static int is_outer_of_debug_block(void *p) {
+  size_t usable = fastmm_usable_size(p);
+  unsigned depth = stack_depth_setting;
+  if (usable < trace_area(depth) + DEBUG_HEADER_SIZE + DEBUG_GUARD_SIZE)
+    return 0;
+  debug_header *h = (debug_header *)((char *)p + trace_area(depth));
+  return (h->flags & BLOCK_KIND_MASK) == BLOCK_FLAG_DEBUG && h->f.stack_depth == depth &&
+         debug_checksum_ok(h);
+}
+
 FMM_NOINLINE int heap_free_special(void *p, const void *caller) {
   if (p == NULL)
     return FASTMM_OK;
@@ -354,6 +367,10 @@ FMM_NOINLINE int heap_free_special(void *p, const void *caller) {
     uint32_t h = block_header(p);
     if ((h & BLOCK_KIND_MASK & ~BLOCK_FLAG_FREE) == BLOCK_FLAG_DEBUG)
       return debug_free(p, caller);
+    if ((mode & HEAP_MODE_DEBUG) && is_outer_of_debug_block(p)) {
+      debug_report_event(DEBUG_EVENT_DOUBLE_FREE, p, NULL, caller);
+      return FASTMM_ERROR_INVALID_POINTER;
+    }
     if (mode & HEAP_MODE_ERASE_FREED) {
       size_t usable = fastmm_usable_size(p);
       if (usable)
@@ -444,7 +461,8 @@ int FASTMM_CDECL fastmm_scan_debug_blocks_for_corruption(void) {
   lock_acquire(&debug_lock);
   for (debug_header *h = live_head; h != NULL; h = h->f.next) {
     if (!debug_checksum_ok(h)) {
-      debug_report_event(DEBUG_EVENT_HEADER_CORRUPTED, h + 1, h, NULL);
+      /* Its fields cannot be trusted: report the block without them. */
+      debug_report_event(DEBUG_EVENT_HEADER_CORRUPTED, h + 1, NULL, NULL);
       ok = 0;
     } else if (!debug_guard_ok(h)) {
       debug_report_event(DEBUG_EVENT_GUARD_CORRUPTED, h + 1, h, NULL);
@@ -452,8 +470,9 @@ int FASTMM_CDECL fastmm_scan_debug_blocks_for_corruption(void) {
     }
   }
   for (debug_header *h = quarantine_head; h != NULL; h = h->f.next) {
-    if (!debug_checksum_ok(h) || !debug_guard_ok(h) || !freed_fill_intact(h)) {
-      debug_report_event(DEBUG_EVENT_WRITE_AFTER_FREE, h + 1, h, NULL);
+    int header_ok = debug_checksum_ok(h);
+    if (!header_ok || !debug_guard_ok(h) || !freed_fill_intact(h)) {
+      debug_report_event(DEBUG_EVENT_WRITE_AFTER_FREE, h + 1, header_ok ? h : NULL, NULL);
       ok = 0;
     }
   }

@@ -291,6 +291,16 @@ int leaks_is_registered(const void *p);
 static void visit_leak(debug_header *h, void *context) {
   leak_scan *s = (leak_scan *)context;
   void *user = h + 1;
+  if (!debug_checksum_ok(h)) { /* a damaged header: count it, trust none of its fields */
+    s->leaks++;
+    if (s->detailed < 32) {
+      s->detailed++;
+      put(s->details, "Block with a damaged header (its size and traces are unknown): ");
+      put_block(s->details, user, NULL);
+      put(s->details, "\r\n");
+    }
+    return;
+  }
   if (leaks_is_registered(user)) {
     s->expected++;
     return;

@@ -120,6 +120,13 @@ static inline int heap_header_readable(const void *p) {
          page_map_get((const char *)p - BLOCK_HEADER_SIZE) != REGION_NOT_OURS;
 }
 
+/* The page map's word on p's header: REGION_NOT_OURS also for NULL and misaligned pointers. */
+static inline unsigned heap_header_region(const void *p) {
+  if (((uintptr_t)p & (BLOCK_ALIGNMENT - 1)) != 0 || p == NULL)
+    return REGION_NOT_OURS;
+  return page_map_get((const char *)p - BLOCK_HEADER_SIZE);
+}
+
 void small_init(void);
 /* Takes up to `want` free blocks of a class (header words FREE-flagged) as a list linked
  * through their first word; returns how many (0 only when memory is exhausted). */
