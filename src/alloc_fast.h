@@ -63,9 +63,11 @@ FMM_INLINE int fast_free_normal(void *p) {
   if (FMM_UNLIKELY(region != REGION_MEDIUM_SPAN)) {
     if (region == REGION_NOT_OURS)
       return p == NULL ? FASTMM_OK : FASTMM_ERROR_INVALID_POINTER;
-    /* A large block: its header is read only under the large lock, where a racing second
-     * free finds the block gone instead of reading memory the first one unmapped. */
-    return large_free(p);
+    /* Where a large block would start, its header is read only under the large lock, where a
+     * racing second free finds the block gone instead of reading memory the first one
+     * unmapped. Elsewhere in a large block p can only be a debug block inside it. */
+    if (((uintptr_t)p & (LARGE_GRANULARITY - 1)) == LARGE_HEADER_SIZE)
+      return large_free(p);
   }
   uint32_t h = block_header(p);
   if (FMM_LIKELY((h & BLOCK_KIND_MASK) == BLOCK_FLAG_SMALL)) {

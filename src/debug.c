@@ -101,7 +101,16 @@ uint16_t debug_capture(void **frames, unsigned depth, const void *caller) {
 
 /* ---- lists ------------------------------------------------------------------------------- */
 
+static size_t live_count;
+static void set_mode_bit(uint32_t bit, int on);
+
+/* debug_lock held. */
+static void update_blocks_bit(void) {
+  set_mode_bit(HEAP_MODE_DEBUG_BLOCKS, live_count + quarantine_count > 0);
+}
+
 static void live_link(debug_header *h) {
+  live_count++;
   h->f.prev = NULL;
   h->f.next = live_head;
   if (live_head)
@@ -110,6 +119,7 @@ static void live_link(debug_header *h) {
 }
 
 static void live_unlink(debug_header *h) {
+  live_count--;
   if (h->f.prev)
     h->f.prev->f.next = h->f.next;
   else
@@ -177,6 +187,7 @@ static void free_evicted(debug_header *list) {
 void debug_flush_quarantine(void) {
   lock_acquire(&debug_lock);
   debug_header *evicted = quarantine_trim(0, 0);
+  update_blocks_bit();
   lock_release(&debug_lock);
   free_evicted(evicted);
 }
@@ -244,6 +255,7 @@ void *debug_get(size_t size, const void *caller) {
   lock_acquire(&debug_lock);
   h->f.allocation_number = ++allocation_counter;
   live_link(h);
+  update_blocks_bit();
   seal(h);
   lock_release(&debug_lock);
   return h + 1;
@@ -294,6 +306,7 @@ int debug_free(void *p, const void *caller) {
   quarantine_count++;
   quarantine_bytes += h->f.user_size;
   debug_header *evicted = quarantine_trim(DEBUG_QUARANTINE_BLOCKS, DEBUG_QUARANTINE_BYTES);
+  update_blocks_bit();
   lock_release(&debug_lock);
   free_evicted(evicted);
   return FASTMM_OK;
@@ -351,12 +364,16 @@ FMM_NOINLINE void *heap_get_special(size_t size, const void *caller) {
  * occupies)? Freeing it would pull the memory from under that block. */
 static int is_outer_of_debug_block(void *p) {
   size_t usable = fastmm_usable_size(p);
-  unsigned depth = stack_depth_setting;
-  if (usable < trace_area(depth) + DEBUG_HEADER_SIZE + DEBUG_GUARD_SIZE)
-    return 0;
-  debug_header *h = (debug_header *)((char *)p + trace_area(depth));
-  return (h->flags & BLOCK_KIND_MASK) == BLOCK_FLAG_DEBUG && h->f.stack_depth == depth &&
-         debug_checksum_ok(h);
+  /* The block may have been made at any stack depth setting. */
+  for (unsigned depth = 0; depth <= DEBUG_STACK_DEPTH_MAX; depth++) {
+    if (usable < trace_area(depth) + DEBUG_HEADER_SIZE + DEBUG_GUARD_SIZE)
+      return 0;
+    debug_header *h = (debug_header *)((char *)p + trace_area(depth));
+    if ((h->flags & BLOCK_KIND_MASK) == BLOCK_FLAG_DEBUG && h->f.stack_depth == depth &&
+        debug_checksum_ok(h)) /* live: a freed one is flagged so, and its memory may be reused */
+      return 1;
+  }
+  return 0;
 }
 
 FMM_NOINLINE int heap_free_special(void *p, const void *caller) {
@@ -367,7 +384,7 @@ FMM_NOINLINE int heap_free_special(void *p, const void *caller) {
     uint32_t h = block_header(p);
     if ((h & BLOCK_KIND_MASK & ~BLOCK_FLAG_FREE) == BLOCK_FLAG_DEBUG)
       return debug_free(p, caller);
-    if ((mode & HEAP_MODE_DEBUG) && is_outer_of_debug_block(p)) {
+    if ((mode & (HEAP_MODE_DEBUG | HEAP_MODE_DEBUG_BLOCKS)) && is_outer_of_debug_block(p)) {
       debug_report_event(DEBUG_EVENT_DOUBLE_FREE, p, NULL, caller);
       return FASTMM_ERROR_INVALID_POINTER;
     }

@@ -55,6 +55,10 @@ FMM_STATIC_ASSERT(sizeof(debug_header) == DEBUG_HEADER_SIZE, "debug header layou
 #define HEAP_MODE_ERASE_FREED 2u
 #define HEAP_MODE_ERASE_ALLOCATED 4u
 #define HEAP_MODE_SCAN_EVERY_OPERATION 8u
+/* Debug blocks exist (live or quarantined), in or out of debug mode: FreeMem then checks that a
+ * pointer is not the outer block of one of them (a stale pointer to memory a debug block now
+ * occupies). */
+#define HEAP_MODE_DEBUG_BLOCKS 16u
 extern volatile uint32_t heap_mode;
 
 void *debug_get(size_t size, const void *caller);
