@@ -444,7 +444,7 @@ int main(int argc, char **argv) {
   double scale = 1.0;
   char desc[1024];
 
-  for (int i = 1; i < argc; i++) {
+  for (int i = 1; i < argc; i += 2) { /* every option but --list takes a value */
     const char *a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (strcmp(a, "--list") == 0) {
@@ -466,7 +466,6 @@ int main(int argc, char **argv) {
       usage();
       return 2;
     }
-    i++;
   }
   if (wname == NULL || kind == NULL || !(scale > 0.0)) {
     usage();
