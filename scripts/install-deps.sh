@@ -14,9 +14,12 @@ have x86_64-w64-mingw32-gcc || need+=(gcc-mingw-w64-x86-64)
 have i686-w64-mingw32-gcc || need+=(gcc-mingw-w64-i686)
 have ninja || need+=(ninja-build)
 have clang || need+=(clang)
-# clang's sanitizer runtimes (the native-asan preset builds with clang); a recommendation of
-# clang's packages, so --no-install-recommends leaves them out.
-if ! have clang || [ ! -e "$(clang --print-runtime-dir 2>/dev/null)/libclang_rt.asan-x86_64.a" ]; then
+# clang's runtimes: ASan, TSan and libFuzzer (the native-asan and native-tsan presets build
+# with clang; tests/fuzz links libFuzzer), all in Debian's libclang-rt-14-dev, which
+# libclang-rt-dev pulls in; a recommendation of clang's packages, so
+# --no-install-recommends leaves them out.
+clang_rt_has() { [ -e "$(clang --print-runtime-dir 2>/dev/null)/libclang_rt.$1-x86_64.a" ]; }
+if ! have clang || ! clang_rt_has asan || ! clang_rt_has tsan || ! clang_rt_has fuzzer; then
   need+=(libclang-rt-dev)
 fi
 # gcc's AddressSanitizer/UBSan runtimes (for gcc builds with -fsanitize=address,undefined).

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs every test of fastmm-c: installs what is missing (scripts/install-deps.sh), then for
-# each preset (native, native-asan, win32, win64, win32-purec, win64-purec) configures, builds and runs ctest. The
-# Windows tests run under Wine. Exits non-zero if anything failed. The last lines are each
-# preset's ctest summary and a total: "N passed, N failed".
+# each preset (native, native-asan, native-tsan, win32, win64, win32-purec, win64-purec)
+# configures, builds and runs ctest. The Windows tests run under Wine. Exits non-zero if
+# anything failed. The last lines are each preset's ctest summary and a total:
+# "N passed, N failed".
 #
 #   bash scripts/test-all.sh                   # every preset
 #   FASTMM_PRESETS="native win64" bash scripts/test-all.sh
@@ -11,7 +12,7 @@
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-read -r -a presets <<<"${FASTMM_PRESETS:-native native-asan win32 win64 win32-purec win64-purec}"
+read -r -a presets <<<"${FASTMM_PRESETS:-native native-asan native-tsan win32 win64 win32-purec win64-purec}"
 
 if ! bash scripts/install-deps.sh; then
   echo "test-all: scripts/install-deps.sh failed" >&2

@@ -54,6 +54,8 @@ FMM_NOINLINE void *heap_get_slow(size_t size) {
 }
 
 FMM_NOINLINE int heap_free_slow(void *p, uint32_t h) {
+  if (!heap_kind_fits_region(h, p))
+    return FASTMM_ERROR_INVALID_POINTER;
   switch (h & BLOCK_KIND_MASK) {
   case BLOCK_FLAG_SMALL: {
     if (!small_block_plausible(p, h))
@@ -111,9 +113,19 @@ void *FASTMM_CDECL fastmm_allocmem(size_t size) {
 
 /* The usable size of a live block, or 0. Checks as much as FreeMem does. */
 size_t FASTMM_CDECL fastmm_usable_size(const void *p) {
+  /* The outer block of a debug block is the manager's, not the caller's. */
+  if (FMM_UNLIKELY(heap_mode & (HEAP_MODE_DEBUG | HEAP_MODE_DEBUG_BLOCKS)) &&
+      debug_is_outer_block(p))
+    return 0;
+  return heap_usable_size(p);
+}
+
+size_t heap_usable_size(const void *p) {
   if (!heap_header_readable(p))
     return 0;
   uint32_t h = block_header(p);
+  if (!heap_kind_fits_region(h, p))
+    return 0;
   switch (h & BLOCK_KIND_MASK) {
   case BLOCK_FLAG_SMALL:
     return small_block_plausible(p, h) ? small_header_usable(h) : 0;
@@ -132,6 +144,7 @@ int FASTMM_CDECL fastmm_owns_block(const void *p) {
   /* A debug block may have 0 usable bytes (GetMem(0) in debug mode) and still be ours. */
   if (heap_header_readable(p) && (block_header(p) & BLOCK_KIND_MASK) == BLOCK_FLAG_DEBUG)
     return debug_owns(p);
+  /* fastmm_usable_size answers 0 for a debug block's outer block. */
   return fastmm_usable_size(p) != 0;
 }
 

@@ -178,7 +178,10 @@ static void free_evicted(debug_header *list) {
       /* Written after it was freed: reported, and its memory is left alone. */
       debug_report_event(DEBUG_EVENT_WRITE_AFTER_FREE, list + 1, header_ok ? list : NULL, NULL);
     } else {
-      fast_free_normal(outer_of(list)); /* its header stays "freed debug block" for reports */
+      /* From here its memory may become anything, so it must stop looking like a debug
+       * header (debug_is_outer_block trusts a header with a valid checksum). */
+      list->flags = 0;
+      fast_free_normal(outer_of(list));
     }
     list = next;
   }
@@ -211,7 +214,7 @@ static debug_header *locate(const void *p, unsigned *kind) {
       trace_area(h->f.stack_depth) + DEBUG_HEADER_SIZE + h->f.user_size + DEBUG_GUARD_SIZE;
   if (!heap_header_readable(outer) ||
       (block_header(outer) & BLOCK_KIND_MASK & ~BLOCK_FLAG_FREE) == BLOCK_FLAG_DEBUG ||
-      fastmm_usable_size(outer) < need) {
+      heap_usable_size(outer) < need) {
     /* Its outer block is gone: freed long ago and out of quarantine, most likely. */
     if (h->flags == (BLOCK_FLAG_DEBUG | BLOCK_FLAG_FREE))
       *kind = DEBUG_EVENT_DOUBLE_FREE;
@@ -356,21 +359,23 @@ FMM_NOINLINE void *heap_get_special(size_t size, const void *caller) {
     return debug_get(size, caller);
   void *p = fast_get_normal(size);
   if (p != NULL && (mode & HEAP_MODE_ERASE_ALLOCATED))
-    memset(p, DEBUG_FILL_ALLOCATED, fastmm_usable_size(p));
+    memset(p, DEBUG_FILL_ALLOCATED, heap_usable_size(p));
   return p;
 }
 
 /* Is p the outer block of a live debug block (a stale pointer to memory a debug block now
  * occupies)? Freeing it would pull the memory from under that block. */
-static int is_outer_of_debug_block(void *p) {
-  size_t usable = fastmm_usable_size(p);
+int debug_is_outer_block(const void *p) {
+  size_t usable = heap_usable_size(p);
   /* The block may have been made at any stack depth setting. */
   for (unsigned depth = 0; depth <= DEBUG_STACK_DEPTH_MAX; depth++) {
     if (usable < trace_area(depth) + DEBUG_HEADER_SIZE + DEBUG_GUARD_SIZE)
       return 0;
     debug_header *h = (debug_header *)((char *)p + trace_area(depth));
-    if ((h->flags & BLOCK_KIND_MASK) == BLOCK_FLAG_DEBUG && h->f.stack_depth == depth &&
-        debug_checksum_ok(h)) /* live: a freed one is flagged so, and its memory may be reused */
+    /* Live or quarantined (a freed one keeps its outer block until it leaves the quarantine,
+     * when its flags are cleared). */
+    if ((h->flags & BLOCK_KIND_MASK & ~BLOCK_FLAG_FREE) == BLOCK_FLAG_DEBUG &&
+        h->f.stack_depth == depth && debug_checksum_ok(h))
       return 1;
   }
   return 0;
@@ -384,7 +389,7 @@ FMM_NOINLINE int heap_free_special(void *p, const void *caller) {
     uint32_t h = block_header(p);
     if ((h & BLOCK_KIND_MASK & ~BLOCK_FLAG_FREE) == BLOCK_FLAG_DEBUG)
       return debug_free(p, caller);
-    if ((mode & (HEAP_MODE_DEBUG | HEAP_MODE_DEBUG_BLOCKS)) && is_outer_of_debug_block(p)) {
+    if ((mode & (HEAP_MODE_DEBUG | HEAP_MODE_DEBUG_BLOCKS)) && debug_is_outer_block(p)) {
       debug_report_event(DEBUG_EVENT_DOUBLE_FREE, p, NULL, caller);
       return FASTMM_ERROR_INVALID_POINTER;
     }

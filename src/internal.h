@@ -120,6 +120,21 @@ static inline int heap_header_readable(const void *p) {
          page_map_get((const char *)p - BLOCK_HEADER_SIZE) != REGION_NOT_OURS;
 }
 
+/* Small and medium blocks live only in medium-span regions, large ones start only in a large
+ * block's first region: a header word that names a kind its region cannot hold is not one. */
+static inline int heap_kind_fits_region(uint32_t h, const void *p) {
+  unsigned region = page_map_get((const char *)p - BLOCK_HEADER_SIZE);
+  switch (h & BLOCK_KIND_MASK) {
+  case BLOCK_FLAG_SMALL:
+  case BLOCK_FLAG_MEDIUM:
+    return region == REGION_MEDIUM_SPAN;
+  case BLOCK_FLAG_LARGE:
+    return region == REGION_LARGE_START;
+  default:
+    return region != REGION_NOT_OURS;
+  }
+}
+
 /* The page map's word on p's header: REGION_NOT_OURS also for NULL and misaligned pointers. */
 static inline unsigned heap_header_region(const void *p) {
   if (((uintptr_t)p & (BLOCK_ALIGNMENT - 1)) != 0 || p == NULL)
@@ -252,6 +267,7 @@ int large_check(void);
 void *heap_get_slow(size_t size);
 int heap_free_slow(void *p, uint32_t h);
 void *heap_realloc_slow(void *p, size_t size);
+size_t heap_usable_size(const void *p); /* fastmm_usable_size without the debug-outer test */
 #if defined(FASTMM_ASM_REALLOC) && !defined(_WIN64)
 /* The Win32 assembly's entry for the Delphi record, and the slow path it jumps to. */
 void *FASTMM_DELPHI_CALL fastmm_delphi_realloc_mem(void *p, intptr_t size);

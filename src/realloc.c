@@ -112,12 +112,13 @@ FMM_NOINLINE void *heap_realloc_slow(void *p, size_t size) {
     fast_free(p);
     return NULL;
   }
-  if (!heap_header_readable(p)) {
+  uint32_t h = heap_header_readable(p) ? block_header(p) : 0;
+  if (h == 0 || !heap_kind_fits_region(h, p) ||
+      ((heap_mode & (HEAP_MODE_DEBUG | HEAP_MODE_DEBUG_BLOCKS)) && debug_is_outer_block(p))) {
     if (heap_mode & HEAP_MODE_DEBUG)
       debug_report_event(DEBUG_EVENT_INVALID_POINTER, p, NULL, NULL);
     return NULL;
   }
-  uint32_t h = block_header(p);
   switch (h & BLOCK_KIND_MASK) {
   case BLOCK_FLAG_SMALL:
     return small_block_plausible(p, h) ? realloc_small(p, h, size) : NULL;

@@ -35,8 +35,9 @@ section .text
 %macro IN_PLACE_OR 1
   lea ecx, [eax - BLOCK_HEADER_SIZE]
   shr ecx, PAGE_MAP_REGION_SHIFT
-  cmp byte [_page_map_l2_static + ecx], REGION_NOT_OURS
-  je %1                              ; not ours, or NULL (0 - 4 wraps to a region never ours)
+  cmp byte [_page_map_l2_static + ecx], REGION_MEDIUM_SPAN
+  jne %1                             ; small blocks live only in medium spans (NULL: 0 - 4
+                                     ; wraps to a region never ours)
   test al, BLOCK_ALIGNMENT - 1
   jnz %1
   mov ecx, [eax - BLOCK_HEADER_SIZE]

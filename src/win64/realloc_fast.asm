@@ -7,8 +7,9 @@
 ; heap_realloc_slow in src/realloc.c, with RCX and RDX untouched: no frame, no pushes, only
 ; volatile registers (RAX, R8-R10), and XMM registers are never touched.
 ;
-; Before the header word is read, the page map must say that its 64 KB region is ours, so a
-; foreign or NULL pointer cannot fault here: the same check the C path makes (alloc_fast.h).
+; Before the header word is read, the page map must say that its 64 KB region is part of a
+; medium span (where all small blocks live), so a foreign or NULL pointer cannot fault here
+; and a word inside a large block is not taken for a small header: as the C path (alloc_fast.h).
 ; Cache lines touched: the page map's two entries (hot), the header word. The pure-C build
 ; compiles fast_realloc in alloc_fast.h instead of this file.
 
@@ -37,8 +38,8 @@ fastmm_reallocmem:
   jz .slow
   shr rax, PAGE_MAP_REGION_SHIFT
   movzx eax, ax
-  cmp byte [r9 + rax], REGION_NOT_OURS
-  je .slow
+  cmp byte [r9 + rax], REGION_MEDIUM_SPAN
+  jne .slow                          ; small blocks live only in medium spans
   test cl, BLOCK_ALIGNMENT - 1
   jnz .slow
   mov eax, [rcx - BLOCK_HEADER_SIZE]

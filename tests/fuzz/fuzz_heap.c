@@ -1,0 +1,870 @@
+/* A coverage-guided fuzzer of the whole manager, checked against a shadow model.
+ *
+ * The input is a program: each operation is an opcode byte and its arguments (a slot, a size
+ * selector). Operations run over a table of SLOTS live blocks: GetMem, AllocMem, FreeMem,
+ * ReallocMem (through the C exports and through the Delphi record, negative sizes included),
+ * the usable size, interior and stale pointers, impossible sizes, a memory usage limit that
+ * makes the OS mappings fail, and the consistency walk. Sizes come from a table of the policy
+ * boundaries (every small class edge, the small/medium and medium/large edges, the in-place
+ * ReallocMem limits, span sizes, large granularity edges), from raw bytes, and from the
+ * block's own usable size (the in-place downsize rules: new*4 + 64 >= usable, new >= usable/2).
+ *
+ * The shadow model knows, for every live block, its pointer, its usable size and how many of
+ * its first bytes hold its pattern. After every operation:
+ *   - contents are preserved byte for byte across ReallocMem (the first min(valid, new) bytes);
+ *   - AllocMem's bytes are zero;
+ *   - fastmm_usable_size() >= the request, and stable between resizes; owns_block agrees;
+ *   - no two live blocks overlap ([p, p + usable) against every other live block);
+ *   - a pointer that is not a live block (interior, stale, foreign) is refused by FreeMem,
+ *     ReallocMem, usable_size and owns_block, and the heap is unchanged;
+ *   - ReallocMem that fails returns NULL and leaves the old block intact (only allowed while
+ *     a memory usage limit is set);
+ *   - fastmm_check_heap() == 0 every few operations and at the end;
+ *   - at the end of every input, once everything is freed: no block in use of any kind, no
+ *     block cached, and the OS bytes back to exactly where the first input started.
+ * Any violation prints what it saw and aborts (libFuzzer keeps the input as a crash artifact).
+ *
+ * Pattern bytes are all odd: a header word built from a program's data then always has the
+ * FREE bit set, so a stale pointer whose header word now lies in old user data cannot pass for
+ * a live block (forged headers are outside what the manager promises; README "Bad input").
+ *
+ * Built two ways (tests/fuzz/CMakeLists.txt): with libFuzzer (clang, native-asan preset), and
+ * with replay_main.c, which runs the seed corpus as a plain regression test on every preset,
+ * Wine included. */
+#include "test_util.h"
+
+#include "block_header.h"
+#include "fastmm.h"
+#include "policy.h"
+
+#define SLOTS 48
+#define STALE_RING 32
+#define MAX_OPS 4096
+#define FUZZ_LARGE_CAP ((size_t)4 * 1024 * 1024) /* the biggest block the fuzzer asks for */
+#define QUICK_CHECK_BYTES 4096                   /* periodic checks look at each end of a block */
+#define CHECK_EVERY 16
+
+/* ---- failure ------------------------------------------------------------------------------ */
+
+static unsigned long op_index;
+static const char *op_name = "start";
+
+#if defined(__MINGW_PRINTF_FORMAT)
+__attribute__((noreturn, format(__MINGW_PRINTF_FORMAT, 3, 4)))
+#elif defined(__GNUC__)
+__attribute__((noreturn, format(printf, 3, 4)))
+#endif
+static void
+fuzz_fail(const char *file, int line, const char *fmt, ...) {
+  va_list ap;
+  fprintf(stderr, "%s:%d: fuzz_heap: operation %lu (%s): ", file, line, op_index, op_name);
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputc('\n', stderr);
+  fflush(stderr);
+  abort();
+}
+
+#define FUZZ_CHECK(cond, ...)                                                                      \
+  do {                                                                                             \
+    if (!(cond))                                                                                   \
+      fuzz_fail(__FILE__, __LINE__, __VA_ARGS__);                                                  \
+  } while (0)
+
+/* ---- the pattern: ref[(seed + i) % REF_LEN], every byte odd --------------------------------- */
+
+#define REF_LEN 65521u /* prime, so blocks with different seeds differ at every offset */
+static unsigned char ref[2 * REF_LEN];
+
+static void ref_init(void) {
+  uint32_t x = 0x12345678u;
+  size_t i;
+  for (i = 0; i < REF_LEN; i++) {
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    ref[i] = (unsigned char)(x | 1u);
+  }
+  memcpy(ref + REF_LEN, ref, REF_LEN);
+}
+
+static void pattern_fill(unsigned char *p, size_t from, size_t to, uint32_t seed) {
+  while (from < to) {
+    size_t start = (seed + from) % REF_LEN, n = to - from;
+    if (n > REF_LEN)
+      n = REF_LEN;
+    memcpy(p + from, ref + start, n);
+    from += n;
+  }
+}
+
+/* Offset of the first byte in [0, n) that is not the pattern, or (size_t)-1. */
+static size_t pattern_check(const unsigned char *p, size_t n, uint32_t seed) {
+  size_t from = 0;
+  while (from < n) {
+    size_t start = (seed + from) % REF_LEN, len = n - from, i;
+    if (len > REF_LEN)
+      len = REF_LEN;
+    if (memcmp(p + from, ref + start, len) != 0) {
+      for (i = 0; i < len; i++)
+        if (p[from + i] != ref[start + i])
+          return from + i;
+    }
+    from += len;
+  }
+  return (size_t)-1;
+}
+
+/* 1 if n bytes at p are zero: memcmp against a zero buffer, not a byte loop (the harness is
+ * compiled with comparison tracing under libFuzzer, and AllocMem blocks reach megabytes). */
+static const unsigned char zeros[65536];
+static int all_zero(const unsigned char *p, size_t n) {
+  while (n > 0) {
+    size_t len = n < sizeof zeros ? n : sizeof zeros;
+    if (memcmp(p, zeros, len) != 0)
+      return 0;
+    p += len;
+    n -= len;
+  }
+  return 1;
+}
+
+/* ---- the shadow model ---------------------------------------------------------------------- */
+
+typedef struct slot {
+  unsigned char *p; /* NULL: empty */
+  size_t request;   /* the size last asked for */
+  size_t usable;    /* fastmm_usable_size when it was last allocated or resized */
+  size_t valid;     /* the first `valid` bytes hold the pattern of `seed` */
+  uint32_t seed;
+} slot;
+
+static slot slots[SLOTS];
+static void *stale[STALE_RING]; /* pointers that were freed or moved away from */
+static unsigned stale_next;
+static int limit_set;
+static int debug_on, erase_freed_on, erase_allocated_on;
+static uint32_t seed_counter;
+static fastmm_memory_manager_ex delphi;
+
+/* Reader of the input. Past its end it returns zeros, so every input is a whole program. */
+typedef struct reader {
+  const uint8_t *data;
+  size_t size, at;
+} reader;
+
+static unsigned rd8(reader *r) {
+  return r->at < r->size ? r->data[r->at++] : 0u;
+}
+static unsigned rd16(reader *r) {
+  unsigned lo = rd8(r);
+  return lo | rd8(r) << 8;
+}
+static uint32_t rd24(reader *r) {
+  uint32_t lo = rd16(r);
+  return lo | (uint32_t)rd8(r) << 16;
+}
+
+/* ---- sizes --------------------------------------------------------------------------------- */
+
+static size_t boundaries[256];
+static size_t boundary_count;
+
+static void add_boundary(size_t s) {
+  if (boundary_count < sizeof boundaries / sizeof boundaries[0])
+    boundaries[boundary_count++] = s;
+}
+
+static void boundaries_init(void) {
+  size_t i, slot_size, k;
+  static const size_t fixed[] = {
+      0,
+      1,
+      2,
+      7,
+      8,
+      15,
+      16,
+      17,
+      /* small / medium edge */
+      SMALL_MAX_USER - 1,
+      SMALL_MAX_USER,
+      SMALL_MAX_USER + 1,
+      MEDIUM_MIN_BLOCK_SIZE - MEDIUM_HEADER_SIZE - 1,
+      MEDIUM_MIN_BLOCK_SIZE - MEDIUM_HEADER_SIZE,
+      MEDIUM_MIN_BLOCK_SIZE - MEDIUM_HEADER_SIZE + 1,
+      MEDIUM_MIN_BLOCK_SIZE,
+      /* medium in-place downsize limit (a quarter of the smallest medium block) */
+      REALLOC_MEDIUM_INPLACE_DOWNSIZE_LIMIT - 1,
+      REALLOC_MEDIUM_INPLACE_DOWNSIZE_LIMIT,
+      REALLOC_MEDIUM_INPLACE_DOWNSIZE_LIMIT + 1,
+      /* small span sizes */
+      SMALL_SPAN_MIN_BYTES - MEDIUM_HEADER_SIZE,
+      SMALL_SPAN_MIN_BYTES,
+      SMALL_SPAN_MAX_BYTES - MEDIUM_HEADER_SIZE,
+      SMALL_SPAN_MAX_BYTES,
+      SMALL_SPAN_MAX_BYTES + 1,
+      /* medium / large edge */
+      MEDIUM_MAX_USER - 16,
+      MEDIUM_MAX_USER - 1,
+      MEDIUM_MAX_USER,
+      MEDIUM_MAX_USER + 1,
+      MEDIUM_MAX_BLOCK_SIZE,
+      MEDIUM_MAX_BLOCK_SIZE + 1,
+      /* a whole medium span, and just past it */
+      MEDIUM_SPAN_SIZE / 2,
+      MEDIUM_SPAN_SIZE - 64 - MEDIUM_HEADER_SIZE - 16,
+      MEDIUM_SPAN_SIZE - 64,
+      MEDIUM_SPAN_SIZE,
+      MEDIUM_SPAN_SIZE + 1,
+      /* large granularity edges: the mapping is user + 64 rounded up to 64 KB */
+      LARGE_GRANULARITY * 9 - LARGE_HEADER_SIZE,
+      LARGE_GRANULARITY * 9 - LARGE_HEADER_SIZE + 1,
+      LARGE_GRANULARITY * 16 - LARGE_HEADER_SIZE,
+      LARGE_GRANULARITY * 16 - LARGE_HEADER_SIZE + 1,
+      LARGE_GRANULARITY * 40 - LARGE_HEADER_SIZE - 1,
+      4u * 1024u * 1024u,
+  };
+  for (i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+    add_boundary(fixed[i]);
+  /* Every small class: its usable size, one more, and the in-place downsize edge
+   * (new*4 + 64 >= usable) on both sides. */
+  for (i = 0; (slot_size = fastmm_small_class_slot_size(i)) != 0; i++) {
+    size_t usable = slot_size - BLOCK_HEADER_SIZE;
+    add_boundary(usable);
+    add_boundary(usable + 1);
+    k = usable > REALLOC_SMALL_DOWNSIZE_ADDER
+            ? (usable - REALLOC_SMALL_DOWNSIZE_ADDER) >> REALLOC_SMALL_DOWNSIZE_SHIFT
+            : 0;
+    add_boundary(k);
+    if (k > 0)
+      add_boundary(k - 1);
+  }
+}
+
+/* A size for slot `s` (which may be empty). */
+static size_t pick_size(reader *r, const slot *s) {
+  unsigned how = rd8(r);
+  size_t u = s->p ? s->usable : 256;
+  switch (how % 10) {
+  case 0:
+  case 1:
+    return boundaries[rd8(r) % boundary_count];
+  case 2:
+    return rd16(r) % (SMALL_MAX_USER + 64);
+  case 3:
+    return rd24(r) % (MEDIUM_MAX_USER + 4096);
+  case 4: /* large: mostly near the medium edge, sometimes megabytes */
+    return MEDIUM_MAX_USER + 1 +
+           rd24(r) % ((how & 0x10) ? FUZZ_LARGE_CAP - MEDIUM_MAX_USER : 8u * LARGE_GRANULARITY);
+  case 5: { /* around the current usable size */
+    int delta = (int)(int8_t)rd8(r);
+    size_t d = (size_t)(delta < 0 ? -delta : delta) * ((how >> 4) + 1u);
+    return delta < 0 ? (d > u ? 0 : u - d) : u + d;
+  }
+  case 6: { /* the small in-place downsize edge of the current block */
+    size_t k = u > REALLOC_SMALL_DOWNSIZE_ADDER
+                   ? (u - REALLOC_SMALL_DOWNSIZE_ADDER) >> REALLOC_SMALL_DOWNSIZE_SHIFT
+                   : 0;
+    return k + (how >> 4) % 3 - (k > 0 ? 1 : 0);
+  }
+  case 7: { /* half the current usable size, the medium and large in-place downsize edge */
+    size_t h = u / 2;
+    return h + (how >> 4) % 3 - (h > 0 ? 1 : 0);
+  }
+  case 8: /* growth by the policy's factors and a bit */
+    return u + u / 4 + (how >> 4);
+  default:
+    return rd8(r) % 64;
+  }
+}
+
+static size_t size_cap(size_t n) {
+  return n > FUZZ_LARGE_CAP ? FUZZ_LARGE_CAP : n;
+}
+
+/* ---- checks -------------------------------------------------------------------------------- */
+
+static void check_slot(const slot *s, const char *what) {
+  size_t bad, u;
+  if (!s->p)
+    return;
+  u = fastmm_usable_size(s->p);
+  FUZZ_CHECK(u == s->usable, "%s: usable_size(%p) = %zu, was %zu", what, (void *)s->p, u,
+             s->usable);
+  FUZZ_CHECK(fastmm_owns_block(s->p) == 1, "%s: owns_block(%p) = 0 for a live block", what,
+             (void *)s->p);
+  bad = pattern_check(s->p, s->valid, s->seed);
+  FUZZ_CHECK(bad == (size_t)-1, "%s: %zu-byte block %p broken at byte %zu of %zu", what, s->request,
+             (void *)s->p, bad, s->valid);
+}
+
+/* Between operations: the usable size, ownership, and the pattern at both ends of the block
+ * (where a neighbour's header or a stray write by the manager would land). */
+static void quick_check_slot(const slot *s, const char *what) {
+  size_t u, bad, tail;
+  if (!s->p)
+    return;
+  if (s->valid <= 2 * QUICK_CHECK_BYTES) {
+    check_slot(s, what);
+    return;
+  }
+  u = fastmm_usable_size(s->p);
+  FUZZ_CHECK(u == s->usable, "%s: usable_size(%p) = %zu, was %zu", what, (void *)s->p, u,
+             s->usable);
+  bad = pattern_check(s->p, QUICK_CHECK_BYTES, s->seed);
+  FUZZ_CHECK(bad == (size_t)-1, "%s: block %p broken at byte %zu of %zu", what, (void *)s->p, bad,
+             s->valid);
+  tail = s->valid - QUICK_CHECK_BYTES;
+  {
+    /* The pattern at offset i is ref[(seed + i) % REF_LEN]: check the tail with the seed moved. */
+    size_t bad2 =
+        pattern_check(s->p + tail, QUICK_CHECK_BYTES, (uint32_t)((s->seed + tail) % REF_LEN));
+    FUZZ_CHECK(bad2 == (size_t)-1, "%s: block %p broken at byte %zu of %zu", what, (void *)s->p,
+               tail + bad2, s->valid);
+  }
+}
+
+/* [p, p + usable) must not meet any other live block. */
+static void check_no_overlap(const slot *s) {
+  size_t i;
+  uintptr_t a0 = (uintptr_t)s->p, a1 = a0 + s->usable;
+  for (i = 0; i < SLOTS; i++) {
+    const slot *o = &slots[i];
+    uintptr_t b0, b1;
+    if (o == s || !o->p)
+      continue;
+    b0 = (uintptr_t)o->p;
+    b1 = b0 + o->usable;
+    FUZZ_CHECK(a1 <= b0 || b1 <= a0, "blocks overlap: %p+%zu and %p+%zu", (void *)s->p, s->usable,
+               (void *)o->p, o->usable);
+  }
+}
+
+/* A block just handed out for `request` bytes: aligned, usable, not overlapping. */
+static void adopt(slot *s, void *p, size_t request, int zeroed) {
+  s->p = (unsigned char *)p;
+  s->request = request;
+  s->usable = fastmm_usable_size(p);
+  FUZZ_CHECK(((uintptr_t)p & (BLOCK_ALIGNMENT - 1)) == 0, "%p is not 16-aligned", p);
+  /* A debug block of 0 bytes has 0 usable bytes and is still a live block. */
+  FUZZ_CHECK(s->usable >= request && (s->usable > 0 || fastmm_owns_block(p)),
+             "usable_size(%p) = %zu < request %zu", p, s->usable, request);
+  if (zeroed)
+    FUZZ_CHECK(all_zero((const unsigned char *)p, request), "allocmem(%zu) = %p is not zeroed",
+               request, p);
+  check_no_overlap(s);
+  s->seed = seed_counter++ * 7919u;
+  s->valid = request;
+  pattern_fill(s->p, 0, request, s->seed);
+}
+
+/* What each stale pointer was, for the message when one is not refused. */
+typedef struct stale_note {
+  unsigned long op;
+  const char *op_name;
+  size_t request, usable;
+  int debug;
+} stale_note;
+static stale_note stale_notes[STALE_RING];
+
+static void remember_stale(void *p) {
+  stale_note *n = &stale_notes[stale_next % STALE_RING];
+  size_t i;
+  n->op = op_index;
+  n->op_name = op_name;
+  n->request = n->usable = 0;
+  n->debug = fastmm_debug_mode_active();
+  for (i = 0; i < SLOTS; i++)
+    if (slots[i].p == p) { /* the block is freed already: its header is not read */
+      n->request = slots[i].request;
+      n->usable = slots[i].usable;
+    }
+  stale[stale_next++ % STALE_RING] = p;
+}
+
+/* Is q inside (or just around) a live block? Then it is not a stale pointer any more. */
+static int near_live_block(const void *q) {
+  size_t i;
+  uintptr_t a = (uintptr_t)q;
+  for (i = 0; i < SLOTS; i++) {
+    uintptr_t b0, b1;
+    if (!slots[i].p)
+      continue;
+    b0 = (uintptr_t)slots[i].p;
+    b1 = b0 + slots[i].usable;
+    /* Before a block: its header (a debug block's with its stack traces: up to 1 KB). */
+    if (a + 1024u >= b0 && a <= b1 + MEDIUM_HEADER_SIZE)
+      return 1;
+  }
+  return 0;
+}
+
+static size_t blocks_in_use(void) {
+  fastmm_state st;
+  fastmm_flush_thread_cache();
+  fastmm_get_state(&st);
+  return st.small.blocks_in_use + st.medium.blocks_in_use + st.large.blocks_in_use;
+}
+
+/* p is not a live block: every entry point must refuse it and change nothing. */
+static void refused(void *p, const char *what) {
+  size_t before = blocks_in_use();
+  int rc = fastmm_freemem(p);
+  FUZZ_CHECK(rc == FASTMM_ERROR_INVALID_POINTER, "freemem(%s %p) = %d, not refused", what, p, rc);
+  FUZZ_CHECK(fastmm_usable_size(p) == 0, "usable_size(%s %p) = %zu", what, p,
+             fastmm_usable_size(p));
+  FUZZ_CHECK(fastmm_owns_block(p) == 0, "owns_block(%s %p) = 1", what, p);
+  FUZZ_CHECK(fastmm_register_expected_leak(p) == 0, "register_expected_leak(%s %p) accepted", what,
+             p);
+  {
+    void *q = fastmm_reallocmem(p, 100);
+    FUZZ_CHECK(q == NULL, "reallocmem(%s %p, 100) = %p", what, p, q);
+  }
+  FUZZ_CHECK(delphi.free_mem(p) != 0, "Delphi FreeMem(%s %p) accepted", what, p);
+  FUZZ_CHECK(blocks_in_use() == before, "refusing %s %p changed the block count", what, p);
+}
+
+/* full: 0 checks both ends of each block, 1 every byte, 2 every byte and the debug-block scan. */
+static void check_all(const char *what, int full) {
+  size_t i;
+  int fault;
+  for (i = 0; i < SLOTS; i++) {
+    if (full)
+      check_slot(&slots[i], what);
+    else
+      quick_check_slot(&slots[i], what);
+  }
+  fault = fastmm_check_heap();
+  FUZZ_CHECK(fault == 0, "%s: fastmm_check_heap() = %d", what, fault);
+  /* The scan reads every quarantined byte (up to 8 MB, a byte at a time): only at the end of
+   * an input. */
+  if (full > 1)
+    FUZZ_CHECK(fastmm_scan_debug_blocks_for_corruption() == 1,
+               "%s: the debug-block scan found a corrupted block", what);
+}
+
+/* ---- operations ---------------------------------------------------------------------------- */
+
+static void free_slot(slot *s, int through_delphi) {
+  int rc;
+  if (!s->p)
+    return;
+  check_slot(s, "before free");
+  rc = through_delphi ? delphi.free_mem(s->p) : fastmm_freemem(s->p);
+  FUZZ_CHECK(rc == FASTMM_OK, "freemem(%p) = %d for a live block", (void *)s->p, rc);
+  remember_stale(s->p);
+  s->p = NULL;
+}
+
+static void do_get(slot *s, size_t n, int zeroed, int through_delphi) {
+  void *p;
+  free_slot(s, 0);
+  n = size_cap(n);
+  if (through_delphi)
+    p = zeroed ? delphi.alloc_mem((intptr_t)n) : delphi.get_mem((intptr_t)n);
+  else
+    p = zeroed ? fastmm_allocmem(n) : fastmm_getmem(n);
+  if (p == NULL) {
+    FUZZ_CHECK(limit_set, "%s(%zu) = NULL with no memory limit set", zeroed ? "allocmem" : "getmem",
+               n);
+    return;
+  }
+  adopt(s, p, n, zeroed);
+}
+
+static void do_realloc(slot *s, size_t n, int through_delphi) {
+  unsigned char *q;
+  size_t keep;
+  n = size_cap(n);
+  if (!s->p) { /* ReallocMem(NULL, n) allocates */
+    q = (unsigned char *)(through_delphi ? delphi.realloc_mem(NULL, (intptr_t)n)
+                                         : fastmm_reallocmem(NULL, n));
+    if (q == NULL) {
+      FUZZ_CHECK(limit_set || n == 0, "reallocmem(NULL, %zu) = NULL with no limit set", n);
+      return;
+    }
+    adopt(s, q, n, 0);
+    return;
+  }
+  check_slot(s, "before realloc");
+  q = (unsigned char *)(through_delphi ? delphi.realloc_mem(s->p, (intptr_t)n)
+                                       : fastmm_reallocmem(s->p, n));
+  if (n == 0) { /* Delphi's meaning: frees, returns NULL */
+    void *old = s->p;
+    FUZZ_CHECK(q == NULL, "reallocmem(%p, 0) = %p, not NULL", old, (void *)q);
+    s->p = NULL;
+    FUZZ_CHECK(fastmm_owns_block(old) == 0, "reallocmem(%p, 0) left the block live", old);
+    remember_stale(old);
+    return;
+  }
+  if (q == NULL) {
+    FUZZ_CHECK(limit_set, "reallocmem(%p: %zu -> %zu) = NULL with no memory limit set",
+               (void *)s->p, s->request, n);
+    check_slot(s, "after a failed realloc: the old block must be intact");
+    return;
+  }
+  keep = s->valid < n ? s->valid : n;
+  {
+    size_t bad = pattern_check(q, keep, s->seed);
+    FUZZ_CHECK(bad == (size_t)-1, "reallocmem(%p -> %p, %zu -> %zu): byte %zu of %zu lost",
+               (void *)s->p, (void *)q, s->request, n, bad, keep);
+  }
+  if (q != s->p)
+    remember_stale(s->p);
+  s->p = q;
+  s->request = n;
+  s->usable = fastmm_usable_size(q);
+  FUZZ_CHECK(((uintptr_t)q & (BLOCK_ALIGNMENT - 1)) == 0, "realloc gave %p, not 16-aligned",
+             (void *)q);
+  FUZZ_CHECK(s->usable >= n, "realloc to %zu: usable_size %zu", n, s->usable);
+  check_no_overlap(s);
+  /* Extend the pattern over the new bytes (same seed: offset-dependent). */
+  pattern_fill(q, keep, n, s->seed);
+  s->valid = n;
+}
+
+/* Use every usable byte: fastmm_usable_size says they are the caller's. */
+static void do_fill_usable(slot *s) {
+  if (!s->p)
+    return;
+  check_slot(s, "usable");
+  pattern_fill(s->p, s->valid, s->usable, s->seed);
+  s->valid = s->usable;
+}
+
+static void do_negative(reader *r, slot *s) {
+  static const intptr_t negative[] = {
+      -1, -2, -16, -4096, -(intptr_t)MEDIUM_MAX_USER, INTPTR_MIN, INTPTR_MIN + 1};
+  intptr_t n = negative[rd8(r) % (sizeof negative / sizeof negative[0])];
+  void *p = delphi.get_mem(n);
+  FUZZ_CHECK(p == NULL, "Delphi GetMem(%lld) = %p", (long long)n, p);
+  p = delphi.alloc_mem(n);
+  FUZZ_CHECK(p == NULL, "Delphi AllocMem(%lld) = %p", (long long)n, p);
+  if (s->p) {
+    p = delphi.realloc_mem(s->p, n);
+    FUZZ_CHECK(p == NULL, "Delphi ReallocMem(p, %lld) = %p", (long long)n, p);
+    check_slot(s, "after a negative ReallocMem");
+  }
+}
+
+static void do_huge(reader *r, slot *s) {
+  static const size_t huge[] = {(size_t)-1,
+                                (size_t)-1 - 15,
+                                (size_t)-1 - LARGE_GRANULARITY + 1,
+                                ((size_t)-1) / 2,
+                                ((size_t)-1) / 2 + 1,
+                                MAX_REQUEST_SIZE,
+                                MAX_REQUEST_SIZE + 1,
+                                MAX_REQUEST_SIZE - LARGE_GRANULARITY};
+  size_t n = huge[rd8(r) % (sizeof huge / sizeof huge[0])];
+  void *p = fastmm_getmem(n);
+  FUZZ_CHECK(p == NULL, "getmem(%zu) = %p", n, p);
+  p = fastmm_allocmem(n);
+  FUZZ_CHECK(p == NULL, "allocmem(%zu) = %p", n, p);
+  if (s->p) {
+    p = fastmm_reallocmem(s->p, n);
+    FUZZ_CHECK(p == NULL, "reallocmem(p, %zu) = %p", n, p);
+    check_slot(s, "after an impossible ReallocMem");
+  }
+}
+
+static void do_interior(reader *r, slot *s) {
+  size_t off;
+  if (!s->p || s->usable < 2)
+    return;
+  off = 1 + rd24(r) % (s->usable - 1);
+  if (rd8(r) & 1)
+    off = (off + 15) & ~(size_t)15; /* aligned interior pointers get past the first test */
+  if (off == 0 || off >= s->usable)
+    return;
+  refused(s->p + off, "interior pointer");
+  check_slot(s, "after an interior free");
+}
+
+static void do_stale(reader *r) {
+  unsigned k = rd8(r) % STALE_RING;
+  void *p = stale[k];
+  size_t i;
+  if (p == NULL || near_live_block(p))
+    return; /* the memory is a live block's again: not stale */
+  for (i = 0; i < SLOTS; i++)
+    if (slots[i].p == p)
+      return;
+  if (fastmm_owns_block(p)) { /* say what it was before refused() fails on it */
+    const stale_note *n = &stale_notes[k];
+    uint32_t h = 0;
+    if (fastmm_heap_contains((const char *)p - BLOCK_HEADER_SIZE))
+      h = block_header(p);
+    fprintf(stderr,
+            "fuzz_heap: stale pointer %p, freed at operation %lu (%s; %zu bytes asked, %zu "
+            "usable, debug mode %d), is owned again: header word now 0x%08x, usable %zu, debug "
+            "mode %d\n",
+            p, n->op, n->op_name, n->request, n->usable, n->debug, (unsigned)h,
+            fastmm_usable_size(p), fastmm_debug_mode_active());
+  }
+  refused(p, "stale pointer");
+}
+
+static void do_foreign(reader *r) {
+  static _Alignas(64) unsigned char static_area[256];
+  _Alignas(64) unsigned char stack_area[256];
+  unsigned fill = rd8(r) | 1u; /* odd: a FREE-flagged header word */
+  unsigned off = 16u * (1u + rd8(r) % 14u);
+  memset(stack_area, (int)fill, sizeof stack_area);
+  memset(static_area, (int)fill, sizeof static_area);
+  refused(stack_area + off, "stack pointer");
+  refused(static_area + off, "static pointer");
+  memset(stack_area, 0, sizeof stack_area);
+  refused(stack_area + off, "stack pointer, zero header");
+}
+
+static void do_limit(reader *r) {
+  unsigned k = rd8(r);
+  if (k < 96 || limit_set) {
+    fastmm_set_memory_usage_limit(0);
+    limit_set = 0;
+  } else {
+    fastmm_state st;
+    fastmm_get_state(&st);
+    /* Room for at most a few more 64 KB mappings: spans and large blocks start failing. */
+    fastmm_set_memory_usage_limit(st.os_bytes_reserved + (size_t)(k % 48u) * LARGE_GRANULARITY + 1);
+    limit_set = 1;
+  }
+}
+
+/* Debug mode on or off (off flushes the quarantine), with a stack depth from the input. */
+static void do_debug_mode(reader *r) {
+  unsigned depth = rd8(r) % 9u;
+  if (!debug_on) {
+    fastmm_set_debug_mode_stack_trace_entry_count(depth);
+    fastmm_enter_debug_mode();
+    debug_on = 1;
+  } else {
+    fastmm_exit_debug_mode();
+    debug_on = 0;
+  }
+  FUZZ_CHECK(fastmm_debug_mode_active() == debug_on, "debug mode is %d, should be %d",
+             fastmm_debug_mode_active(), debug_on);
+}
+
+static void do_erase_modes(reader *r) {
+  unsigned k = rd8(r);
+  if (k & 1) {
+    if (erase_freed_on)
+      fastmm_end_erase_freed_block_content();
+    else
+      fastmm_begin_erase_freed_block_content();
+    erase_freed_on = !erase_freed_on;
+  } else {
+    if (erase_allocated_on)
+      fastmm_end_erase_allocated_block_content();
+    else
+      fastmm_begin_erase_allocated_block_content();
+    erase_allocated_on = !erase_allocated_on;
+  }
+}
+
+static void modes_off(void) {
+  /* Leaving debug mode frees the quarantine. A debug block freed after debug mode was left
+   * goes to the quarantine too and stays there (up to 1024 blocks or 8 MB) until debug mode is
+   * left again: enter and leave once, so everything freed is really free (reported; a
+   * release call does not flush the quarantine). */
+  if (!debug_on)
+    fastmm_enter_debug_mode();
+  fastmm_exit_debug_mode();
+  if (erase_freed_on)
+    fastmm_end_erase_freed_block_content();
+  if (erase_allocated_on)
+    fastmm_end_erase_allocated_block_content();
+  debug_on = erase_freed_on = erase_allocated_on = 0;
+}
+
+/* Delphi's RegisterExpectedMemoryLeak by pointer: accepted once for a live block, refused when
+ * already registered; unregistering accepted once. */
+static void do_expected_leak(slot *s) {
+  if (!s->p)
+    return;
+  FUZZ_CHECK(fastmm_register_expected_leak(s->p) == 1, "register_expected_leak(live %p) refused",
+             (void *)s->p);
+  FUZZ_CHECK(fastmm_register_expected_leak(s->p) == 0, "register_expected_leak(%p) twice accepted",
+             (void *)s->p);
+  FUZZ_CHECK(fastmm_unregister_expected_leak(s->p) == 1, "unregister_expected_leak(%p) refused",
+             (void *)s->p);
+  FUZZ_CHECK(fastmm_unregister_expected_leak(s->p) == 0,
+             "unregister_expected_leak(%p) twice accepted", (void *)s->p);
+}
+
+/* ---- one input ---------------------------------------------------------------------------- */
+
+static size_t os_baseline;
+static int started;
+
+static void start_once(void) {
+  fastmm_state st;
+  if (started)
+    return;
+  started = 1;
+  ref_init();
+  boundaries_init();
+  fastmm_get_memory_manager(&delphi);
+  /* Debug mode reports bad pointers to its event log: nowhere, here. */
+#if defined(_WIN32)
+  fastmm_set_event_log_filename("NUL");
+#else
+  fastmm_set_event_log_filename("/dev/null");
+#endif
+  fastmm_set_output_debug_string_events(0);
+  /* The thread cache and the expected-leak table are made on first use and kept (mapped, so
+   * counted in the OS bytes): make them before the baseline. */
+  {
+    void *p = fastmm_getmem(1);
+    fastmm_register_expected_leak(p);
+    fastmm_unregister_expected_leak(p);
+    fastmm_freemem(p);
+  }
+  fastmm_flush_thread_cache();
+  fastmm_release_free_memory();
+  fastmm_get_state(&st);
+  os_baseline = st.os_bytes_reserved;
+}
+
+static void finish_input(void) {
+  size_t i;
+  fastmm_state st;
+  int fault;
+  op_name = "end";
+  fastmm_set_memory_usage_limit(0);
+  limit_set = 0;
+  check_all("end of input", 2);
+  for (i = 0; i < SLOTS; i++)
+    free_slot(&slots[i], 0);
+  modes_off(); /* leaving debug mode frees the quarantine */
+  fastmm_flush_thread_cache();
+  fastmm_release_free_memory();
+  fastmm_get_state(&st);
+  FUZZ_CHECK(st.small.blocks_in_use == 0 && st.medium.blocks_in_use == 0 &&
+                 st.large.blocks_in_use == 0,
+             "blocks left in use after freeing all: small %zu, medium %zu, large %zu",
+             st.small.blocks_in_use, st.medium.blocks_in_use, st.large.blocks_in_use);
+  FUZZ_CHECK(st.small.bytes_in_use == 0 && st.medium.bytes_in_use == 0 &&
+                 st.large.bytes_in_use == 0,
+             "bytes left in use: small %zu, medium %zu, large %zu", st.small.bytes_in_use,
+             st.medium.bytes_in_use, st.large.bytes_in_use);
+  FUZZ_CHECK(st.thread_cached_blocks == 0, "%zu blocks cached after a flush",
+             st.thread_cached_blocks);
+  FUZZ_CHECK(st.os_bytes_reserved == os_baseline,
+             "%zu bytes mapped after freeing everything and releasing, %zu at the start",
+             st.os_bytes_reserved, os_baseline);
+  fault = fastmm_check_heap();
+  FUZZ_CHECK(fault == 0, "fastmm_check_heap() = %d after freeing everything", fault);
+  for (i = 0; i < STALE_RING; i++)
+    stale[i] = NULL;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  reader r;
+  unsigned long n;
+  start_once();
+  seed_counter = 1; /* patterns depend on the input alone */
+  r.data = data;
+  r.size = size;
+  r.at = 0;
+  for (n = 0; r.at < r.size && n < MAX_OPS; n++) {
+    unsigned op = rd8(&r);
+    slot *s = &slots[rd8(&r) % SLOTS];
+    op_index = n;
+    switch (op % 23) {
+    case 0:
+    case 1:
+      op_name = "getmem";
+      do_get(s, pick_size(&r, s), 0, 0);
+      break;
+    case 2:
+      op_name = "allocmem";
+      do_get(s, pick_size(&r, s), 1, 0);
+      break;
+    case 3:
+    case 4:
+      op_name = "freemem";
+      free_slot(s, 0);
+      break;
+    case 5:
+    case 6:
+    case 7:
+      op_name = "reallocmem";
+      do_realloc(s, pick_size(&r, s), 0);
+      break;
+    case 8:
+      op_name = "reallocmem to 0";
+      do_realloc(s, 0, op & 0x80);
+      break;
+    case 9:
+      op_name = "fill usable";
+      do_fill_usable(s);
+      break;
+    case 10:
+      op_name = "Delphi GetMem/AllocMem";
+      do_get(s, pick_size(&r, s), op & 0x40, 1);
+      break;
+    case 11:
+      op_name = "Delphi ReallocMem";
+      do_realloc(s, pick_size(&r, s), 1);
+      break;
+    case 12:
+      op_name = "Delphi FreeMem";
+      free_slot(s, 1);
+      break;
+    case 13:
+      op_name = "negative size";
+      do_negative(&r, s);
+      break;
+    case 14:
+      op_name = "impossible size";
+      do_huge(&r, s);
+      break;
+    case 15:
+      op_name = "interior pointer";
+      do_interior(&r, s);
+      break;
+    case 16:
+      op_name = "stale pointer";
+      do_stale(&r);
+      break;
+    case 17:
+      op_name = "foreign pointer";
+      do_foreign(&r);
+      break;
+    case 18:
+      op_name = "memory limit";
+      do_limit(&r);
+      break;
+    case 20:
+      op_name = "debug mode";
+      do_debug_mode(&r);
+      break;
+    case 21:
+      op_name = "erase modes";
+      do_erase_modes(&r);
+      break;
+    case 22:
+      op_name = "expected leak";
+      do_expected_leak(s);
+      break;
+    default:
+      op_name = "flush and check";
+      fastmm_flush_thread_cache();
+      check_all("check", 1);
+      break;
+    }
+    if (n % CHECK_EVERY == CHECK_EVERY - 1) {
+      op_name = "periodic check";
+      check_all("periodic check", 0);
+    }
+  }
+  finish_input();
+  return 0;
+}

@@ -1,0 +1,197 @@
+/* Memory back to the OS, measured: 1 GB in mixed sizes (a quarter of the bytes in small blocks,
+ * half in medium, a quarter in large), every page written, then everything freed in a shuffled
+ * order. After the thread cache is flushed and fastmm_release_free_memory() called:
+ *   - the manager's OS bytes (fastmm_get_state's os_bytes_reserved) are back within 4 MB of
+ *     where they started;
+ *   - the process's committed memory is back within 8 MB of where it started: natively VmRSS
+ *     from /proc/self/status, on Windows GetProcessMemoryInfo's PrivateUsage (PagefileUsage);
+ *     both must first have grown by at least 90% of what was allocated, so the measure is seen
+ *     to work.
+ * Sizes: 1 GB natively and on Win64; 512 MB on Win32 (a 32-bit process has 2 GB of address
+ * space, and Wine's own mappings take part of it); 256 MB under ThreadSanitizer (its shadow
+ * memory costs several bytes per byte written). The figures are printed. */
+#if !defined(_WIN32) && !defined(_POSIX_C_SOURCE)
+#define _POSIX_C_SOURCE 200809L
+#endif
+#include "test_blocks.h"
+
+#if defined(_WIN32)
+#ifndef PSAPI_VERSION
+#define PSAPI_VERSION 2 /* GetProcessMemoryInfo is kernel32's K32GetProcessMemoryInfo */
+#endif
+#include <psapi.h>
+#endif
+
+#if defined(__SANITIZE_THREAD__)
+#define UNDER_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define UNDER_TSAN 1
+#endif
+#endif
+
+#define MB ((size_t)1024 * 1024)
+#if defined(UNDER_TSAN)
+#define TOTAL (256 * MB)
+#elif defined(_WIN32) && !defined(_WIN64)
+#define TOTAL (512 * MB)
+#else
+#define TOTAL (1024 * MB)
+#endif
+#define OS_SLACK (4 * MB)
+#define COMMIT_SLACK (8 * MB)
+#define MAX_BLOCKS 400000
+#define PAGE 4096u
+
+static unsigned char *blocks[MAX_BLOCKS];
+static size_t sizes[MAX_BLOCKS];
+
+/* The process's committed (private, resident) memory in bytes, or 0 when unknown. */
+static size_t committed_bytes(void) {
+#if defined(_WIN32)
+  PROCESS_MEMORY_COUNTERS_EX pmc;
+  memset(&pmc, 0, sizeof pmc);
+  if (!GetProcessMemoryInfo(GetCurrentProcess(), (PROCESS_MEMORY_COUNTERS *)&pmc, sizeof pmc))
+    return 0;
+  return pmc.PrivateUsage ? pmc.PrivateUsage : pmc.PagefileUsage;
+#else
+  FILE *f = fopen("/proc/self/status", "r");
+  char line[256];
+  size_t kb = 0;
+  if (!f)
+    return 0;
+  while (fgets(line, sizeof line, f))
+    if (sscanf(line, "VmRSS: %zu", &kb) == 1)
+      break;
+  fclose(f);
+  return kb * 1024u;
+#endif
+}
+
+static const char *committed_name(void) {
+#if defined(_WIN32)
+  return "PrivateUsage";
+#else
+  return "VmRSS";
+#endif
+}
+
+static size_t random_size(tu_rng *r, int kind) {
+  switch (kind) {
+  case 0:
+    return tu_rand_range(r, 1, SMALL_MAX_USER);
+  case 1:
+    return tu_rand_range(r, SMALL_MAX_USER + 1, MEDIUM_MAX_USER);
+  default:
+    return tu_rand_range(r, MEDIUM_MAX_USER + 1, 4 * MB);
+  }
+}
+
+/* Writes every page of the block (so it is committed and resident), and marks both ends. */
+static void touch(unsigned char *p, size_t size, size_t i) {
+  size_t off;
+  for (off = 0; off < size; off += PAGE)
+    p[off] = (unsigned char)(i + off / PAGE);
+  p[size - 1] = (unsigned char)(i * 3);
+}
+
+static int untouched_marks(const unsigned char *p, size_t size, size_t i) {
+  return (size == 1 || p[0] == (unsigned char)i) && p[size - 1] == (unsigned char)(i * 3);
+}
+
+int main(void) {
+  static const size_t target[3] = {TOTAL / 4, TOTAL / 2, TOTAL / 4};
+  size_t have[3] = {0, 0, 0}, n = 0, total = 0, i, bad = 0;
+  size_t c0, c1, c2, c3;
+  fastmm_state s0, s1, s2, s3;
+  tu_rng rng;
+
+  printf("test_memory_return (%s, %u-bit pointers): %zu MB in mixed sizes\n", tu_build_name(),
+         (unsigned)(sizeof(void *) * 8), TOTAL / MB);
+  /* The test's own tables are written before the start is measured; the thread cache is made. */
+  memset(blocks, 0, sizeof blocks);
+  memset(sizes, 0, sizeof sizes);
+  fastmm_freemem(fastmm_getmem(1));
+  fastmm_flush_thread_cache();
+  fastmm_release_free_memory();
+  tb_state(&s0);
+  c0 = committed_bytes();
+  CHECK_MSG(c0 > 0, "the process's committed memory cannot be read");
+
+  tu_rng_seed(&rng, 1024);
+  while (total < TOTAL && n < MAX_BLOCKS) {
+    int kind = (int)tu_rand_below(&rng, 3);
+    size_t size;
+    unsigned char *p;
+    if (have[kind] >= target[kind])
+      continue;
+    size = random_size(&rng, kind);
+    p = (unsigned char *)fastmm_getmem(size);
+    if (!CHECK_MSG(p != NULL, "getmem(%zu) after %zu MB", size, total / MB))
+      break;
+    touch(p, size, n);
+    blocks[n] = p;
+    sizes[n++] = size;
+    have[kind] += size;
+    total += size;
+  }
+  tb_state(&s1);
+  c1 = committed_bytes();
+  printf("  %zu blocks, %zu MB (%zu MB small, %zu MB medium, %zu MB large)\n", n, total / MB,
+         have[0] / MB, have[1] / MB, have[2] / MB);
+  printf("  OS bytes reserved: %.1f MB at the start, %.1f MB with everything allocated\n",
+         (double)s0.os_bytes_reserved / (double)MB, (double)s1.os_bytes_reserved / (double)MB);
+  printf("  %s: %.1f MB at the start, %.1f MB with everything allocated\n", committed_name(),
+         (double)c0 / (double)MB, (double)c1 / (double)MB);
+  CHECK_EQ(tb_blocks_in_use(&s1), n);
+  CHECK(s1.os_bytes_reserved >= total);
+  CHECK_MSG(c1 >= c0 + total / 10 * 9, "%s grew by %zu MB for %zu MB allocated: not measured",
+            committed_name(), (c1 - c0) / MB, total / MB);
+  CHECK_EQ(fastmm_check_heap(), 0);
+
+  for (i = 0; i < n; i++)
+    bad += !untouched_marks(blocks[i], sizes[i], i);
+  CHECK_MSG(bad == 0, "%zu blocks lost their marks while the heap grew", bad);
+  bad = 0;
+  /* Shuffled frees. */
+  for (i = n; i > 1; i--) {
+    size_t j = tu_rand_below(&rng, i), t = sizes[i - 1];
+    unsigned char *q = blocks[i - 1];
+    blocks[i - 1] = blocks[j];
+    sizes[i - 1] = sizes[j];
+    blocks[j] = q;
+    sizes[j] = t;
+  }
+  for (i = 0; i < n; i++) {
+    bad += fastmm_usable_size(blocks[i]) < sizes[i];
+    bad += fastmm_freemem(blocks[i]) != FASTMM_OK;
+  }
+  CHECK_MSG(bad == 0, "%zu blocks were wrong or refused when freed", bad);
+  fastmm_flush_thread_cache();
+  tb_state(&s2);
+  c2 = committed_bytes();
+  fastmm_release_free_memory();
+  tb_state(&s3);
+  c3 = committed_bytes();
+  printf("  OS bytes reserved: %.1f MB after freeing, %.1f MB after fastmm_release_free_memory "
+         "(start %+.1f MB); peak %.1f MB\n",
+         (double)s2.os_bytes_reserved / (double)MB, (double)s3.os_bytes_reserved / (double)MB,
+         ((double)s3.os_bytes_reserved - (double)s0.os_bytes_reserved) / (double)MB,
+         (double)s3.os_bytes_peak / (double)MB);
+  printf("  %s: %.1f MB after freeing, %.1f MB after the release (start %+.1f MB)\n",
+         committed_name(), (double)c2 / (double)MB, (double)c3 / (double)MB,
+         ((double)c3 - (double)c0) / (double)MB);
+  CHECK_EQ(tb_blocks_in_use(&s3), 0);
+  CHECK_EQ(s3.small.bytes_reserved, 0);
+  CHECK_EQ(s3.medium.bytes_reserved, 0);
+  CHECK_EQ(s3.large.bytes_reserved, 0);
+  CHECK_MSG(s3.os_bytes_reserved <= s0.os_bytes_reserved + OS_SLACK,
+            "%zu bytes still mapped by the manager, %zu at the start", s3.os_bytes_reserved,
+            s0.os_bytes_reserved);
+  CHECK_MSG(c3 <= c0 + COMMIT_SLACK,
+            "%s is %.1f MB after everything was freed, %.1f MB at the "
+            "start",
+            committed_name(), (double)c3 / (double)MB, (double)c0 / (double)MB);
+  CHECK_EQ(fastmm_check_heap(), 0);
+  return tu_finish("test_memory_return");
+}
