@@ -189,6 +189,8 @@ typedef struct fastmm_memory_manager_ex {
 } fastmm_memory_manager_ex;
 
 void FASTMM_CDECL fastmm_get_memory_manager(fastmm_memory_manager_ex *mm);
+/* The same, after entering debug mode (fastmm_enter_debug_mode). */
+void FASTMM_CDECL fastmm_get_memory_manager_debug(fastmm_memory_manager_ex *mm);
 
 #ifdef __cplusplus
 }

@@ -95,7 +95,9 @@ FMM_INLINE int fast_free(void *p) {
 /* In place under the small policy: not larger than the usable size and new*4 + 64 >= usable.
  * The size is compared unsigned, so a size that was negative takes the slow path. */
 FMM_INLINE void *fast_realloc(void *p, size_t size) {
-  if (FMM_LIKELY(heap_header_region(p) == REGION_MEDIUM_SPAN)) {
+  /* While a mode is on, a pointer may be a stale one into a debug block's outer block: the slow
+   * path checks for that. */
+  if (FMM_LIKELY(!FMM_MODE_ON() && heap_header_region(p) == REGION_MEDIUM_SPAN)) {
     uint32_t h = block_header(p);
     if (FMM_LIKELY((h & BLOCK_KIND_MASK) == BLOCK_FLAG_SMALL)) {
       size_t usable = small_header_usable(h);

@@ -67,8 +67,8 @@ void *debug_realloc(void *p, size_t size, const void *caller);
 size_t debug_usable(const void *p); /* 0 when p is not a valid live debug block */
 int debug_owns(const void *p);
 int debug_is_outer_block(const void *p);
-    /* the outer block of a live or quarantined one */ /* 1 for a live debug block, of any size (0
-                                                          too) */
+/* the outer block of a live or quarantined one */ /* 1 for a live debug block, of any size (0
+                                                      too) */
 void debug_init_from_environment(void);
 /* A stack trace of up to `depth` return addresses: `caller` first, then the frames the OS walk
  * finds outside this module. */

@@ -97,3 +97,10 @@ void FASTMM_CDECL fastmm_get_memory_manager(fastmm_memory_manager_ex *mm) {
   mm->unregister_expected_memory_leak = delphi_unregister_leak;
 }
 #endif
+
+/* The same record with debug mode entered first: for a program (or a benchmark) that wants debug
+ * mode from its first allocation without the environment variable. */
+void FASTMM_CDECL fastmm_get_memory_manager_debug(fastmm_memory_manager_ex *mm) {
+  fastmm_enter_debug_mode();
+  fastmm_get_memory_manager(mm);
+}

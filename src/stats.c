@@ -84,8 +84,12 @@ void FASTMM_CDECL fastmm_get_state(fastmm_state *st) {
   st->small_class_count = SMALL_CLASS_COUNT;
 }
 
+void debug_flush_quarantine(void);
+
 void FASTMM_CDECL fastmm_release_free_memory(void) {
   heap_ensure_initialized();
+  if (!fastmm_debug_mode_active())
+    debug_flush_quarantine(); /* freed debug blocks left from a debug session */
   medium_release_spare();
 }
 

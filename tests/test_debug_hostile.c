@@ -8,9 +8,10 @@
  *      the damaged header's fields (stack depth, frame counts, size). Mended, it frees.
  *   2. A pointer the program freed before debug mode whose address now starts the outer block
  *      of a debug block (the debug block sits 96 bytes and its stack traces further in):
- *      freeing it again is a double free and must be refused, whether debug mode is still on or
- *      was left, and whatever the stack depth setting is by then; the debug block stays live
- *      and frees normally.
+ *      freeing it again is a double free and must be refused, and a ReallocMem of it return
+ *      NULL (even for a size the in-place fast paths would keep), whether debug mode is still
+ *      on or was left, and whatever the stack depth setting is by then; the debug block stays
+ *      live and frees normally.
  *   3. A block left with a damaged header at the end: the leak report that runs when the
  *      process ends must not crash on it (the test's exit code shows it).
  *
@@ -75,8 +76,21 @@ static void stale_pointer_is_an_outer_block(unsigned depth, int still_on, unsign
     if (!still_on)
       fastmm_exit_debug_mode();
     if (q == p + trace + 96) {
+      fastmm_memory_manager_ex mm;
+      void *r;
+      fastmm_get_memory_manager(&mm);
       found = 1;
       memset(q, 0x22, n);
+      /* A ReallocMem of it is a ReallocMem of a freed block: NULL, even a size the in-place
+       * fast paths (C and NASM) would keep. */
+      r = fastmm_reallocmem(p, outer_size);
+      CHECK_MSG(r == NULL, "%s: reallocmem(%p, %zu) of the stale pointer = %p", what, (void *)p,
+                outer_size, r);
+      r = mm.realloc_mem(p, (intptr_t)outer_size);
+      CHECK_MSG(r == NULL, "%s: Delphi ReallocMem(%p, %zu) of the stale pointer = %p", what,
+                (void *)p, outer_size, r);
+      CHECK_MSG(fastmm_usable_size(p) == 0, "%s: usable_size of the stale pointer %zu", what,
+                fastmm_usable_size(p));
       CHECK_MSG(fastmm_freemem(p) == FASTMM_ERROR_INVALID_POINTER,
                 "%s: a second free of %p (freed before debug mode; now the outer block of the "
                 "debug block %p) was accepted",

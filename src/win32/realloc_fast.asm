@@ -22,6 +22,7 @@ bits 32
 
 extern _heap_realloc_slow
 extern _page_map_l2_static
+extern _heap_mode
 %ifndef FASTMM_SLOW_PATH_CDECL
 extern _heap_realloc_slow_register
 %endif
@@ -33,6 +34,8 @@ section .text
 ; IN_PLACE_OR slow: EAX = pointer, EDX = size; returns (EAX unchanged) when in place, else
 ; jumps to `slow` with EAX and EDX unchanged. Uses ECX.
 %macro IN_PLACE_OR 1
+  cmp dword [_heap_mode], 0
+  jne %1                             ; a debug or erase mode is on (src/debug.h)
   lea ecx, [eax - BLOCK_HEADER_SIZE]
   shr ecx, PAGE_MAP_REGION_SHIFT
   cmp byte [_page_map_l2_static + ecx], REGION_MEDIUM_SPAN

@@ -21,12 +21,15 @@ bits 64
 
 extern heap_realloc_slow
 extern page_map_l1
+extern heap_mode
 global fastmm_reallocmem
 
 section .text
 
 align 16
 fastmm_reallocmem:
+  cmp dword [heap_mode], 0
+  jne .slow                          ; a debug or erase mode is on (src/debug.h)
   lea rax, [rcx - BLOCK_HEADER_SIZE]
   mov r8, rax
   shr r8, PAGE_MAP_REGION_SHIFT + PAGE_MAP_L2_BITS
