@@ -44,26 +44,40 @@ void os_unmap(void *p, size_t size) {
   fmm_add_size(&os_unmaps, 1);
 }
 
-void FASTMM_CDECL fastmm_get_state(fastmm_state *st) {
-  heap_ensure_initialized();
-  memset(st, 0, sizeof *st);
-  size_t cached[SMALL_CLASS_COUNT];
-  size_t in_use[SMALL_CLASS_COUNT] = {0};
+/* Live blocks (thread-cached ones are free), their usable bytes and span bytes per small
+ * class; returns the blocks sitting in thread caches. */
+static size_t small_usage(fastmm_kind_usage out[SMALL_CLASS_COUNT]) {
+  size_t cached[SMALL_CLASS_COUNT], cached_total = 0;
+  size_t in_use[SMALL_CLASS_COUNT] = {0}, spans[SMALL_CLASS_COUNT] = {0};
   for (unsigned a = 0; a < ARENA_COUNT; a++) {
     for (unsigned c = 0; c < SMALL_CLASS_COUNT; c++) {
       small_manager *m = &small_managers[a][c];
       lock_acquire(&m->lock);
       small_drain_pending(m); /* pending frees are free: count them as such */
       in_use[c] += m->blocks_in_use;
+      spans[c] += m->span_count * m->span_bytes;
       lock_release(&m->lock);
     }
   }
   thread_cache_count(cached);
   for (unsigned c = 0; c < SMALL_CLASS_COUNT; c++) {
     size_t live = in_use[c] > cached[c] ? in_use[c] - cached[c] : 0;
-    st->small.blocks_in_use += live;
-    st->small.bytes_in_use += live * (size_class_slot[c] - BLOCK_HEADER_SIZE);
-    st->thread_cached_blocks += cached[c];
+    out[c].blocks_in_use = live;
+    out[c].bytes_in_use = live * (size_class_slot[c] - BLOCK_HEADER_SIZE);
+    out[c].bytes_reserved = spans[c];
+    cached_total += cached[c];
+  }
+  return cached_total;
+}
+
+void FASTMM_CDECL fastmm_get_state(fastmm_state *st) {
+  heap_ensure_initialized();
+  memset(st, 0, sizeof *st);
+  fastmm_kind_usage classes[SMALL_CLASS_COUNT];
+  st->thread_cached_blocks = small_usage(classes);
+  for (unsigned c = 0; c < SMALL_CLASS_COUNT; c++) {
+    st->small.blocks_in_use += classes[c].blocks_in_use;
+    st->small.bytes_in_use += classes[c].bytes_in_use;
   }
   for (unsigned a = 0; a < ARENA_COUNT; a++) {
     medium_arena *ar = &medium_arenas[a];
@@ -104,24 +118,9 @@ size_t FASTMM_CDECL fastmm_get_memory_usage_limit(void) {
 
 size_t FASTMM_CDECL fastmm_get_small_class_usage(fastmm_kind_usage *out, size_t count) {
   heap_ensure_initialized();
-  size_t cached[SMALL_CLASS_COUNT];
-  size_t in_use[SMALL_CLASS_COUNT] = {0}, spans[SMALL_CLASS_COUNT] = {0};
-  for (unsigned a = 0; a < ARENA_COUNT; a++) {
-    for (unsigned c = 0; c < SMALL_CLASS_COUNT; c++) {
-      small_manager *m = &small_managers[a][c];
-      lock_acquire(&m->lock);
-      small_drain_pending(m);
-      in_use[c] += m->blocks_in_use;
-      spans[c] += m->span_count * m->span_bytes;
-      lock_release(&m->lock);
-    }
-  }
-  thread_cache_count(cached);
-  for (size_t c = 0; c < SMALL_CLASS_COUNT && c < count; c++) {
-    size_t live = in_use[c] > cached[c] ? in_use[c] - cached[c] : 0;
-    out[c].blocks_in_use = live;
-    out[c].bytes_in_use = live * (size_class_slot[c] - BLOCK_HEADER_SIZE);
-    out[c].bytes_reserved = spans[c];
-  }
+  fastmm_kind_usage classes[SMALL_CLASS_COUNT];
+  small_usage(classes);
+  for (size_t c = 0; c < SMALL_CLASS_COUNT && c < count; c++)
+    out[c] = classes[c];
   return SMALL_CLASS_COUNT;
 }
