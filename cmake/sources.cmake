@@ -18,6 +18,7 @@ set(FASTMM_CORE_SOURCES
   src/stats.c
   src/leaks.c
   src/page_map.c
+  src/heap_mode.c
   src/debug.c
   src/debug_report.c
 )

@@ -4,24 +4,39 @@
  * GetMem of a small size: read the thread cache pointer, pop the class's bin, clear the
  * block's FREE bit. FreeMem of a small block: look the pointer up in the page map, check the
  * header word and the span it names, set the FREE bit, push onto the bin. No lock, no atomic
- * instruction; everything else (empty or full bins, medium and large blocks, bad pointers, a
- * debug or erase mode switched on: one word, heap_mode) leaves through one call. */
+ * instruction; everything else (empty or full bins, medium and large blocks, bad pointers)
+ * leaves through one call.
+ *
+ * While a debug or erase mode is on, the gates of heap_mode.h are closed: the size bound of
+ * GetMem and the page-map bound of FreeMem and ReallocMem are comparisons these paths make
+ * anyway, so the modes cost the normal paths no instruction. The *_normal variants below have
+ * no gate: debug.c uses them to allocate and free the blocks it builds on. */
 #ifndef FASTMM_ALLOC_FAST_H
 #define FASTMM_ALLOC_FAST_H
 
+#include "heap_mode.h"
 #include "internal.h"
 #include "size_class.h"
 
-extern volatile uint32_t heap_mode; /* debug.h: non-zero while a debug or erase mode is on */
-
-/* FASTMM_NO_MODES builds a DLL whose GetMem and FreeMem never look at heap_mode (debug and
- * erase modes then do nothing for them): only for the benchmark that measures what the test
- * of that word costs the normal paths. */
+/* FASTMM_NO_MODES builds a DLL whose fast paths compare with constants instead of the gates
+ * (debug and erase modes then do nothing for them): only for the benchmark that measures what
+ * the gates cost the normal paths. */
 #if defined(FASTMM_NO_MODES)
-#define FMM_MODE_ON() 0
+#define FMM_GATE_GET_BOUND ((size_t)SMALL_MAX_USER + 1)
+#define FMM_GATE_L1_BOUND ((uint64_t)1 << PAGE_MAP_L1_BITS)
+#define FMM_GATE_REGION REGION_MEDIUM_SPAN
 #else
-#define FMM_MODE_ON() FMM_UNLIKELY(heap_mode != 0)
+#define FMM_GATE_GET_BOUND (heap_gates.get_bound)
+#define FMM_GATE_L1_BOUND (heap_gates.l1_bound)
+#define FMM_GATE_REGION (heap_gates.region)
 #endif
+
+/* Slow paths (api.c). heap_get_slow and heap_free_off_span read heap_mode first; the
+ * others are the normal ones. `caller` is the program's return address, for debug mode. */
+void *heap_get_slow(size_t size, const void *caller);
+void *heap_get_normal(size_t size);
+int heap_free_off_span(void *p, const void *caller);
+/* Debug and erase modes (debug.c). */
 void *heap_get_special(size_t size, const void *caller);
 int heap_free_special(void *p, const void *caller);
 
@@ -35,43 +50,66 @@ int heap_free_special(void *p, const void *caller);
 #define FMM_RETURN_ADDRESS() __builtin_return_address(0)
 #endif
 
-FMM_INLINE void *fast_get_normal(size_t size) {
-  if (FMM_LIKELY(size <= SMALL_MAX_USER)) {
-    thread_cache *tc = (thread_cache *)prim_tls_get();
-    if (FMM_LIKELY(tc != NULL)) {
-      cache_bin *bin = &tc->bins[size_class_of(size)];
-      void *p = bin->head;
-      if (FMM_LIKELY(p != NULL)) {
-        bin->head = *(void **)p;
-        bin->count--;
-        block_set_header(p, block_header(p) & ~BLOCK_FLAG_FREE);
-        return p;
-      }
+/* A block of size's class from the thread's cache, or NULL. size <= SMALL_MAX_USER. */
+FMM_INLINE void *cache_pop(size_t size) {
+  thread_cache *tc = (thread_cache *)prim_tls_get_fast();
+  if (FMM_LIKELY(tc != NULL)) {
+    cache_bin *bin = &tc->bins[size_class_of(size)];
+    void *p = bin->head;
+    if (FMM_LIKELY(p != NULL)) {
+      bin->head = *(void **)p;
+      bin->count--;
+      block_set_header(p, block_header(p) & ~BLOCK_FLAG_FREE);
+      return p;
     }
   }
-  return heap_get_slow(size);
+  return NULL;
 }
 
 FMM_INLINE void *fast_get(size_t size) {
-  if (FMM_MODE_ON())
-    return heap_get_special(size, FMM_RETURN_ADDRESS());
-  return fast_get_normal(size);
+  if (FMM_LIKELY(size < FMM_GATE_GET_BOUND)) {
+    void *p = cache_pop(size);
+    if (FMM_LIKELY(p != NULL))
+      return p;
+  }
+  return heap_get_slow(size, FMM_RETURN_ADDRESS());
 }
 
-FMM_INLINE int fast_free_normal(void *p) {
-  unsigned region = heap_header_region(p);
-  if (FMM_UNLIKELY(region != REGION_MEDIUM_SPAN)) {
-    if (region == REGION_NOT_OURS)
-      return p == NULL ? FASTMM_OK : FASTMM_ERROR_INVALID_POINTER;
-    /* Where a large block would start, its header is read only under the large lock, where a
-     * racing second free finds the block gone instead of reading memory the first one
-     * unmapped. Elsewhere in a large block p can only be a debug block inside it. */
-    if (((uintptr_t)p & (LARGE_GRANULARITY - 1)) == LARGE_HEADER_SIZE)
-      return large_free(p);
+FMM_INLINE void *fast_get_normal(size_t size) {
+  if (FMM_LIKELY(size <= SMALL_MAX_USER)) {
+    void *p = cache_pop(size);
+    if (FMM_LIKELY(p != NULL))
+      return p;
   }
+  return heap_get_normal(size);
+}
+
+/* Is p's header word in a medium-span region (where every small block lives), and the gate
+ * open? False for NULL, misaligned and foreign pointers, and for every pointer while a mode
+ * is on. */
+FMM_INLINE int gated_in_medium_span(const void *p) {
+  if (((uintptr_t)p & (BLOCK_ALIGNMENT - 1)) != 0)
+    return 0;
+  uintptr_t a = (uintptr_t)p - BLOCK_HEADER_SIZE; /* NULL wraps to an index past any bound */
+#if PAGE_MAP_L1_BITS > 0
+  uintptr_t i1 = a >> (PAGE_MAP_REGION_SHIFT + PAGE_MAP_L2_BITS);
+  if (FMM_UNLIKELY(i1 >= FMM_GATE_L1_BOUND))
+    return 0;
+  const uint8_t *l2 = page_map_l1[i1];
+  return l2 != NULL &&
+         l2[(a >> PAGE_MAP_REGION_SHIFT) & (((uintptr_t)1 << PAGE_MAP_L2_BITS) - 1u)] ==
+             REGION_MEDIUM_SPAN;
+#else
+  return page_map_l2_static[a >> PAGE_MAP_REGION_SHIFT] == FMM_GATE_REGION;
+#endif
+}
+
+/* The part of FreeMem after the page map said "medium span": a small block goes onto its bin
+ * (or the slow path when that is full); every other kind takes the slow path. */
+FMM_INLINE int free_in_span(void *p) {
   uint32_t h = block_header(p);
   if (FMM_LIKELY((h & BLOCK_KIND_MASK) == BLOCK_FLAG_SMALL)) {
-    thread_cache *tc = (thread_cache *)prim_tls_get();
+    thread_cache *tc = (thread_cache *)prim_tls_get_fast();
     if (FMM_LIKELY(tc != NULL && small_block_plausible(p, h))) {
       cache_bin *bin = &tc->bins[small_header_class(h)];
       if (FMM_LIKELY(bin->count < bin->limit)) {
@@ -87,17 +125,32 @@ FMM_INLINE int fast_free_normal(void *p) {
 }
 
 FMM_INLINE int fast_free(void *p) {
-  if (FMM_MODE_ON())
-    return heap_free_special(p, FMM_RETURN_ADDRESS());
-  return fast_free_normal(p);
+  if (FMM_UNLIKELY(!gated_in_medium_span(p)))
+    return heap_free_off_span(p, FMM_RETURN_ADDRESS());
+  return free_in_span(p);
+}
+
+FMM_INLINE int fast_free_normal(void *p) {
+  unsigned region = heap_header_region(p);
+  if (FMM_UNLIKELY(region != REGION_MEDIUM_SPAN)) {
+    if (region == REGION_NOT_OURS)
+      return p == NULL ? FASTMM_OK : FASTMM_ERROR_INVALID_POINTER;
+    /* Where a large block would start, its header is read only under the large lock, where a
+     * racing second free finds the block gone instead of reading memory the first one
+     * unmapped. Elsewhere in a large block p can only be a debug block inside it. */
+    if (((uintptr_t)p & (LARGE_GRANULARITY - 1)) == LARGE_HEADER_SIZE)
+      return large_free(p);
+    return heap_free_slow(p, block_header(p));
+  }
+  return free_in_span(p);
 }
 
 /* In place under the small policy: not larger than the usable size and new*4 + 64 >= usable.
- * The size is compared unsigned, so a size that was negative takes the slow path. */
+ * The size is compared unsigned, so a size that was negative takes the slow path, and so does
+ * every pointer while a mode is on (a stale one may point into a debug block's outer block:
+ * the slow path checks). */
 FMM_INLINE void *fast_realloc(void *p, size_t size) {
-  /* While a mode is on, a pointer may be a stale one into a debug block's outer block: the slow
-   * path checks for that. */
-  if (FMM_LIKELY(!FMM_MODE_ON() && heap_header_region(p) == REGION_MEDIUM_SPAN)) {
+  if (FMM_LIKELY(gated_in_medium_span(p))) {
     uint32_t h = block_header(p);
     if (FMM_LIKELY((h & BLOCK_KIND_MASK) == BLOCK_FLAG_SMALL)) {
       size_t usable = small_header_usable(h);

@@ -24,7 +24,15 @@ static thread_cache *current_cache(void) {
   return tc != NULL ? tc : thread_cache_create();
 }
 
-FMM_NOINLINE void *heap_get_slow(size_t size) {
+/* GetMem off the fast path: a mode is on (the gate was closed), the size is not small, or
+ * the bin is empty. */
+FMM_NOINLINE void *heap_get_slow(size_t size, const void *caller) {
+  if (FMM_UNLIKELY(heap_mode != 0))
+    return heap_get_special(size, caller);
+  return heap_get_normal(size);
+}
+
+FMM_NOINLINE void *heap_get_normal(size_t size) {
   if (size <= SMALL_MAX_USER) {
     unsigned c = size_class_of(size);
     thread_cache *tc = current_cache();
@@ -51,6 +59,14 @@ FMM_NOINLINE void *heap_get_slow(size_t size) {
   if (size <= MEDIUM_MAX_USER)
     return medium_alloc(size, ARENA_COUNT, 0);
   return large_alloc(size);
+}
+
+/* FreeMem of a pointer whose header word is not in a medium span, or of any pointer while a
+ * mode is on. */
+FMM_NOINLINE int heap_free_off_span(void *p, const void *caller) {
+  if (FMM_UNLIKELY(heap_mode != 0))
+    return heap_free_special(p, caller);
+  return fast_free_normal(p);
 }
 
 FMM_NOINLINE int heap_free_slow(void *p, uint32_t h) {

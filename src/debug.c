@@ -5,7 +5,6 @@
 
 #include "alloc_fast.h"
 
-volatile uint32_t heap_mode;
 volatile uint32_t debug_ever_active;
 
 static fmm_lock debug_lock; /* the live list, the quarantine, the counters below */
@@ -81,17 +80,34 @@ static void *trap_vmt(void) {
 
 /* ---- stack traces ------------------------------------------------------------------------ */
 
+/* This module's extent, looked up when debug mode is entered (asking the OS for every frame
+ * made debug mode several times slower). */
+static uintptr_t own_begin, own_end;
+
+static void find_own_module(void) {
+  if (own_end == 0)
+    prim_module_range((const void *)(uintptr_t)debug_capture, &own_begin, &own_end);
+}
+
 /* The caller's own return address first (exact even where frames are not chained), then what
- * the OS walk finds beyond this module. */
+ * the OS walk finds beyond this module. The walk asks for a few frames more than the depth:
+ * the ones inside this module are dropped. */
+#define DEBUG_OWN_FRAMES_MAX 8u
+
 uint16_t debug_capture(void **frames, unsigned depth, const void *caller) {
+  if (depth == 0)
+    return 0;
   unsigned n = 0;
-  if (caller != NULL && depth > 0)
+  if (caller != NULL)
     frames[n++] = (void *)caller;
   void *raw[DEBUG_STACK_DEPTH_MAX];
-  size_t got = prim_capture_stack(raw, DEBUG_STACK_DEPTH_MAX, 0);
+  size_t want = depth + DEBUG_OWN_FRAMES_MAX;
+  size_t got =
+      prim_capture_stack(raw, want < DEBUG_STACK_DEPTH_MAX ? want : DEBUG_STACK_DEPTH_MAX, 0);
   int skipping = 1;
   for (size_t i = 0; i < got && n < depth; i++) {
-    if (skipping && (prim_same_module(raw[i], (const void *)debug_capture) || raw[i] == caller))
+    uintptr_t a = (uintptr_t)raw[i];
+    if (skipping && ((a >= own_begin && a < own_end) || raw[i] == caller))
       continue;
     skipping = 0;
     frames[n++] = raw[i];
@@ -145,7 +161,16 @@ static int freed_fill_intact(const debug_header *h) {
       return 0;
     from = sizeof(void *);
   }
-  for (size_t i = from; i < h->f.user_size; i++)
+  /* Eight bytes at a time: every eviction checks up to a whole block. */
+  const uint64_t fill = (uint64_t)DEBUG_FILL_FREED * 0x0101010101010101ull;
+  size_t i = from;
+  for (; i + sizeof fill <= h->f.user_size; i += sizeof fill) {
+    uint64_t w;
+    memcpy(&w, u + i, sizeof w);
+    if (w != fill)
+      return 0;
+  }
+  for (; i < h->f.user_size; i++)
     if (u[i] != DEBUG_FILL_FREED)
       return 0;
   return 1;
@@ -409,7 +434,7 @@ FMM_NOINLINE int heap_free_special(void *p, const void *caller) {
 
 static void set_mode_bit(uint32_t bit, int on) {
   uint32_t mode = heap_mode;
-  heap_mode = on ? (mode | bit) : (mode & ~bit);
+  heap_mode_store(on ? (mode | bit) : (mode & ~bit));
 }
 
 /* Nesting counters follow the calls (FastMM5's contract): each Enter adds one, each Exit takes
@@ -418,9 +443,11 @@ static int32_t adjust(int32_t *counter, int delta, uint32_t bit) {
   heap_ensure_initialized();
   lock_acquire(&debug_lock);
   int32_t now = (*counter += delta);
-  set_mode_bit(bit, now > 0);
-  if (bit == HEAP_MODE_DEBUG && now > 0)
+  if (bit == HEAP_MODE_DEBUG && now > 0) {
+    find_own_module();
     debug_ever_active = 1;
+  }
+  set_mode_bit(bit, now > 0);
   lock_release(&debug_lock);
   return now;
 }
@@ -514,7 +541,8 @@ void debug_init_from_environment(void) {
   }
   if (prim_getenv("FASTMMC_DEBUG_MODE", value, sizeof value) && value[0] != '0') {
     debug_depth = 1;
-    heap_mode |= HEAP_MODE_DEBUG;
+    find_own_module();
+    heap_mode_store(heap_mode | HEAP_MODE_DEBUG);
     debug_ever_active = 1;
   }
   prim_on_process_exit(debug_report_leaks_at_exit);

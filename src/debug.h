@@ -15,6 +15,7 @@
 #ifndef FASTMM_DEBUG_H
 #define FASTMM_DEBUG_H
 
+#include "heap_mode.h"
 #include "internal.h"
 
 #define DEBUG_HEADER_SIZE 96u
@@ -50,7 +51,7 @@ typedef struct debug_header {
 } debug_header;
 FMM_STATIC_ASSERT(sizeof(debug_header) == DEBUG_HEADER_SIZE, "debug header layout");
 
-/* Modes that send GetMem and FreeMem off the fast paths (alloc_fast.h reads one word). */
+/* The bits of heap_mode (heap_mode.h): any of them closes the fast paths' gates. */
 #define HEAP_MODE_DEBUG 1u
 #define HEAP_MODE_ERASE_FREED 2u
 #define HEAP_MODE_ERASE_ALLOCATED 4u
@@ -59,7 +60,6 @@ FMM_STATIC_ASSERT(sizeof(debug_header) == DEBUG_HEADER_SIZE, "debug header layou
  * pointer is not the outer block of one of them (a stale pointer to memory a debug block now
  * occupies). */
 #define HEAP_MODE_DEBUG_BLOCKS 16u
-extern volatile uint32_t heap_mode;
 
 void *debug_get(size_t size, const void *caller);
 int debug_free(void *p, const void *caller);

@@ -264,8 +264,8 @@ void large_stats(fastmm_kind_usage *u);
 int large_check(void);
 
 /* ---- allocation paths shared by the C and Delphi entry points (api.c) --------------------- */
-void *heap_get_slow(size_t size);
-int heap_free_slow(void *p, uint32_t h);
+/* (heap_get_slow, heap_get_normal and heap_free_off_span: alloc_fast.h) */
+int heap_free_slow(void *p, uint32_t h); /* a block in our regions with header word h */
 void *heap_realloc_slow(void *p, size_t size);
 size_t heap_usable_size(const void *p); /* fastmm_usable_size without the debug-outer test */
 #if defined(FASTMM_ASM_REALLOC) && !defined(_WIN64)

@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "linkage.h"
+
 #define PAGE_MAP_REGION_SHIFT 16u
 #define PAGE_MAP_L2_BITS 16u
 #define PAGE_MAP_ADDRESS_BITS_64 48u /* user space of x64 Windows and Linux */
@@ -29,11 +31,11 @@
 #define REGION_LARGE_START 2u /* the first region of a large block */
 #define REGION_LARGE_REST 3u  /* a later region of a large block */
 
-extern uint8_t *page_map_l1[(size_t)1 << PAGE_MAP_L1_BITS];
+extern FMM_HIDDEN uint8_t *page_map_l1[(size_t)1 << PAGE_MAP_L1_BITS];
 #if PAGE_MAP_L1_BITS == 0
 /* 32-bit builds: the one second-level table is static, so the Win32 assembly can index it
  * without a NULL test. */
-extern uint8_t page_map_l2_static[(size_t)1 << PAGE_MAP_L2_BITS];
+extern FMM_HIDDEN uint8_t page_map_l2_static[(size_t)1 << PAGE_MAP_L2_BITS];
 #endif
 
 static inline unsigned page_map_get(const void *p) {

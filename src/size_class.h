@@ -5,13 +5,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "linkage.h"
 #include "policy.h"
 
 /* Slot size (header included) of each class, ascending. */
-extern const uint16_t size_class_slot[SMALL_CLASS_COUNT];
+extern FMM_HIDDEN const uint16_t size_class_slot[SMALL_CLASS_COUNT];
 /* Class for a request, indexed by (size + BLOCK_HEADER_SIZE - 1) / 16, for size <= SMALL_MAX_USER.
  */
-extern const uint8_t size_class_lookup[(SMALL_MAX_USER + BLOCK_HEADER_SIZE - 1) / 16 + 1];
+extern FMM_HIDDEN const uint8_t
+    size_class_lookup[(SMALL_MAX_USER + BLOCK_HEADER_SIZE - 1) / 16 + 1];
 
 static inline unsigned size_class_of(size_t size) {
   return size_class_lookup[(size + BLOCK_HEADER_SIZE - 1) >> 4];

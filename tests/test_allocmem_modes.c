@@ -44,13 +44,7 @@ static void allocmem_zeroed(const char *mode) {
 }
 
 int main(void) {
-  printf("test_allocmem_modes (%s, %u-bit pointers)\n", tu_build_name(),
-         (unsigned)(sizeof(void *) * 8));
-#if defined(_WIN32)
-  fastmm_set_event_log_filename("NUL");
-#else
-  fastmm_set_event_log_filename("/dev/null");
-#endif
+  tb_start_quiet("test_allocmem_modes");
   allocmem_zeroed("no mode");
   fastmm_begin_erase_allocated_block_content();
   allocmem_zeroed("erase-allocated mode");

@@ -113,13 +113,7 @@ static void stale_pointer_is_an_outer_block(unsigned depth, int still_on, unsign
 
 int main(void) {
   unsigned char *left;
-  printf("test_debug_hostile (%s, %u-bit pointers)\n", tu_build_name(),
-         (unsigned)(sizeof(void *) * 8));
-#if defined(_WIN32)
-  fastmm_set_event_log_filename("NUL");
-#else
-  fastmm_set_event_log_filename("/dev/null");
-#endif
+  tb_start_quiet("test_debug_hostile");
   fastmm_set_debug_mode_stack_trace_entry_count(0);
   fastmm_enter_debug_mode();
   underrun_over_the_header();

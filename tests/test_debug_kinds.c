@@ -72,13 +72,7 @@ static void made_in_one_mode_used_in_the_other(int debug_first) {
 }
 
 int main(void) {
-  printf("test_debug_kinds (%s, %u-bit pointers)\n", tu_build_name(),
-         (unsigned)(sizeof(void *) * 8));
-#if defined(_WIN32)
-  fastmm_set_event_log_filename("NUL");
-#else
-  fastmm_set_event_log_filename("/dev/null");
-#endif
+  tb_start_quiet("test_debug_kinds");
   made_in_one_mode_used_in_the_other(1);
   made_in_one_mode_used_in_the_other(0);
   return tu_finish("test_debug_kinds");

@@ -225,10 +225,10 @@ int main(void) {
     const char *name;
     realloc_fn fn;
   } entries[] = {
-      {"fastmm_reallocmem", via_c_export},
-      {"TMemoryManagerEx.ReallocMem", via_delphi_record},
+    {"fastmm_reallocmem", via_c_export},
+    {"TMemoryManagerEx.ReallocMem", via_delphi_record},
 #if defined(FASTMM_TEST_ELF_ASM)
-      {"src/win64/realloc_fast.asm (ELF64, ms_abi)", via_win64_asm_as_elf},
+    {"src/win64/realloc_fast.asm (ELF64, ms_abi)", via_win64_asm_as_elf},
 #endif
   };
   printf("test_realloc_conformance (%s, %d-bit, %s ReallocMem)\n",

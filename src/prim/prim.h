@@ -35,25 +35,29 @@ void prim_tls_set(void *value);
 #if defined(_WIN32)
 extern uint32_t prim_tls_slot_offset; /* offset of our slot in the TEB, 0 if not direct */
 void *prim_tls_get_slow(void);
-static inline void *prim_tls_get(void) {
-  if (prim_tls_slot_offset != 0) {
+/* The slot, or NULL when it is not in the TEB itself (a TLS index past 63): the fast paths
+ * then take their slow path, which calls prim_tls_get. No call here keeps them frameless. */
+static inline void *prim_tls_get_fast(void) {
+  if (prim_tls_slot_offset == 0)
+    return NULL;
 #if defined(_MSC_VER) && !defined(__clang__)
 #if defined(_WIN64)
-    return (void *)__readgsqword(prim_tls_slot_offset);
+  return (void *)__readgsqword(prim_tls_slot_offset);
 #else
-    return (void *)__readfsdword(prim_tls_slot_offset);
+  return (void *)__readfsdword(prim_tls_slot_offset);
 #endif
 #elif defined(_WIN64)
-    void *v;
-    __asm__("movq %%gs:(%1), %0" : "=r"(v) : "r"((uintptr_t)prim_tls_slot_offset));
-    return v;
+  void *v;
+  __asm__("movq %%gs:(%1), %0" : "=r"(v) : "r"((uintptr_t)prim_tls_slot_offset));
+  return v;
 #else
-    void *v;
-    __asm__("movl %%fs:(%1), %0" : "=r"(v) : "r"((uintptr_t)prim_tls_slot_offset));
-    return v;
+  void *v;
+  __asm__("movl %%fs:(%1), %0" : "=r"(v) : "r"((uintptr_t)prim_tls_slot_offset));
+  return v;
 #endif
-  }
-  return prim_tls_get_slow();
+}
+static inline void *prim_tls_get(void) {
+  return prim_tls_slot_offset != 0 ? prim_tls_get_fast() : prim_tls_get_slow();
 }
 #else
 #if defined(__GNUC__)
@@ -64,18 +68,20 @@ extern _Thread_local void *prim_tls_value;
 static inline void *prim_tls_get(void) {
   return prim_tls_value;
 }
+#define prim_tls_get_fast prim_tls_get
 #endif
 
 /* For debug mode's reports. prim_describe_address writes "module+0xoffset" (or the bare
- * address) for a code address; prim_same_module says whether two addresses lie in one loaded
- * module; prim_readable whether `size` bytes at `p` can be read without a fault;
- * prim_program_path the running program's path (without a NUL: returns its length, 0 when
- * unknown); prim_getenv copies an environment variable (0 when unset); prim_append_file
- * appends to a file, creating it; prim_debug_output sends a line to the debugger
- * (OutputDebugString) or to standard error natively; prim_raise_fatal ends the call that hit a
- * freed object (an exception on Windows, abort natively). */
+ * address) for a code address; prim_module_range gives the extent [begin, end) of the loaded
+ * module that holds an address (0 when none does; cheap after the first call per module);
+ * prim_readable whether `size` bytes at `p` can be read without a fault; prim_program_path the
+ * running program's path (without a NUL: returns its length, 0 when unknown); prim_getenv copies an
+ * environment variable (0 when unset); prim_append_file appends to a file, creating it;
+ * prim_debug_output sends a line to the debugger (OutputDebugString) or to standard error natively;
+ * prim_raise_fatal ends the call that hit a freed object (an exception on Windows, abort natively).
+ */
 size_t prim_describe_address(const void *addr, char *buf, size_t size);
-int prim_same_module(const void *a, const void *b);
+int prim_module_range(const void *addr, uintptr_t *begin, uintptr_t *end);
 int prim_readable(const void *p, size_t size);
 size_t prim_program_path(char *buf, size_t size);
 size_t prim_getenv(const char *name, char *buf, size_t size);

@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <link.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -142,9 +143,40 @@ size_t prim_describe_address(const void *addr, char *buf, size_t size) {
   return n < 0 ? 0 : (size_t)n < size ? (size_t)n : size - 1;
 }
 
-int prim_same_module(const void *a, const void *b) {
-  Dl_info ia, ib;
-  return dladdr(a, &ia) && dladdr(b, &ib) && ia.dli_fbase == ib.dli_fbase;
+struct module_query {
+  uintptr_t addr, begin, end;
+  int found;
+};
+
+static int find_module(struct dl_phdr_info *info, size_t size, void *data) {
+  (void)size;
+  struct module_query *q = (struct module_query *)data;
+  uintptr_t lo = UINTPTR_MAX, hi = 0;
+  for (unsigned i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    if (ph->p_type != PT_LOAD)
+      continue;
+    uintptr_t b = (uintptr_t)info->dlpi_addr + (uintptr_t)ph->p_vaddr;
+    if (b < lo)
+      lo = b;
+    if (b + ph->p_memsz > hi)
+      hi = b + ph->p_memsz;
+  }
+  if (q->addr >= lo && q->addr < hi) {
+    q->begin = lo;
+    q->end = hi;
+    q->found = 1;
+    return 1;
+  }
+  return 0;
+}
+
+int prim_module_range(const void *addr, uintptr_t *begin, uintptr_t *end) {
+  struct module_query q = {(uintptr_t)addr, 0, 0, 0};
+  dl_iterate_phdr(find_module, &q);
+  *begin = q.begin;
+  *end = q.end;
+  return q.found;
 }
 
 /* Whether memory can be read: the kernel answers EFAULT to a write() from an unreadable

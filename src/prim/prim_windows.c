@@ -78,10 +78,11 @@ size_t prim_capture_stack(void **frames, size_t max_frames, size_t skip) {
   if (max_frames > 62)
     max_frames = 62; /* the limit of RtlCaptureStackBackTrace on older Windows */
   size_t n = RtlCaptureStackBackTrace((DWORD)(skip + 1), (DWORD)max_frames, frames, NULL);
+  uintptr_t begin, end;
   /* The walk can run past the bottom of the stack (seen under Wine on Win64): keep frames up
    * to the first one that is in no module. */
   for (size_t i = 0; i < n; i++)
-    if (module_of(frames[i]) == NULL)
+    if (!prim_module_range(frames[i], &begin, &end))
       return i;
   return n;
 }
@@ -164,9 +165,43 @@ size_t prim_describe_address(const void *addr, char *buf, size_t size) {
   return format_hex(buf, size, (uintptr_t)addr);
 }
 
-int prim_same_module(const void *a, const void *b) {
-  HMODULE ma = module_of(a);
-  return ma != NULL && ma == module_of(b);
+/* Ranges of modules already looked up: GetModuleHandleEx takes the loader lock, far too slow
+ * for debug mode, which asks for every frame of every allocation's trace. A module unloaded
+ * since stays listed; a stale range only lets a trace keep an address, which is all the
+ * ranges are used for. */
+#define MODULE_CACHE_SIZE 32
+static struct { uintptr_t begin, end; } module_cache[MODULE_CACHE_SIZE];
+static LONG module_cache_count;
+static SRWLOCK module_cache_lock = SRWLOCK_INIT;
+
+int prim_module_range(const void *addr, uintptr_t *begin, uintptr_t *end) {
+  uintptr_t a = (uintptr_t)addr;
+  int found = 0;
+  AcquireSRWLockShared(&module_cache_lock);
+  for (LONG i = 0; i < module_cache_count && !found; i++)
+    if (a >= module_cache[i].begin && a < module_cache[i].end) {
+      *begin = module_cache[i].begin;
+      *end = module_cache[i].end;
+      found = 1;
+    }
+  ReleaseSRWLockShared(&module_cache_lock);
+  if (found)
+    return 1;
+  HMODULE m = module_of(addr);
+  if (m == NULL)
+    return 0;
+  const IMAGE_DOS_HEADER *dos = (const IMAGE_DOS_HEADER *)m;
+  const IMAGE_NT_HEADERS *nt = (const IMAGE_NT_HEADERS *)((const char *)m + dos->e_lfanew);
+  *begin = (uintptr_t)m;
+  *end = *begin + nt->OptionalHeader.SizeOfImage;
+  AcquireSRWLockExclusive(&module_cache_lock);
+  if (module_cache_count < MODULE_CACHE_SIZE) {
+    module_cache[module_cache_count].begin = *begin;
+    module_cache[module_cache_count].end = *end;
+    module_cache_count++;
+  }
+  ReleaseSRWLockExclusive(&module_cache_lock);
+  return 1;
 }
 
 int prim_readable(const void *p, size_t size) {

@@ -13,7 +13,9 @@
 ; the cdecl slow path instead (a push and a call, on the slow path only).
 ;
 ; The page map is checked before the header word is read (32-bit builds have one static
-; second-level table, so it is one indexed load), as the C path does.
+; second-level table, so it is one indexed load), as the C path does. The region byte is
+; compared with heap_gates.region (src/heap_mode.h): REGION_MEDIUM_SPAN, or a value no region
+; has while a debug or erase mode is on, so every pointer then takes the slow path.
 
 %include "layout.inc"
 %include "layout_assumptions.inc"
@@ -22,7 +24,7 @@ bits 32
 
 extern _heap_realloc_slow
 extern _page_map_l2_static
-extern _heap_mode
+extern _heap_gates
 %ifndef FASTMM_SLOW_PATH_CDECL
 extern _heap_realloc_slow_register
 %endif
@@ -34,20 +36,18 @@ section .text
 ; IN_PLACE_OR slow: EAX = pointer, EDX = size; returns (EAX unchanged) when in place, else
 ; jumps to `slow` with EAX and EDX unchanged. Uses ECX.
 %macro IN_PLACE_OR 1
-  cmp dword [_heap_mode], 0
-  jne %1                             ; a debug or erase mode is on (src/debug.h)
   lea ecx, [eax - BLOCK_HEADER_SIZE]
   shr ecx, PAGE_MAP_REGION_SHIFT
-  cmp byte [_page_map_l2_static + ecx], REGION_MEDIUM_SPAN
+  mov cl, [_page_map_l2_static + ecx]
+  cmp cl, [_heap_gates + FAST_GATES_REGION_OFFSET]
   jne %1                             ; small blocks live only in medium spans (NULL: 0 - 4
-                                     ; wraps to a region never ours)
+                                     ; wraps to a region never ours), or a mode is on
   test al, BLOCK_ALIGNMENT - 1
   jnz %1
   mov ecx, [eax - BLOCK_HEADER_SIZE]
-  test cl, BLOCK_KIND_MASK & ~BLOCK_FLAG_SMALL
+  xor ecx, BLOCK_FLAG_SMALL          ; the kind bits are now zero only for an in-use small block
+  test cl, BLOCK_KIND_MASK
   jnz %1                             ; free, medium, large or debug
-  test cl, BLOCK_FLAG_SMALL
-  jz %1
   shr ecx, SLOT_BYTES_SHIFT
   and ecx, SLOT_BYTES_MASK
   sub ecx, BLOCK_HEADER_SIZE         ; usable bytes

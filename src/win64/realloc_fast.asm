@@ -10,6 +10,9 @@
 ; Before the header word is read, the page map must say that its 64 KB region is part of a
 ; medium span (where all small blocks live), so a foreign or NULL pointer cannot fault here
 ; and a word inside a large block is not taken for a small header: as the C path (alloc_fast.h).
+; The bound on the map's first-level index is heap_gates.l1_bound (src/heap_mode.h), which is 0
+; while a debug or erase mode is on: every pointer then takes the slow path, at no cost to
+; this one.
 ; Cache lines touched: the page map's two entries (hot), the header word. The pure-C build
 ; compiles fast_realloc in alloc_fast.h instead of this file.
 
@@ -21,20 +24,18 @@ bits 64
 
 extern heap_realloc_slow
 extern page_map_l1
-extern heap_mode
+extern heap_gates
 global fastmm_reallocmem
 
 section .text
 
 align 16
 fastmm_reallocmem:
-  cmp dword [heap_mode], 0
-  jne .slow                          ; a debug or erase mode is on (src/debug.h)
   lea rax, [rcx - BLOCK_HEADER_SIZE]
   mov r8, rax
   shr r8, PAGE_MAP_REGION_SHIFT + PAGE_MAP_L2_BITS
-  cmp r8, 1 << (PAGE_MAP_ADDRESS_BITS_64 - PAGE_MAP_REGION_SHIFT - PAGE_MAP_L2_BITS)
-  jae .slow                          ; beyond user space, and NULL (0 - 4 wraps)
+  cmp r8, [heap_gates + FAST_GATES_L1_BOUND_OFFSET]
+  jae .slow                          ; beyond user space, NULL (0 - 4 wraps), or a mode is on
   lea r9, [page_map_l1]
   mov r9, [r9 + r8 * 8]
   test r9, r9
