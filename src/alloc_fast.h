@@ -7,10 +7,10 @@
  * instruction; everything else (empty or full bins, medium and large blocks, bad pointers)
  * leaves through one call.
  *
- * While a debug or erase mode is on, the gates of heap_mode.h are closed: the size bound of
- * GetMem and the page-map bound of FreeMem and ReallocMem are comparisons these paths make
- * anyway, so the modes cost the normal paths no instruction. The *_normal variants below have
- * no gate: debug.c uses them to allocate and free the blocks it builds on. */
+ * While a debug or erase mode is on, the tables these paths read (size_class_fast_lookup, the
+ * page map's fast copy) send every call to the slow path: the modes cost the normal paths
+ * nothing (heap_mode.h). The *_normal variants below read the real tables: debug.c uses them
+ * to allocate and free the blocks it builds on. */
 #ifndef FASTMM_ALLOC_FAST_H
 #define FASTMM_ALLOC_FAST_H
 
@@ -18,17 +18,16 @@
 #include "internal.h"
 #include "size_class.h"
 
-/* FASTMM_NO_MODES builds a DLL whose fast paths compare with constants instead of the gates
- * (debug and erase modes then do nothing for them): only for the benchmark that measures what
- * the gates cost the normal paths. */
+/* FASTMM_NO_MODES builds a DLL whose fast paths read the real tables (modes then do not reach
+ * them): only for the benchmark that measures what the fast copies cost the normal paths. */
 #if defined(FASTMM_NO_MODES)
-#define FMM_GATE_GET_BOUND ((size_t)SMALL_MAX_USER + 1)
-#define FMM_GATE_L1_BOUND ((uint64_t)1 << PAGE_MAP_L1_BITS)
-#define FMM_GATE_REGION REGION_MEDIUM_SPAN
+#define FMM_FAST_CLASS_LOOKUP size_class_lookup
+#define FMM_FAST_L1 page_map_l1
+#define FMM_FAST_L2 page_map_l2_static
 #else
-#define FMM_GATE_GET_BOUND (heap_gates.get_bound)
-#define FMM_GATE_L1_BOUND (heap_gates.l1_bound)
-#define FMM_GATE_REGION (heap_gates.region)
+#define FMM_FAST_CLASS_LOOKUP size_class_fast_lookup
+#define FMM_FAST_L1 page_map_fast_l1
+#define FMM_FAST_L2 page_map_fast_l2
 #endif
 
 /* Slow paths (api.c). heap_get_slow and heap_free_off_span read heap_mode first; the
@@ -50,11 +49,12 @@ int heap_free_special(void *p, const void *caller);
 #define FMM_RETURN_ADDRESS() __builtin_return_address(0)
 #endif
 
-/* A block of size's class from the thread's cache, or NULL. size <= SMALL_MAX_USER. */
-FMM_INLINE void *cache_pop(size_t size) {
+/* A block from the thread's cache, or NULL: the bin `table` names for size (size <=
+ * SMALL_MAX_USER). */
+FMM_INLINE void *cache_pop(size_t size, const uint8_t *table) {
   thread_cache *tc = (thread_cache *)prim_tls_get_fast();
   if (FMM_LIKELY(tc != NULL)) {
-    cache_bin *bin = &tc->bins[size_class_of(size)];
+    cache_bin *bin = &tc->bins[table[(size + BLOCK_HEADER_SIZE - 1) >> 4]];
     void *p = bin->head;
     if (FMM_LIKELY(p != NULL)) {
       bin->head = *(void **)p;
@@ -67,8 +67,8 @@ FMM_INLINE void *cache_pop(size_t size) {
 }
 
 FMM_INLINE void *fast_get(size_t size) {
-  if (FMM_LIKELY(size < FMM_GATE_GET_BOUND)) {
-    void *p = cache_pop(size);
+  if (FMM_LIKELY(size <= SMALL_MAX_USER)) {
+    void *p = cache_pop(size, FMM_FAST_CLASS_LOOKUP);
     if (FMM_LIKELY(p != NULL))
       return p;
   }
@@ -77,30 +77,30 @@ FMM_INLINE void *fast_get(size_t size) {
 
 FMM_INLINE void *fast_get_normal(size_t size) {
   if (FMM_LIKELY(size <= SMALL_MAX_USER)) {
-    void *p = cache_pop(size);
+    void *p = cache_pop(size, size_class_lookup);
     if (FMM_LIKELY(p != NULL))
       return p;
   }
   return heap_get_normal(size);
 }
 
-/* Is p's header word in a medium-span region (where every small block lives), and the gate
- * open? False for NULL, misaligned and foreign pointers, and for every pointer while a mode
- * is on. */
-FMM_INLINE int gated_in_medium_span(const void *p) {
+/* Is p's header word in a medium-span region (where every small block lives) as the fast
+ * copy of the page map sees it? False for NULL, misaligned and foreign pointers, and for every
+ * pointer while a mode is on. */
+FMM_INLINE int fast_in_medium_span(const void *p) {
   if (((uintptr_t)p & (BLOCK_ALIGNMENT - 1)) != 0)
     return 0;
-  uintptr_t a = (uintptr_t)p - BLOCK_HEADER_SIZE; /* NULL wraps to an index past any bound */
+  uintptr_t a = (uintptr_t)p - BLOCK_HEADER_SIZE; /* NULL wraps past the map */
 #if PAGE_MAP_L1_BITS > 0
   uintptr_t i1 = a >> (PAGE_MAP_REGION_SHIFT + PAGE_MAP_L2_BITS);
-  if (FMM_UNLIKELY(i1 >= FMM_GATE_L1_BOUND))
+  if (FMM_UNLIKELY(i1 >> PAGE_MAP_L1_BITS))
     return 0;
-  const uint8_t *l2 = page_map_l1[i1];
+  const uint8_t *l2 = FMM_FAST_L1[i1];
   return l2 != NULL &&
          l2[(a >> PAGE_MAP_REGION_SHIFT) & (((uintptr_t)1 << PAGE_MAP_L2_BITS) - 1u)] ==
              REGION_MEDIUM_SPAN;
 #else
-  return page_map_l2_static[a >> PAGE_MAP_REGION_SHIFT] == FMM_GATE_REGION;
+  return FMM_FAST_L2[a >> PAGE_MAP_REGION_SHIFT] == REGION_MEDIUM_SPAN;
 #endif
 }
 
@@ -125,7 +125,7 @@ FMM_INLINE int free_in_span(void *p) {
 }
 
 FMM_INLINE int fast_free(void *p) {
-  if (FMM_UNLIKELY(!gated_in_medium_span(p)))
+  if (FMM_UNLIKELY(!fast_in_medium_span(p)))
     return heap_free_off_span(p, FMM_RETURN_ADDRESS());
   return free_in_span(p);
 }
@@ -148,9 +148,9 @@ FMM_INLINE int fast_free_normal(void *p) {
 /* In place under the small policy: not larger than the usable size and new*4 + 64 >= usable.
  * The size is compared unsigned, so a size that was negative takes the slow path, and so does
  * every pointer while a mode is on (a stale one may point into a debug block's outer block:
- * the slow path checks). */
+ * the slow path checks, and scans first when asked to). */
 FMM_INLINE void *fast_realloc(void *p, size_t size) {
-  if (FMM_LIKELY(gated_in_medium_span(p))) {
+  if (FMM_LIKELY(fast_in_medium_span(p))) {
     uint32_t h = block_header(p);
     if (FMM_LIKELY((h & BLOCK_KIND_MASK) == BLOCK_FLAG_SMALL)) {
       size_t usable = small_header_usable(h);

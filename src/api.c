@@ -24,8 +24,8 @@ static thread_cache *current_cache(void) {
   return tc != NULL ? tc : thread_cache_create();
 }
 
-/* GetMem off the fast path: a mode is on (the gate was closed), the size is not small, or
- * the bin is empty. */
+/* GetMem off the fast path: a mode is on (its table sent every size here), the size is not small,
+ * or the bin is empty. */
 FMM_NOINLINE void *heap_get_slow(size_t size, const void *caller) {
   if (FMM_UNLIKELY(heap_mode != 0))
     return heap_get_special(size, caller);

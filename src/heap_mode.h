@@ -1,46 +1,34 @@
-/* The heap's mode word and the gates that keep the fast paths from testing it.
+/* The heap's mode word, and how the fast paths obey it without reading it.
  *
  * heap_mode is non-zero while debug mode, an erase mode or scan-before-every-operation is on,
  * or while debug blocks exist (the bits are in debug.h). GetMem, FreeMem and ReallocMem must
- * then leave their fast paths, but a test of the word on every call costs the normal paths
- * instructions (measured: up to 9% of small churn). So the mode closes three gates instead,
- * each one a bound the fast paths compare against anyway:
+ * then leave their fast paths. A test of the word on every call cost the normal paths up to 9%
+ * of small churn, and a comparison with a gate variable still about 1% (one more load), so the
+ * fast paths read two tables of their own instead, which a mode empties:
  *
- *   get_bound    GetMem serves sizes below it from the thread cache: SMALL_MAX_USER + 1, or 0
- *                (every size then takes the slow path, which reads heap_mode).
- *   l1_bound     64-bit FreeMem and ReallocMem look a pointer up in the page map only when its
- *                first-level index is below it: the map's size, or 0 (no pointer then passes,
- *                and the pointer goes where a foreign one goes: the slow path).
- *   region       32-bit builds (one-level map): the region byte a pointer must have to stay on
- *                the fast path: REGION_MEDIUM_SPAN, or REGION_GATE_CLOSED (no region has it).
+ *   size_class_fast_lookup  (size_class.h) GetMem's size -> class table. Closed, every size
+ *                           maps to SIZE_CLASS_GATE, a thread-cache bin that is always empty,
+ *                           so GetMem finds no block and takes the slow path.
+ *   page_map_fast_l1 / _l2  (page_map.h) the page map as FreeMem and ReallocMem see it.
+ *                           Closed, it holds no region (64-bit: no second-level table), so
+ *                           every pointer takes the path of a foreign one: the slow path.
  *
- * Only heap_mode_store writes them, always together with the word, so a thread sees a closed
- * gate once it sees the mode (another thread's switch reaches it as soon as the stores do: a
- * call racing with a switch may still take the path of the old mode). The assembly reads the
- * struct at the offsets below (src/asm/layout.inc is generated from this file). */
+ * The slow paths read heap_mode. Open, the tables are copies of the real ones and cost nothing
+ * over them. heap_mode_store writes the word first and then the tables, so a thread that finds
+ * a table closed finds the mode that closed it (one that finds it closed and the mode already
+ * off takes the normal slow path, which is correct too); a call racing with another thread's
+ * switch may take the path of the old mode. */
 #ifndef FASTMM_HEAP_MODE_H
 #define FASTMM_HEAP_MODE_H
 
-#include <stddef.h>
 #include <stdint.h>
 
 #include "linkage.h"
 
-#define REGION_GATE_CLOSED 0xFFu /* a region byte no region of the map ever has */
-#define FAST_GATES_REGION_OFFSET 0u
-#define FAST_GATES_L1_BOUND_OFFSET 8u
-
-typedef struct fast_gates {
-  uint32_t region;
-  uint32_t reserved;
-  uint64_t l1_bound; /* 64 bits on every target, so the offsets above hold for both */
-  size_t get_bound;
-} fast_gates;
-
 extern FMM_HIDDEN volatile uint32_t heap_mode;
-extern FMM_HIDDEN fast_gates heap_gates;
 
-/* Sets heap_mode and the gates to match it (callers serialise: debug.c's lock). */
+/* Sets heap_mode and opens or closes the fast paths' tables to match (callers serialise:
+ * debug.c's lock). */
 void heap_mode_store(uint32_t mode);
 
 #endif

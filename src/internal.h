@@ -160,7 +160,9 @@ typedef struct cache_bin {
 } cache_bin;
 
 typedef struct thread_cache {
-  cache_bin bins[SMALL_CLASS_COUNT];
+  /* One per class, and bins[SIZE_CLASS_GATE], always empty: where GetMem looks while a mode
+   * is on (heap_mode.h). */
+  cache_bin bins[SMALL_CLASS_COUNT + 1];
   uint32_t arena;
   uint32_t thread_id;
   struct thread_cache *next; /* registry of live caches, or the free list */

@@ -8,10 +8,16 @@
 #if PAGE_MAP_L1_BITS == 0
 uint8_t page_map_l2_static[(size_t)1 << PAGE_MAP_L2_BITS];
 uint8_t *page_map_l1[1] = {page_map_l2_static};
+uint8_t page_map_fast_l2[(size_t)1 << PAGE_MAP_L2_BITS];
 #else
 uint8_t *page_map_l1[(size_t)1 << PAGE_MAP_L1_BITS];
+uint8_t *page_map_fast_l1[(size_t)1 << PAGE_MAP_L1_BITS];
+/* The first-level entries ever filled lie in [l1_low, l1_high): a gate switch walks only
+ * those. */
+static uintptr_t l1_low = (uintptr_t)1 << PAGE_MAP_L1_BITS, l1_high;
 #endif
-static fmm_lock page_map_lock;
+static fmm_lock page_map_lock; /* every write to the map and to its fast copy */
+static int gate_open = 1;
 
 int page_map_set(void *base, size_t size, unsigned kind) {
   uintptr_t first = (uintptr_t)base >> PAGE_MAP_REGION_SHIFT;
@@ -31,10 +37,36 @@ int page_map_set(void *base, size_t size, unsigned kind) {
         return 0;
       }
       page_map_l1[r >> PAGE_MAP_L2_BITS] = l2;
+#if PAGE_MAP_L1_BITS > 0
+      uintptr_t i1 = r >> PAGE_MAP_L2_BITS;
+      if (i1 < l1_low)
+        l1_low = i1;
+      if (i1 >= l1_high)
+        l1_high = i1 + 1;
+      if (gate_open)
+        page_map_fast_l1[i1] = l2;
+#endif
     }
     unsigned k = kind == REGION_LARGE_START && r != first ? REGION_LARGE_REST : kind;
     page_map_l1[r >> PAGE_MAP_L2_BITS][r & mask] = (uint8_t)k;
+#if PAGE_MAP_L1_BITS == 0
+    if (gate_open)
+      page_map_fast_l2[r] = (uint8_t)k;
+#endif
   }
   lock_release(&page_map_lock);
   return 1;
+}
+
+void page_map_set_gate(int open) {
+  lock_acquire(&page_map_lock);
+  gate_open = open;
+#if PAGE_MAP_L1_BITS == 0
+  for (size_t r = 0; r < sizeof page_map_fast_l2; r++)
+    page_map_fast_l2[r] = open ? page_map_l2_static[r] : (uint8_t)REGION_NOT_OURS;
+#else
+  for (uintptr_t i = l1_low; i < l1_high; i++)
+    page_map_fast_l1[i] = open ? page_map_l1[i] : NULL;
+#endif
+  lock_release(&page_map_lock);
 }

@@ -48,7 +48,7 @@ static void *move_block(void *p, size_t alloc_size, size_t copy_size) {
 static void *realloc_small(void *p, uint32_t h, size_t size) {
   size_t usable = small_header_usable(h);
   if (size <= usable) {
-    /* The fast path's in-place case comes here too while a mode has closed its gate. */
+    /* The fast path's in-place case comes here too while a mode is on (heap_mode.h). */
     if ((size << REALLOC_SMALL_DOWNSIZE_SHIFT) + REALLOC_SMALL_DOWNSIZE_ADDER >= usable)
       return p;
     return move_block(p, size, size);
@@ -110,7 +110,7 @@ static void *realloc_large(void *p, size_t size) {
 }
 
 FMM_NOINLINE void *heap_realloc_slow(void *p, size_t size) {
-  /* Every ReallocMem comes here while a mode is on (the fast path's gate is closed). */
+  /* Every ReallocMem comes here while a mode is on (heap_mode.h). */
   if (FMM_UNLIKELY(heap_mode & HEAP_MODE_SCAN_EVERY_OPERATION))
     fastmm_scan_debug_blocks_for_corruption();
   if (p == NULL)

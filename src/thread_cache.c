@@ -39,10 +39,10 @@ thread_cache *thread_cache_create(void) {
     }
   }
   if (tc != NULL) {
-    for (unsigned c = 0; c < SMALL_CLASS_COUNT; c++) {
+    for (unsigned c = 0; c <= SMALL_CLASS_COUNT; c++) {
       tc->bins[c].head = NULL;
       tc->bins[c].count = 0;
-      tc->bins[c].limit = bin_limit(c);
+      tc->bins[c].limit = c < SMALL_CLASS_COUNT ? bin_limit(c) : 0;
     }
     tc->arena = next_arena++ % ARENA_COUNT;
     tc->thread_id = prim_thread_id();

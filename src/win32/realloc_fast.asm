@@ -13,9 +13,9 @@
 ; the cdecl slow path instead (a push and a call, on the slow path only).
 ;
 ; The page map is checked before the header word is read (32-bit builds have one static
-; second-level table, so it is one indexed load), as the C path does. The region byte is
-; compared with heap_gates.region (src/heap_mode.h): REGION_MEDIUM_SPAN, or a value no region
-; has while a debug or erase mode is on, so every pointer then takes the slow path.
+; second-level table, so it is one indexed load), as the C path does. The table read is its
+; fast copy, page_map_fast_l2, which holds no region while a debug or erase mode is on
+; (src/heap_mode.h): every pointer then takes the slow path.
 
 %include "layout.inc"
 %include "layout_assumptions.inc"
@@ -23,8 +23,12 @@
 bits 32
 
 extern _heap_realloc_slow
-extern _page_map_l2_static
-extern _heap_gates
+%ifdef FASTMM_NO_MODES
+%define FAST_L2 _page_map_l2_static
+%else
+%define FAST_L2 _page_map_fast_l2
+%endif
+extern FAST_L2
 %ifndef FASTMM_SLOW_PATH_CDECL
 extern _heap_realloc_slow_register
 %endif
@@ -38,8 +42,7 @@ section .text
 %macro IN_PLACE_OR 1
   lea ecx, [eax - BLOCK_HEADER_SIZE]
   shr ecx, PAGE_MAP_REGION_SHIFT
-  mov cl, [_page_map_l2_static + ecx]
-  cmp cl, [_heap_gates + FAST_GATES_REGION_OFFSET]
+  cmp byte [FAST_L2 + ecx], REGION_MEDIUM_SPAN
   jne %1                             ; small blocks live only in medium spans (NULL: 0 - 4
                                      ; wraps to a region never ours), or a mode is on
   test al, BLOCK_ALIGNMENT - 1

@@ -10,9 +10,8 @@
 ; Before the header word is read, the page map must say that its 64 KB region is part of a
 ; medium span (where all small blocks live), so a foreign or NULL pointer cannot fault here
 ; and a word inside a large block is not taken for a small header: as the C path (alloc_fast.h).
-; The bound on the map's first-level index is heap_gates.l1_bound (src/heap_mode.h), which is 0
-; while a debug or erase mode is on: every pointer then takes the slow path, at no cost to
-; this one.
+; The map read is its fast copy, page_map_fast_l1, which is empty while a debug or erase mode
+; is on (src/heap_mode.h): every pointer then takes the slow path, at no cost to this one.
 ; Cache lines touched: the page map's two entries (hot), the header word. The pure-C build
 ; compiles fast_realloc in alloc_fast.h instead of this file.
 
@@ -23,8 +22,12 @@ default rel
 bits 64
 
 extern heap_realloc_slow
-extern page_map_l1
-extern heap_gates
+%ifdef FASTMM_NO_MODES
+%define FAST_L1 page_map_l1
+%else
+%define FAST_L1 page_map_fast_l1
+%endif
+extern FAST_L1
 global fastmm_reallocmem
 
 section .text
@@ -34,12 +37,12 @@ fastmm_reallocmem:
   lea rax, [rcx - BLOCK_HEADER_SIZE]
   mov r8, rax
   shr r8, PAGE_MAP_REGION_SHIFT + PAGE_MAP_L2_BITS
-  cmp r8, [heap_gates + FAST_GATES_L1_BOUND_OFFSET]
-  jae .slow                          ; beyond user space, NULL (0 - 4 wraps), or a mode is on
-  lea r9, [page_map_l1]
+  cmp r8, 1 << (PAGE_MAP_ADDRESS_BITS_64 - PAGE_MAP_REGION_SHIFT - PAGE_MAP_L2_BITS)
+  jae .slow                          ; beyond user space, and NULL (0 - 4 wraps)
+  lea r9, [FAST_L1]
   mov r9, [r9 + r8 * 8]
   test r9, r9
-  jz .slow
+  jz .slow                           ; no table: not ours, or a mode is on
   shr rax, PAGE_MAP_REGION_SHIFT
   movzx eax, ax
   cmp byte [r9 + rax], REGION_MEDIUM_SPAN
