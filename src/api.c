@@ -24,15 +24,8 @@ static thread_cache *current_cache(void) {
   return tc != NULL ? tc : thread_cache_create();
 }
 
-/* GetMem off the fast path: a mode is on (its table sent every size here), the size is not small,
- * or the bin is empty. */
-FMM_NOINLINE void *heap_get_slow(size_t size, const void *caller) {
-  if (FMM_UNLIKELY(heap_mode != 0))
-    return heap_get_special(size, caller);
-  return heap_get_normal(size);
-}
-
-FMM_NOINLINE void *heap_get_normal(size_t size) {
+/* GetMem's slow path without a mode: a size that is not small, an empty bin, no cache yet. */
+static inline void *get_normal(size_t size) {
   if (size <= SMALL_MAX_USER) {
     unsigned c = size_class_of(size);
     thread_cache *tc = current_cache();
@@ -59,6 +52,18 @@ FMM_NOINLINE void *heap_get_normal(size_t size) {
   if (size <= MEDIUM_MAX_USER)
     return medium_alloc(size, ARENA_COUNT, 0);
   return large_alloc(size);
+}
+
+/* GetMem off the fast path: a mode is on (its table sent every size here), the size is not
+ * small, or the bin is empty. */
+FMM_NOINLINE void *heap_get_slow(size_t size, const void *caller) {
+  if (FMM_UNLIKELY(heap_mode != 0))
+    return heap_get_special(size, caller);
+  return get_normal(size);
+}
+
+FMM_NOINLINE void *heap_get_normal(size_t size) {
+  return get_normal(size);
 }
 
 /* FreeMem of a pointer whose header word is not in a medium span, or of any pointer while a
