@@ -194,6 +194,8 @@ int prim_module_range(const void *addr, uintptr_t *begin, uintptr_t *end) {
   const IMAGE_NT_HEADERS *nt = (const IMAGE_NT_HEADERS *)((const char *)m + dos->e_lfanew);
   *begin = (uintptr_t)m;
   *end = *begin + nt->OptionalHeader.SizeOfImage;
+  if (a < *begin || a >= *end)
+    return 0; /* Wine answers the program's module for address 0 */
   AcquireSRWLockExclusive(&module_cache_lock);
   if (module_cache_count < MODULE_CACHE_SIZE) {
     module_cache[module_cache_count].begin = *begin;
