@@ -30,7 +30,7 @@
 #define FMM_FAST_L2 page_map_fast_l2
 #endif
 
-/* Slow paths (api.c). heap_get_slow and heap_free_off_span read heap_mode first; the
+/* Slow paths (api.c). heap_get_slow and heap_free_off_span read the mode word first; the
  * others are the normal ones. `caller` is the program's return address, for debug mode. */
 void *heap_get_slow(size_t size, const void *caller);
 void *heap_get_normal(size_t size);

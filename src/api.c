@@ -57,7 +57,7 @@ static inline void *get_normal(size_t size) {
 /* GetMem off the fast path: a mode is on (its table sent every size here), the size is not
  * small, or the bin is empty. */
 FMM_NOINLINE void *heap_get_slow(size_t size, const void *caller) {
-  if (FMM_UNLIKELY(heap_mode != 0))
+  if (FMM_UNLIKELY(heap_mode_now() != 0))
     return heap_get_special(size, caller);
   return get_normal(size);
 }
@@ -69,7 +69,7 @@ FMM_NOINLINE void *heap_get_normal(size_t size) {
 /* FreeMem of a pointer whose header word is not in a medium span, or of any pointer while a
  * mode is on. */
 FMM_NOINLINE int heap_free_off_span(void *p, const void *caller) {
-  if (FMM_UNLIKELY(heap_mode != 0))
+  if (FMM_UNLIKELY(heap_mode_now() != 0))
     return heap_free_special(p, caller);
   return fast_free_normal(p);
 }
@@ -127,7 +127,8 @@ void *FASTMM_CDECL fastmm_reallocmem(void *p, size_t size) {
 void *FASTMM_CDECL fastmm_allocmem(size_t size) {
   void *p = fast_get(size);
   /* Fresh large mappings come zeroed from the OS, unless a mode has just filled them. */
-  if (p != NULL && ((block_header(p) & BLOCK_KIND_MASK) != BLOCK_FLAG_LARGE || heap_mode != 0))
+  if (p != NULL &&
+      ((block_header(p) & BLOCK_KIND_MASK) != BLOCK_FLAG_LARGE || heap_mode_now() != 0))
     fmm_zero(p, size);
   return p;
 }
@@ -135,7 +136,7 @@ void *FASTMM_CDECL fastmm_allocmem(size_t size) {
 /* The usable size of a live block, or 0. Checks as much as FreeMem does. */
 size_t FASTMM_CDECL fastmm_usable_size(const void *p) {
   /* The outer block of a debug block is the manager's, not the caller's. */
-  if (FMM_UNLIKELY(heap_mode & (HEAP_MODE_DEBUG | HEAP_MODE_DEBUG_BLOCKS)) &&
+  if (FMM_UNLIKELY(heap_mode_now() & (HEAP_MODE_DEBUG | HEAP_MODE_DEBUG_BLOCKS)) &&
       debug_is_outer_block(p))
     return 0;
   return heap_usable_size(p);

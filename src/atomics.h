@@ -32,6 +32,7 @@
 #define fmm_xchg_u32(p, v) ((uint32_t)_InterlockedExchange((volatile long *)(p), (long)(v)))
 #define fmm_load_ptr_acquire(p) (*(void *volatile *)(p))
 #define fmm_load_u32_relaxed(p) (*(volatile uint32_t *)(p))
+#define fmm_load_u32_acquire(p) (*(volatile uint32_t *)(p)) /* MSVC: volatile reads acquire */
 #define fmm_store_u32_release(p, v) (_ReadWriteBarrier(), *(volatile uint32_t *)(p) = (v))
 #define fmm_store_u32_relaxed(p, v) (*(volatile uint32_t *)(p) = (v))
 #define fmm_load_size_relaxed(p) (*(volatile size_t *)(p))
@@ -49,6 +50,7 @@
 #define fmm_xchg_u32(p, v) __atomic_exchange_n((p), (uint32_t)(v), __ATOMIC_ACQUIRE)
 #define fmm_load_ptr_acquire(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define fmm_load_u32_relaxed(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+#define fmm_load_u32_acquire(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define fmm_store_u32_release(p, v) __atomic_store_n((p), (uint32_t)(v), __ATOMIC_RELEASE)
 #define fmm_store_u32_relaxed(p, v) __atomic_store_n((p), (uint32_t)(v), __ATOMIC_RELAXED)
 #define fmm_load_size_relaxed(p) __atomic_load_n((p), __ATOMIC_RELAXED)

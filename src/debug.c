@@ -89,8 +89,8 @@ static void *trap_vmt(void) {
 
 /* ---- stack traces ------------------------------------------------------------------------ */
 
-/* This module's extent, looked up when debug mode is entered (asking the OS for every frame
- * made debug mode several times slower). */
+/* This module's extent, looked up once at start-up (asking the OS for every frame made debug
+ * mode several times slower); every thread reads it after heap_ensure_initialized. */
 static uintptr_t own_begin, own_end;
 
 static void find_own_module(void) {
@@ -263,7 +263,7 @@ static debug_header *locate(const void *p, unsigned *kind) {
 }
 
 static void scan_if_asked(void) {
-  if (heap_mode & HEAP_MODE_SCAN_EVERY_OPERATION)
+  if (heap_mode_now() & HEAP_MODE_SCAN_EVERY_OPERATION)
     fastmm_scan_debug_blocks_for_corruption();
 }
 
@@ -365,7 +365,7 @@ void *debug_realloc(void *p, size_t size, const void *caller) {
     return NULL;
   }
   /* A debug block always moves: a stale pointer to the old place then reads the freed fill. */
-  void *q = (heap_mode & HEAP_MODE_DEBUG) ? debug_get(size, caller) : fast_get_normal(size);
+  void *q = (heap_mode_now() & HEAP_MODE_DEBUG) ? debug_get(size, caller) : fast_get_normal(size);
   if (q == NULL)
     return NULL;
   fmm_copy(q, p, size < h->f.user_size ? size : h->f.user_size);
@@ -388,7 +388,7 @@ size_t debug_usable(const void *p) {
 /* ---- GetMem and FreeMem while a mode is on (alloc_fast.h sends them here) ---------------- */
 
 FMM_NOINLINE void *heap_get_special(size_t size, const void *caller) {
-  uint32_t mode = heap_mode;
+  uint32_t mode = heap_mode_now();
   if (mode & HEAP_MODE_DEBUG)
     return debug_get(size, caller);
   void *p = fast_get_normal(size);
@@ -418,7 +418,7 @@ int debug_is_outer_block(const void *p) {
 FMM_NOINLINE int heap_free_special(void *p, const void *caller) {
   if (p == NULL)
     return FASTMM_OK;
-  uint32_t mode = heap_mode;
+  uint32_t mode = heap_mode_now();
   if (heap_header_readable(p)) {
     uint32_t h = block_header(p);
     if ((h & BLOCK_KIND_MASK & ~BLOCK_FLAG_FREE) == BLOCK_FLAG_DEBUG)
@@ -442,7 +442,7 @@ FMM_NOINLINE int heap_free_special(void *p, const void *caller) {
 /* ---- the switches ------------------------------------------------------------------------ */
 
 static void set_mode_bit(uint32_t bit, int on) {
-  uint32_t mode = heap_mode;
+  uint32_t mode = heap_mode_now();
   heap_mode_store(on ? (mode | bit) : (mode & ~bit));
 }
 
@@ -452,10 +452,8 @@ static int32_t adjust(int32_t *counter, int delta, uint32_t bit) {
   heap_ensure_initialized();
   lock_acquire(&debug_lock);
   int32_t now = (*counter += delta);
-  if (bit == HEAP_MODE_DEBUG && now > 0) {
-    find_own_module();
+  if (bit == HEAP_MODE_DEBUG && now > 0)
     debug_ever_active = 1;
-  }
   set_mode_bit(bit, now > 0);
   lock_release(&debug_lock);
   return now;
@@ -473,7 +471,7 @@ int FASTMM_CDECL fastmm_exit_debug_mode(void) {
 }
 
 int FASTMM_CDECL fastmm_debug_mode_active(void) {
-  return (heap_mode & HEAP_MODE_DEBUG) != 0;
+  return (heap_mode_now() & HEAP_MODE_DEBUG) != 0;
 }
 
 void FASTMM_CDECL fastmm_begin_erase_freed_block_content(void) {
@@ -483,7 +481,7 @@ void FASTMM_CDECL fastmm_end_erase_freed_block_content(void) {
   adjust(&erase_freed_depth, -1, HEAP_MODE_ERASE_FREED);
 }
 int FASTMM_CDECL fastmm_erase_freed_block_content_active(void) {
-  return (heap_mode & HEAP_MODE_ERASE_FREED) != 0;
+  return (heap_mode_now() & HEAP_MODE_ERASE_FREED) != 0;
 }
 void FASTMM_CDECL fastmm_begin_erase_allocated_block_content(void) {
   adjust(&erase_allocated_depth, +1, HEAP_MODE_ERASE_ALLOCATED);
@@ -492,7 +490,7 @@ void FASTMM_CDECL fastmm_end_erase_allocated_block_content(void) {
   adjust(&erase_allocated_depth, -1, HEAP_MODE_ERASE_ALLOCATED);
 }
 int FASTMM_CDECL fastmm_erase_allocated_block_content_active(void) {
-  return (heap_mode & HEAP_MODE_ERASE_ALLOCATED) != 0;
+  return (heap_mode_now() & HEAP_MODE_ERASE_ALLOCATED) != 0;
 }
 
 void FASTMM_CDECL fastmm_set_debug_mode_stack_trace_entry_count(size_t count) {
@@ -541,6 +539,7 @@ int FASTMM_CDECL fastmm_scan_debug_blocks_for_corruption(void) {
 /* FASTMMC_DEBUG_MODE=1 in the environment starts the program in debug mode, so a shipped
  * program can be debugged without a rebuild; FASTMMC_STACK_DEPTH sets the trace depth. */
 void debug_init_from_environment(void) {
+  find_own_module();
   char value[32];
   if (prim_getenv("FASTMMC_STACK_DEPTH", value, sizeof value)) {
     size_t n = 0;
@@ -550,8 +549,7 @@ void debug_init_from_environment(void) {
   }
   if (prim_getenv("FASTMMC_DEBUG_MODE", value, sizeof value) && value[0] != '0') {
     debug_depth = 1;
-    find_own_module();
-    heap_mode_store(heap_mode | HEAP_MODE_DEBUG);
+    heap_mode_store(heap_mode_now() | HEAP_MODE_DEBUG);
     debug_ever_active = 1;
   }
   prim_on_process_exit(debug_report_leaks_at_exit);

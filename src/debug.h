@@ -51,7 +51,7 @@ typedef struct debug_header {
 } debug_header;
 FMM_STATIC_ASSERT(sizeof(debug_header) == DEBUG_HEADER_SIZE, "debug header layout");
 
-/* The bits of heap_mode (heap_mode.h): any of them closes the fast paths' gates. */
+/* The bits of the mode word (heap_mode.h): any of them empties the fast paths' tables. */
 #define HEAP_MODE_DEBUG 1u
 #define HEAP_MODE_ERASE_FREED 2u
 #define HEAP_MODE_ERASE_ALLOCATED 4u

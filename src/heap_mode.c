@@ -4,11 +4,11 @@
 #include "internal.h"
 #include "size_class.h"
 
-volatile uint32_t heap_mode;
+uint32_t heap_mode_word;
 
 void heap_mode_store(uint32_t mode) {
-  int was_open = heap_mode == 0, open = mode == 0;
-  heap_mode = mode;
+  int was_open = heap_mode_now() == 0, open = mode == 0;
+  fmm_store_u32_relaxed(&heap_mode_word, mode);
   if (open != was_open) {
     size_class_set_gate(open);
     page_map_set_gate(open);

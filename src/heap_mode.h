@@ -1,6 +1,6 @@
 /* The heap's mode word, and how the fast paths obey it without reading it.
  *
- * heap_mode is non-zero while debug mode, an erase mode or scan-before-every-operation is on,
+ * The mode word is non-zero while debug mode, an erase mode or scan-before-every-operation is on,
  * or while debug blocks exist (the bits are in debug.h). GetMem, FreeMem and ReallocMem must
  * then leave their fast paths. A test of the word on every call cost the normal paths up to 9%
  * of small churn, and a comparison with a gate variable still about 1% (one more load), so the
@@ -13,21 +13,29 @@
  *                           Closed, it holds no region (64-bit: no second-level table), so
  *                           every pointer takes the path of a foreign one: the slow path.
  *
- * The slow paths read heap_mode. Open, the tables are copies of the real ones and cost nothing
- * over them. heap_mode_store writes the word first and then the tables, so a thread that finds
- * a table closed finds the mode that closed it (one that finds it closed and the mode already
- * off takes the normal slow path, which is correct too); a call racing with another thread's
- * switch may take the path of the old mode. */
+ * The slow paths read the word (heap_mode_now). Open, the tables are copies of the real ones
+ * and cost nothing over them. heap_mode_store writes the word first and then the tables, so on
+ * x86 a thread that finds a table closed finds the mode that closed it; one that finds it
+ * closed and the mode already off takes the normal slow path, which is correct too. A call
+ * racing with another thread's switch may take the path of the old mode. The tables are read
+ * with plain loads (the same instructions as a build without modes) while a switch rewrites
+ * them: every entry a reader can see is an old or a new one, each valid (tests/tsan.supp).*/
 #ifndef FASTMM_HEAP_MODE_H
 #define FASTMM_HEAP_MODE_H
 
 #include <stdint.h>
 
+#include "atomics.h"
 #include "linkage.h"
 
-extern FMM_HIDDEN volatile uint32_t heap_mode;
+extern FMM_HIDDEN uint32_t heap_mode_word;
 
-/* Sets heap_mode and opens or closes the fast paths' tables to match (callers serialise:
+/* The mode word, as the slow paths read it (a relaxed atomic load: it changes under them). */
+static inline uint32_t heap_mode_now(void) {
+  return fmm_load_u32_relaxed(&heap_mode_word);
+}
+
+/* Sets the mode word and opens or closes the fast paths' tables to match (callers serialise:
  * debug.c's lock). */
 void heap_mode_store(uint32_t mode);
 

@@ -40,7 +40,8 @@
 extern volatile uint32_t heap_initialized;
 void heap_init_slow(void);
 static inline void heap_ensure_initialized(void) {
-  if (FMM_UNLIKELY(fmm_load_u32_relaxed(&heap_initialized) == 0))
+  /* Acquire: a thread that finds the heap made by another one must see what it made. */
+  if (FMM_UNLIKELY(fmm_load_u32_acquire(&heap_initialized) == 0))
     heap_init_slow();
 }
 

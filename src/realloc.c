@@ -111,7 +111,7 @@ static void *realloc_large(void *p, size_t size) {
 
 FMM_NOINLINE void *heap_realloc_slow(void *p, size_t size) {
   /* Every ReallocMem comes here while a mode is on (heap_mode.h). */
-  if (FMM_UNLIKELY(heap_mode & HEAP_MODE_SCAN_EVERY_OPERATION))
+  if (FMM_UNLIKELY(heap_mode_now() & HEAP_MODE_SCAN_EVERY_OPERATION))
     fastmm_scan_debug_blocks_for_corruption();
   if (p == NULL)
     return fast_get(size);
@@ -121,8 +121,8 @@ FMM_NOINLINE void *heap_realloc_slow(void *p, size_t size) {
   }
   uint32_t h = heap_header_readable(p) ? block_header(p) : 0;
   if (h == 0 || !heap_kind_fits_region(h, p) ||
-      ((heap_mode & (HEAP_MODE_DEBUG | HEAP_MODE_DEBUG_BLOCKS)) && debug_is_outer_block(p))) {
-    if (heap_mode & HEAP_MODE_DEBUG)
+      ((heap_mode_now() & (HEAP_MODE_DEBUG | HEAP_MODE_DEBUG_BLOCKS)) && debug_is_outer_block(p))) {
+    if (heap_mode_now() & HEAP_MODE_DEBUG)
       debug_report_event(DEBUG_EVENT_INVALID_POINTER, p, NULL, NULL);
     return NULL;
   }
@@ -137,7 +137,7 @@ FMM_NOINLINE void *heap_realloc_slow(void *p, size_t size) {
   case BLOCK_FLAG_DEBUG | BLOCK_FLAG_FREE: /* debug.c reports a realloc of a freed block */
     return debug_realloc(p, size, NULL);
   default:
-    if (heap_mode & HEAP_MODE_DEBUG)
+    if (heap_mode_now() & HEAP_MODE_DEBUG)
       debug_report_event(DEBUG_EVENT_INVALID_POINTER, p, NULL, NULL);
     return NULL;
   }

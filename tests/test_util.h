@@ -199,6 +199,46 @@ static inline int tu_all_zero(const void *p, size_t n) {
 
 /* ---- Threads and a mutex ------------------------------------------------------------------ */
 
+/* A flag one thread raises and others poll (an atomic int where the compiler has them, so
+ * ThreadSanitizer sees no race in the test itself). */
+typedef struct tu_flag {
+  volatile int value;
+} tu_flag;
+static inline void tu_flag_raise(tu_flag *f) {
+#if defined(__GNUC__)
+  __atomic_store_n(&f->value, 1, __ATOMIC_RELEASE);
+#else
+  f->value = 1;
+#endif
+}
+static inline int tu_flag_raised(tu_flag *f) {
+#if defined(__GNUC__)
+  return __atomic_load_n(&f->value, __ATOMIC_ACQUIRE);
+#else
+  return f->value;
+#endif
+}
+
+/* A count one thread advances and another reads while it runs (atomic where the compiler has
+ * them, as tu_flag). */
+typedef struct tu_counter {
+  volatile unsigned long long value;
+} tu_counter;
+static inline void tu_counter_add(tu_counter *c, unsigned long long n) {
+#if defined(__GNUC__)
+  __atomic_fetch_add(&c->value, n, __ATOMIC_RELAXED);
+#else
+  c->value += n;
+#endif
+}
+static inline unsigned long long tu_counter_get(tu_counter *c) {
+#if defined(__GNUC__)
+  return __atomic_load_n(&c->value, __ATOMIC_RELAXED);
+#else
+  return c->value;
+#endif
+}
+
 typedef void (*tu_thread_fn)(void *arg);
 
 typedef struct tu_thread {
