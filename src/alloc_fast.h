@@ -145,19 +145,23 @@ FMM_INLINE int fast_free_normal(void *p) {
   return free_in_span(p);
 }
 
-/* In place under the small policy: not larger than the usable size and new*4 + 64 >= usable.
- * The size is compared unsigned, so a size that was negative takes the slow path, and so does
- * every pointer while a mode is on (a stale one may point into a debug block's outer block:
- * the slow path checks, and scans first when asked to). */
+/* FastMM's small policy: a block stays where it is when the new size is not larger than its
+ * usable size and new*4 + 64 >= usable. The size is compared unsigned, so a size that was
+ * negative never stays. */
+FMM_INLINE int small_stays_in_place(size_t size, size_t usable) {
+  return size <= usable && size != 0 &&
+         (size << REALLOC_SMALL_DOWNSIZE_SHIFT) + REALLOC_SMALL_DOWNSIZE_ADDER >= usable;
+}
+
+/* Every pointer takes the slow path while a mode is on (a stale one may point into a debug
+ * block's outer block: the slow path checks, and scans first when asked to), and the slow path
+ * applies the same rule. */
 FMM_INLINE void *fast_realloc(void *p, size_t size) {
   if (FMM_LIKELY(fast_in_medium_span(p))) {
     uint32_t h = block_header(p);
-    if (FMM_LIKELY((h & BLOCK_KIND_MASK) == BLOCK_FLAG_SMALL)) {
-      size_t usable = small_header_usable(h);
-      if (size <= usable && size != 0 &&
-          (size << REALLOC_SMALL_DOWNSIZE_SHIFT) + REALLOC_SMALL_DOWNSIZE_ADDER >= usable)
-        return p;
-    }
+    if (FMM_LIKELY((h & BLOCK_KIND_MASK) == BLOCK_FLAG_SMALL) &&
+        small_stays_in_place(size, small_header_usable(h)))
+      return p;
   }
   return heap_realloc_slow(p, size);
 }

@@ -47,12 +47,11 @@ static void *move_block(void *p, size_t alloc_size, size_t copy_size) {
 
 static void *realloc_small(void *p, uint32_t h, size_t size) {
   size_t usable = small_header_usable(h);
-  if (size <= usable) {
-    /* The fast path's in-place case comes here too while a mode is on (heap_mode.h). */
-    if ((size << REALLOC_SMALL_DOWNSIZE_SHIFT) + REALLOC_SMALL_DOWNSIZE_ADDER >= usable)
-      return p;
+  /* The fast path's in-place case comes here too while a mode is on (heap_mode.h). */
+  if (small_stays_in_place(size, usable))
+    return p;
+  if (size <= usable) /* shrinks too far: a smaller class */
     return move_block(p, size, size);
-  }
   size_t grown = usable * 2u + REALLOC_SMALL_UPSIZE_ADDER;
   return move_block(p, size > grown ? size : grown, usable);
 }

@@ -19,31 +19,9 @@
 #endif
 #include "test_blocks.h"
 
-#if !defined(_WIN32)
-#include <time.h>
-#endif
-
-#if defined(__SANITIZE_THREAD__)
-#define UNDER_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define UNDER_TSAN 1
-#endif
-#endif
-
 #define RACE_SECONDS 3u
 
-#if !defined(UNDER_TSAN)
-static uint64_t now_ms(void) {
-#if defined(_WIN32)
-  return (uint64_t)GetTickCount64();
-#else
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-#endif
-}
-
+#if !defined(TU_UNDER_TSAN)
 typedef struct racer {
   int id;
   int result;
@@ -80,7 +58,7 @@ static void racing_double_free(size_t size, unsigned rounds, const char *what) {
   void *guard[3] = {NULL, NULL, NULL};
   unsigned i, done = 0, both_ok = 0, none_ok = 0;
   fastmm_state s0, s1;
-  uint64_t deadline = now_ms() + RACE_SECONDS * 1000u;
+  uint64_t deadline = tu_now_ms() + RACE_SECONDS * 1000u;
   /* Medium: live neighbours keep the span mapped whatever happens to the victims. */
   if (size <= MEDIUM_MAX_USER && CHECK(tb_adjacent_medium(size, 3, guard)))
     CHECK_EQ(fastmm_freemem(guard[1]), FASTMM_OK);
@@ -91,7 +69,7 @@ static void racing_double_free(size_t size, unsigned rounds, const char *what) {
     if (!CHECK(tu_thread_start(&t[i], racer_main, &r[i])))
       return;
   }
-  for (i = 1; i <= rounds && (i % 256u != 0 || now_ms() < deadline); i++) {
+  for (i = 1; i <= rounds && (i % 256u != 0 || tu_now_ms() < deadline); i++) {
     void *p = fastmm_getmem(size);
     if (!CHECK(p != NULL))
       break;
@@ -129,7 +107,7 @@ static void racing_double_free(size_t size, unsigned rounds, const char *what) {
 int main(void) {
   printf("test_double_free_race (%s, %u-bit pointers)\n", tu_build_name(),
          (unsigned)(sizeof(void *) * 8));
-#if !defined(UNDER_TSAN)
+#if !defined(TU_UNDER_TSAN)
   racing_double_free(20000, 30000, "medium block");
   racing_double_free(MEDIUM_MAX_USER, 5000, "largest medium block");
   /* racing_large: the loser's fast_free checks the page map (the block is still ours), then

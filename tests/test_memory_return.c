@@ -22,16 +22,8 @@
 #include <psapi.h>
 #endif
 
-#if defined(__SANITIZE_THREAD__)
-#define UNDER_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define UNDER_TSAN 1
-#endif
-#endif
-
 #define MB ((size_t)1024 * 1024)
-#if defined(UNDER_TSAN)
+#if defined(TU_UNDER_TSAN)
 #define TOTAL (256 * MB)
 #elif defined(_WIN32) && !defined(_WIN64)
 #define TOTAL (512 * MB)
@@ -55,16 +47,7 @@ static size_t committed_bytes(void) {
     return 0;
   return pmc.PrivateUsage ? pmc.PrivateUsage : pmc.PagefileUsage;
 #else
-  FILE *f = fopen("/proc/self/status", "r");
-  char line[256];
-  size_t kb = 0;
-  if (!f)
-    return 0;
-  while (fgets(line, sizeof line, f))
-    if (sscanf(line, "VmRSS: %zu", &kb) == 1)
-      break;
-  fclose(f);
-  return kb * 1024u;
+  return tu_proc_status_bytes("VmRSS");
 #endif
 }
 

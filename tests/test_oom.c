@@ -331,16 +331,7 @@ static void address_space_exhausted(const char *how) {
 #if !defined(_WIN32) && !defined(UNDER_SANITIZER)
 /* The process's virtual size now, from /proc/self/status (VmSize, kB). */
 static size_t virtual_size(void) {
-  FILE *f = fopen("/proc/self/status", "r");
-  char line[256];
-  size_t kb = 0;
-  if (!f)
-    return 0;
-  while (fgets(line, sizeof line, f))
-    if (sscanf(line, "VmSize: %zu", &kb) == 1)
-      break;
-  fclose(f);
-  return kb * 1024u;
+  return tu_proc_status_bytes("VmSize");
 }
 #endif
 

@@ -19,10 +19,6 @@
 #endif
 #include "test_blocks.h"
 
-#if !defined(_WIN32)
-#include <time.h>
-#endif
-
 #define PRODUCERS 3
 #define CONSUMERS 2
 #define STORMERS 2
@@ -101,16 +97,6 @@ static void producer_done(void) {
 
 /* ---- time ---------------------------------------------------------------------------------- */
 
-static uint64_t now_ms(void) {
-#if defined(_WIN32)
-  return (uint64_t)GetTickCount64();
-#else
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-#endif
-}
-
 static uint64_t deadline_ms;
 
 /* Go on? At least STRESS_MIN_OPS, at most STRESS_MAX_OPS, in between until the time is up. */
@@ -119,7 +105,7 @@ static int keep_going(const worker *w) {
     return 1;
   if (w->st.ops >= STRESS_MAX_OPS)
     return 0;
-  return now_ms() < deadline_ms;
+  return tu_now_ms() < deadline_ms;
 }
 
 /* ---- checks from threads ------------------------------------------------------------------- */
@@ -405,7 +391,7 @@ int main(void) {
   CHECK_EQ(tb_blocks_in_use(&s0), 0);
 
   queue.producers_left = PRODUCERS + SHORT_LIVED;
-  deadline_ms = now_ms() + (uint64_t)seconds * 1000u;
+  deadline_ms = tu_now_ms() + (uint64_t)seconds * 1000u;
   for (i = 0; i < PRODUCERS; i++) {
     prod[i].id = i;
     tu_rng_seed(&prod[i].rng, 100u + (uint64_t)i);

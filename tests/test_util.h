@@ -199,6 +199,49 @@ static inline int tu_all_zero(const void *p, size_t n) {
 
 /* ---- Threads and a mutex ------------------------------------------------------------------ */
 
+/* Built with ThreadSanitizer? (GCC says so with a macro, Clang through __has_feature.) */
+#if defined(__SANITIZE_THREAD__)
+#define TU_UNDER_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define TU_UNDER_TSAN 1
+#endif
+#endif
+
+/* Milliseconds of a monotonic clock, for tests that run for a while (never for a verdict).
+ * POSIX builds need clock_gettime: such a test defines _POSIX_C_SOURCE before any include. */
+#if defined(_WIN32) || (defined(_POSIX_C_SOURCE) && _POSIX_C_SOURCE >= 199309L)
+#if !defined(_WIN32)
+#include <time.h>
+#endif
+static inline uint64_t tu_now_ms(void) {
+#if defined(_WIN32)
+  return (uint64_t)GetTickCount64();
+#else
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+#endif
+}
+#endif
+
+#if defined(__linux__)
+/* A "Name: N kB" field of /proc/self/status (VmRSS, VmSize, ...) in bytes, or 0 when unknown. */
+static inline size_t tu_proc_status_bytes(const char *field) {
+  FILE *f = fopen("/proc/self/status", "r");
+  char line[256];
+  size_t name_len = strlen(field), kb = 0;
+  if (!f)
+    return 0;
+  while (fgets(line, sizeof line, f))
+    if (strncmp(line, field, name_len) == 0 && line[name_len] == ':' &&
+        sscanf(line + name_len + 1, "%zu", &kb) == 1)
+      break;
+  fclose(f);
+  return kb * 1024u;
+}
+#endif
+
 /* A flag one thread raises and others poll (an atomic int where the compiler has them, so
  * ThreadSanitizer sees no race in the test itself). */
 typedef struct tu_flag {
