@@ -1,19 +1,25 @@
 #!/usr/bin/env bash
 # Installs what fastmm-c needs on a Debian 12 machine, and nothing when it is all there.
 # Safe to run again: every step checks first. Needs root (or sudo) only when something is missing.
+# Prints every package it installed, and every library it had to take back to the main suite's
+# version (see install_wine below for why that can be needed).
 set -euo pipefail
 
 need=()
 have() { command -v "$1" >/dev/null 2>&1; }
+deb_has() { [ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" = "install ok installed" ]; }
 have cmake || need+=(cmake)
 have gcc || need+=(gcc)
+have g++ || need+=(g++)
 have make || need+=(make)
+have git || need+=(git)
 have nasm || need+=(nasm)
-have python3 || need+=(python3)
 have x86_64-w64-mingw32-gcc || need+=(gcc-mingw-w64-x86-64)
 have i686-w64-mingw32-gcc || need+=(gcc-mingw-w64-i686)
 have ninja || need+=(ninja-build)
 have clang || need+=(clang)
+have clang-format || need+=(clang-format)
+have pkg-config || need+=(pkgconf)
 # clang's runtimes: ASan, TSan and libFuzzer (the native-asan and native-tsan presets build
 # with clang; tests/fuzz links libFuzzer), all in Debian's libclang-rt-14-dev, which
 # libclang-rt-dev pulls in; a recommendation of clang's packages, so
@@ -32,7 +38,6 @@ gcc_has libasan.so || need+=(libasan8)
 gcc_has libubsan.so || need+=(libubsan1)
 # The benchmark (bench/run): Debian's own python3 (its shebang) with matplotlib for the chart,
 # the peer allocators it loads by name (mimalloc, jemalloc, tcmalloc), valgrind for callgrind.
-deb_has() { [ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" = "install ok installed" ]; }
 [ -x /usr/bin/python3 ] || need+=(python3)
 deb_has python3-matplotlib || need+=(python3-matplotlib)
 deb_has libmimalloc2.0 || need+=(libmimalloc2.0)
@@ -44,44 +49,146 @@ have valgrind || need+=(valgrind)
 have ppcx64 || need+=(fp-compiler-3.2.2)
 have fpcmake || need+=(fp-utils-3.2.2)
 [ -d /usr/share/fpcsrc/3.2.2/rtl ] || need+=(fpc-source-3.2.2)
-wine_ok=1
-[ -e /usr/lib/wine/wine64 ] || wine_ok=0
-[ -e /usr/lib/wine/wine ] || wine_ok=0
-for t in wine wineboot wineserver; do have $t || wine_ok=0; done
+# The packaging (cpack -G ZIP) and the MSVC import libraries (llvm-dlltool, from the .def files).
+have zip || need+=(zip)
+have llvm-dlltool || need+=(llvm)
+wine_ok() {
+  [ -e /usr/lib/wine/wine64 ] && [ -e /usr/lib/wine/wine ] || return 1
+  local t
+  for t in wine wineboot wineserver; do have $t || return 1; done
+}
 
-SUDO=
-if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
-
-if [ ${#need[@]} -eq 0 ] && [ $wine_ok = 1 ]; then
+if [ ${#need[@]} -eq 0 ] && wine_ok; then
   exit 0
 fi
 
-what=("${need[@]}")
-[ $wine_ok = 1 ] || what+=("wine (Win32 and Win64)")
-echo "install-deps: installing ${what[*]}"
+SUDO=
+if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
 export DEBIAN_FRONTEND=noninteractive
 # No progress bars in logs.
 apt_opts=(-y -q --no-install-recommends -o Dpkg::Use-Pty=0)
-if [ $wine_ok = 0 ]; then
+
+# Prints "name:arch version" for every package apt reports it would install (Inst lines of a
+# simulation), and the downgrades among them with the version they replace.
+report_transaction() {
+  local sim=$1
+  sed -nE 's/^Inst ([^ ]+) \[([^]]+)\] \(([^ ]+) .*/\1 \2 \3/p' "$sim" | while read -r pkg old new; do
+    if dpkg --compare-versions "$new" lt "$old"; then
+      echo "install-deps:   downgraded $pkg $old -> $new (the main suite's version)"
+    fi
+  done
+  local n
+  n=$(grep -c '^Inst ' "$sim" || true)
+  echo "install-deps:   $n package(s) installed or changed:"
+  sed -nE 's/^Inst ([^ ]+) (\[[^]]+\] )?\(([^ ]+) .*/\1 \3/p' "$sim" | tr '\n' ' ' | fold -s -w 96 | sed 's/^/install-deps:     /'
+  echo
+}
+
+# Wine for Win64 and Win32. 32-bit Wine needs the i386 twins of many libraries, and multiarch
+# needs each twin at the same version as the amd64 copy. When the security suite's i386 index
+# cannot be downloaded (seen here for days: "File has unexpected size ... Mirror sync in
+# progress?"), no i386 twin of a library whose amd64 copy carries a security update can be
+# had, and a plain install fails with "held broken packages" (or, worse, resolves the conflict
+# by removing wine64). So: try the plain install first (a simulation); if apt cannot resolve it,
+# take the Wine packages from the main suite (-t bookworm) and, for every library whose i386
+# twin apt reports it cannot install, take both architectures of that library from the main
+# suite, repeating until the simulation passes. That downgrades the amd64 copies of those
+# libraries (printed), so it is done only when the twins cannot be had otherwise. A transaction
+# that would remove a package is never run.
+install_wine() {
+  local wine_pkgs=(wine wine64 wine32:i386
+    libgstreamer-plugins-base1.0-0:amd64 libgstreamer-plugins-base1.0-0:i386)
+  local sim pins=() round extra target_opts=() unmet
+  sim=$(mktemp)
+  for round in 0 1 2 3 4 5 6 7 8 9; do
+    if $SUDO apt-get install -s "${apt_opts[@]}" --allow-downgrades "${target_opts[@]}" \
+      "${wine_pkgs[@]}" "${pins[@]}" >"$sim" 2>&1; then
+      if grep -q '^Remv ' "$sim"; then
+        echo "install-deps: installing Wine would remove packages; not doing it:" >&2
+        grep '^Remv ' "$sim" >&2
+        rm -f "$sim"
+        return 1
+      fi
+      if [ ${#pins[@]} -gt 0 ]; then
+        echo "install-deps: the i386 twins of these libraries are not installable at their amd64 versions;"
+        echo "install-deps: taking both architectures from the main suite: ${pins[*]}"
+      fi
+      report_transaction "$sim"
+      rm -f "$sim"
+      $SUDO apt-get install "${apt_opts[@]}" --allow-downgrades "${target_opts[@]}" \
+        "${wine_pkgs[@]}" "${pins[@]}"
+      return 0
+    fi
+    if [ $round = 0 ]; then
+      target_opts=(-t bookworm)
+      continue
+    fi
+    # Libraries apt cannot install for i386 ("Depends: X:i386 ... but it is not installable",
+    # "... not going to be installed", "... but V is to be installed") and packages whose two
+    # architectures break each other ("P:i386 : Breaks: P ...").
+    unmet=$(sed -nE \
+      -e 's/.*Depends: ([^: ]+):i386 .*but (it is not|[^ ]+ is to be).*/\1/p' \
+      -e 's/^ *([^: ]+):i386 : Breaks: \1 .*/\1/p' \
+      -e 's/^ *([^: ]+) : Breaks: \1:i386 .*/\1/p' "$sim" | sort -u)
+    extra=()
+    local lib
+    for lib in $unmet; do
+      case " ${pins[*]} " in *" $lib:i386/bookworm "*) continue ;; esac
+      extra+=("$lib:amd64/bookworm" "$lib:i386/bookworm")
+    done
+    if [ ${#extra[@]} -eq 0 ]; then
+      echo "install-deps: apt cannot resolve the Wine install, and names nothing more to take from the main suite:" >&2
+      grep -vE '^(Inst|Conf) ' "$sim" | tail -n 40 >&2
+      rm -f "$sim"
+      return 1
+    fi
+    pins+=("${extra[@]}")
+  done
+  echo "install-deps: the Wine install did not resolve in 10 rounds:" >&2
+  grep -vE '^(Inst|Conf) ' "$sim" | tail -n 40 >&2
+  rm -f "$sim"
+  return 1
+}
+
+what=("${need[@]}")
+wine_ok || what+=("wine (Win32 and Win64)")
+echo "install-deps: missing: ${what[*]}"
+if ! wine_ok; then
   # Win32 programs need 32-bit Wine, which needs the i386 architecture.
   dpkg --print-foreign-architectures | grep -qx i386 || $SUDO dpkg --add-architecture i386
 fi
-# An index of the security suite can fail to download for a while (mirror sync); the main
-# suite's indexes are what we install from, so a failing update is not fatal.
-$SUDO apt-get update -q || echo "install-deps: apt-get update reported an error; going on with the indexes we have"
+# An index of the security suite can fail to download for a while (mirror sync); a failing
+# update is not fatal: install_wine copes with a missing i386 security index.
+$SUDO apt-get update -q || echo "install-deps: apt-get update reported an error; going on with the indexes it got"
 
+# Wine first: its resolution may take libraries back to the main suite's version, and the other
+# packages accept those versions (installed after, they would pull security versions that the
+# i386 twins cannot follow).
+if ! wine_ok; then
+  echo "install-deps: installing Wine (Win64 and Win32)"
+  install_wine
+fi
 if [ ${#need[@]} -gt 0 ]; then
-  $SUDO apt-get install "${apt_opts[@]}" "${need[@]}"
+  echo "install-deps: installing ${need[*]}"
+  sim=$(mktemp)
+  opts=()
+  # Should one of them want a newer amd64 library than a Wine twin has, apt would resolve it by
+  # removing 32-bit Wine: then take them from the main suite too.
+  if ! $SUDO apt-get install -s "${apt_opts[@]}" "${need[@]}" >"$sim" 2>&1 || grep -q '^Remv ' "$sim"; then
+    opts=(-t bookworm)
+    $SUDO apt-get install -s "${apt_opts[@]}" "${opts[@]}" "${need[@]}" >"$sim" 2>&1 || true
+    if grep -q '^Remv ' "$sim"; then
+      echo "install-deps: installing ${need[*]} would remove packages; not doing it:" >&2
+      grep '^Remv ' "$sim" >&2
+      exit 1
+    fi
+  fi
+  report_transaction "$sim"
+  rm -f "$sim"
+  $SUDO apt-get install "${apt_opts[@]}" "${opts[@]}" "${need[@]}"
 fi
-if [ $wine_ok = 0 ]; then
-  # Taking every Wine package from the main suite keeps the amd64 and i386 library versions
-  # equal, which multiarch requires; otherwise apt may pick the security suite's amd64
-  # libraries, fail on the i386 twins, or remove wine64 to resolve the conflict.
-  $SUDO apt-get install "${apt_opts[@]}" -t bookworm \
-    wine wine64 wine32:i386 \
-    libgstreamer-plugins-base1.0-0:amd64 libgstreamer-plugins-base1.0-0:i386
-fi
-for f in /usr/lib/wine/wine64 /usr/lib/wine/wine; do
-  [ -e "$f" ] || { echo "install-deps: $f is missing after the install" >&2; exit 1; }
-done
+wine_ok || {
+  echo "install-deps: Wine is incomplete after the install (need /usr/lib/wine/wine64, /usr/lib/wine/wine, wine, wineboot, wineserver)" >&2
+  exit 1
+}
 echo "install-deps: done"
