@@ -6,21 +6,21 @@
 
 # Portable C: the whole allocator, with no OS call of its own.
 set(FASTMM_CORE_SOURCES
-  src/api.c
-  src/delphi_api.c
-  src/realloc.c
-  src/size_class.c
-  src/small.c
-  src/medium.c
-  src/large.c
-  src/thread_cache.c
-  src/heap_check.c
-  src/stats.c
-  src/leaks.c
-  src/page_map.c
-  src/heap_mode.c
-  src/debug.c
-  src/debug_report.c
+  src/core/heap.c
+  src/core/realloc.c
+  src/core/size_class.c
+  src/core/small.c
+  src/core/medium.c
+  src/core/large.c
+  src/core/thread_cache.c
+  src/core/heap_check.c
+  src/core/stats.c
+  src/core/leaks.c
+  src/core/page_map.c
+  src/modes/gate.c
+  src/modes/debug_block.c
+  src/modes/debug_report.c
+  src/api/delphi_api.c
 )
 
 # The OS layer: one of these is built, by target.
@@ -32,7 +32,7 @@ set(FASTMM_POSIX_SOURCES
 )
 
 # Exports of fastmmc32.dll / fastmmc64.dll (MinGW and MSVC alike).
-set(FASTMM_DEF_FILE src/fastmm.def)
+set(FASTMM_DEF_FILE src/api/fastmm.def)
 
 # Delphi `register`-convention thunks for the Win32 DLL, in NASM syntax. Only MSVC builds use
 # them (MSVC has no regparm); MinGW builds get the same convention from

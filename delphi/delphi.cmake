@@ -1,6 +1,6 @@
 # The Delphi side of fastmm-c, for the Windows builds (MinGW):
 #   - borlndmm.dll, the drop-in for Delphi's ShareMem: the core's sources built a second time
-#     with src/borlndmm.c and src/borlndmm.def;
+#     with src/api/borlndmm.c and src/api/borlndmm.def;
 #   - the Free Pascal cross compilers (scripts/build-fpc.sh, cached outside the build) and
 #     fastmmc_pascal_program(), which compiles a Pascal program or library against
 #     delphi/FastMMC.pas into ${CMAKE_BINARY_DIR}/pascal/, beside copies of the DLLs;
@@ -17,8 +17,8 @@ endif()
 # self-contained DLL, so a ShareMem program ships borlndmm.dll alone.
 get_target_property(fastmmc_sources fastmmc SOURCES)
 list(FILTER fastmmc_sources EXCLUDE REGEX "\\.[Dd][Ee][Ff]$")
-add_library(borlndmm SHARED ${fastmmc_sources} ${PROJECT_SOURCE_DIR}/src/borlndmm.c
-                            ${PROJECT_SOURCE_DIR}/src/borlndmm.def)
+add_library(borlndmm SHARED ${fastmmc_sources} ${PROJECT_SOURCE_DIR}/src/api/borlndmm.c
+                            ${PROJECT_SOURCE_DIR}/src/api/borlndmm.def)
 target_include_directories(borlndmm PRIVATE $<TARGET_PROPERTY:fastmmc,INCLUDE_DIRECTORIES>)
 target_compile_definitions(borlndmm PRIVATE $<TARGET_PROPERTY:fastmmc,COMPILE_DEFINITIONS>)
 set_target_properties(borlndmm PROPERTIES OUTPUT_NAME borlndmm PREFIX "")

@@ -6,7 +6,7 @@
 #include "../tests/test_util.h" /* threads, a mutex, a PRNG and byte patterns */
 
 #include "fastmm.h"
-#include "policy.h"
+#include "core/policy.h"
 
 #define NTHREADS 4
 #define SLOTS 48

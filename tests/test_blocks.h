@@ -6,9 +6,9 @@
 
 #include "test_util.h"
 
-#include "block_header.h"
+#include "core/block_header.h"
 #include "fastmm.h"
-#include "policy.h"
+#include "core/policy.h"
 
 /* Prints the test's banner and sends debug-mode events to the null device: for the tests
  * that cause events on purpose and count them through the API instead of the log. */

@@ -33,9 +33,9 @@
  * Wine included. */
 #include "test_util.h"
 
-#include "block_header.h"
+#include "core/block_header.h"
 #include "fastmm.h"
-#include "policy.h"
+#include "core/policy.h"
 
 #define SLOTS 48
 #define STALE_RING 32

@@ -2,7 +2,7 @@
  * event log next to the program (<program>_MemoryManager_EventLog.txt, the name Delphi users
  * know from FastMM) and, when asked, to OutputDebugString. Text is built here by hand: the
  * manager must not call an allocator (or a CRT that might) while it reports on itself. */
-#include "debug.h"
+#include "debug_block.h"
 
 static fmm_lock report_lock;
 static size_t event_counts[DEBUG_EVENT_KINDS];

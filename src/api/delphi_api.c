@@ -6,7 +6,7 @@
  * src/win32/delphi_register_thunks.asm, which move EAX/EDX onto the stack and call the cdecl
  * functions below. Win64 and native builds have one convention and use these directly.
  * The fast paths are inlined here (alloc_fast.h), so a Delphi GetMem is one call. */
-#include "alloc_fast.h"
+#include "core/alloc_fast.h"
 
 /* Sizes arrive as Delphi's NativeInt: a negative one fails cleanly. */
 static void *FASTMM_DELPHI_CALL delphi_get_mem(intptr_t size) {

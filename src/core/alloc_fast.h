@@ -14,7 +14,7 @@
 #ifndef FASTMM_ALLOC_FAST_H
 #define FASTMM_ALLOC_FAST_H
 
-#include "heap_mode.h"
+#include "modes/gate.h"
 #include "internal.h"
 #include "size_class.h"
 

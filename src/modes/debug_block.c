@@ -1,9 +1,9 @@
 /* Debug blocks (the layout is in debug.h): guarded, checksummed, stamped with who allocated
  * and freed them, quarantined after free; and the switches that turn debug mode and the
  * erase modes on and off at run time. */
-#include "debug.h"
+#include "debug_block.h"
 
-#include "alloc_fast.h"
+#include "core/alloc_fast.h"
 
 volatile uint32_t debug_ever_active;
 

@@ -2,7 +2,7 @@
  * and their reasons are in policy.h). Every path that fails returns NULL and leaves the old
  * block as it was. */
 #include "alloc_fast.h"
-#include "debug.h"
+#include "modes/debug_block.h"
 
 /* Copies and zeroes written out here rather than taken from the CRT: on Win64 the Delphi
  * entry points must leave XMM4 and XMM5 alone (the build fixes them for our code, which the

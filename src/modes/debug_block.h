@@ -15,8 +15,8 @@
 #ifndef FASTMM_DEBUG_H
 #define FASTMM_DEBUG_H
 
-#include "heap_mode.h"
-#include "internal.h"
+#include "gate.h"
+#include "core/internal.h"
 
 #define DEBUG_HEADER_SIZE 96u
 #define DEBUG_GUARD_SIZE 4u

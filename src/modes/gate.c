@@ -1,8 +1,8 @@
 /* The mode word and the switch of the fast paths' tables (heap_mode.h says why). */
-#include "heap_mode.h"
+#include "gate.h"
 
-#include "internal.h"
-#include "size_class.h"
+#include "core/internal.h"
+#include "core/size_class.h"
 
 uint32_t heap_mode_word;
 

@@ -25,8 +25,8 @@
 
 #include <stdint.h>
 
-#include "atomics.h"
-#include "linkage.h"
+#include "core/atomics.h"
+#include "core/linkage.h"
 
 extern FMM_HIDDEN uint32_t heap_mode_word;
 

@@ -3,7 +3,7 @@
  * A Delphi program and its libraries that list ShareMem first share one memory manager, the
  * one in borlndmm.dll. This DLL is built from the same core as fastmmc32.dll / fastmmc64.dll
  * (one self-contained DLL, no other to ship) and exports exactly the names ShareMem imports,
- * which are the same on Win32 and Win64 (src/borlndmm.def):
+ * which are the same on Win32 and Win64 (src/api/borlndmm.def):
  *
  *   @Borlndmm@SysGetMem$qqri          function(Size: NativeInt): Pointer
  *   @Borlndmm@SysFreeMem$qqrpv        function(P: Pointer): Integer          0 = freed

@@ -1,7 +1,7 @@
 /* The C exports and the slow paths behind the inline fast paths of alloc_fast.h: how a
  * GetMem and a FreeMem travel once the thread cache cannot serve them. */
 #include "alloc_fast.h"
-#include "debug.h"
+#include "modes/debug_block.h"
 
 volatile uint32_t heap_initialized;
 static fmm_lock init_lock;

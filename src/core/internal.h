@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "../include/fastmm.h"
+#include "fastmm.h"
 #include "atomics.h"
 #include "block_header.h"
 #include "lock.h"
