@@ -8,18 +8,25 @@
 set(FASTMM_CORE_SOURCES
   src/core/heap.c
   src/core/realloc.c
+  src/core/copy.c
   src/core/size_class.c
   src/core/small.c
   src/core/medium.c
   src/core/large.c
   src/core/thread_cache.c
-  src/core/heap_check.c
-  src/core/stats.c
-  src/core/leaks.c
   src/core/page_map.c
+  src/core/os_memory.c
+  src/core/stats.c
+  src/core/heap_check.c
+  src/core/expected_leaks.c
   src/modes/gate.c
+  src/modes/mode_paths.c
+  src/modes/switches.c
   src/modes/debug_block.c
   src/modes/debug_report.c
+  src/api/memory.c
+  src/api/state.c
+  src/api/debug_mode.c
   src/api/delphi_api.c
 )
 

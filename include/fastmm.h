@@ -145,18 +145,23 @@ size_t FASTMM_CDECL fastmm_report_leaks(void);
  * the call with an exception (Windows) or abort (natively); a handler may leave by longjmp. */
 void FASTMM_CDECL fastmm_set_freed_object_call_handler(void (*handler)(void));
 
-#define FASTMM_EVENT_HEADER_CORRUPTED 1
-#define FASTMM_EVENT_GUARD_CORRUPTED 2
-#define FASTMM_EVENT_WRITE_AFTER_FREE 3
-#define FASTMM_EVENT_DOUBLE_FREE 4
-#define FASTMM_EVENT_REALLOC_OF_FREED 5
-#define FASTMM_EVENT_INVALID_POINTER 6
-#define FASTMM_EVENT_LEAK 7
-#define FASTMM_EVENT_FREED_OBJECT_CALL 8
+/* What debug mode found: fastmm_debug_event.kind and fastmm_get_debug_event_count's argument. */
+typedef enum fastmm_event_kind {
+  FASTMM_EVENT_NONE = 0,             /* no event (the last event before there was any) */
+  FASTMM_EVENT_HEADER_CORRUPTED = 1, /* a write before the block (underrun) or a wild write */
+  FASTMM_EVENT_GUARD_CORRUPTED = 2,  /* a write past the end of the block (overrun) */
+  FASTMM_EVENT_WRITE_AFTER_FREE = 3,
+  FASTMM_EVENT_DOUBLE_FREE = 4,
+  FASTMM_EVENT_REALLOC_OF_FREED = 5,
+  FASTMM_EVENT_INVALID_POINTER = 6, /* FreeMem or ReallocMem of a pointer that is no block */
+  FASTMM_EVENT_LEAK = 7,
+  FASTMM_EVENT_FREED_OBJECT_CALL = 8, /* a virtual method called on a freed object */
+  FASTMM_EVENT_KIND_COUNT             /* one more than the last kind */
+} fastmm_event_kind;
 #define FASTMM_DEBUG_EVENT_FRAMES 16
 
 typedef struct fastmm_debug_event {
-  int kind; /* FASTMM_EVENT_* */
+  int kind; /* a fastmm_event_kind */
   const void *block;
   size_t user_size;
   uint64_t allocation_number;

@@ -7,6 +7,7 @@
  * functions below. Win64 and native builds have one convention and use these directly.
  * The fast paths are inlined here (alloc_fast.h), so a Delphi GetMem is one call. */
 #include "core/alloc_fast.h"
+#include "modes/switches.h"
 
 /* Sizes arrive as Delphi's NativeInt: a negative one fails cleanly. */
 static void *FASTMM_DELPHI_CALL delphi_get_mem(intptr_t size) {
@@ -101,6 +102,6 @@ void FASTMM_CDECL fastmm_get_memory_manager(fastmm_memory_manager_ex *mm) {
 /* The same record with debug mode entered first: for a program (or a benchmark) that wants debug
  * mode from its first allocation without the environment variable. */
 void FASTMM_CDECL fastmm_get_memory_manager_debug(fastmm_memory_manager_ex *mm) {
-  fastmm_enter_debug_mode();
+  mode_debug_enter();
   fastmm_get_memory_manager(mm);
 }

@@ -1,5 +1,5 @@
-/* The hot paths of GetMem, FreeMem and ReallocMem, inlined into both the C exports (api.c)
- * and the Delphi entry points (delphi_api.c) so neither pays a second call.
+/* The hot paths of GetMem, FreeMem and ReallocMem, inlined into both the C exports and the
+ * Delphi entry points (src/api/) so neither pays a second call.
  *
  * GetMem of a small size: read the thread cache pointer, pop the class's bin, clear the
  * block's FREE bit. FreeMem of a small block: look the pointer up in the page map, check the
@@ -9,14 +9,20 @@
  *
  * While a debug or erase mode is on, the tables these paths read (size_class_fast_lookup, the
  * page map's fast copy) send every call to the slow path: the modes cost the normal paths
- * nothing (heap_mode.h). The *_normal variants below read the real tables: debug.c uses them
- * to allocate and free the blocks it builds on. */
+ * nothing (mode_hooks.h). The *_normal variants below read the real tables: the modes use
+ * them to allocate and free the blocks they build on. */
 #ifndef FASTMM_ALLOC_FAST_H
 #define FASTMM_ALLOC_FAST_H
 
-#include "modes/gate.h"
-#include "internal.h"
+#include "block_header.h"
+#include "compiler.h"
+#include "heap.h"
+#include "large.h"
+#include "mode_hooks.h"
+#include "prim/prim.h"
 #include "size_class.h"
+#include "small.h"
+#include "thread_cache.h"
 
 /* FASTMM_NO_MODES builds a DLL whose fast paths read the real tables (modes then do not reach
  * them): only for the benchmark that measures what the fast copies cost the normal paths. */
@@ -28,25 +34,6 @@
 #define FMM_FAST_CLASS_LOOKUP size_class_fast_lookup
 #define FMM_FAST_L1 page_map_fast_l1
 #define FMM_FAST_L2 page_map_fast_l2
-#endif
-
-/* Slow paths (api.c). heap_get_slow and heap_free_off_span read the mode word first; the
- * others are the normal ones. `caller` is the program's return address, for debug mode. */
-void *heap_get_slow(size_t size, const void *caller);
-void *heap_get_normal(size_t size);
-int heap_free_off_span(void *p, const void *caller);
-/* Debug and erase modes (debug.c). */
-void *heap_get_special(size_t size, const void *caller);
-int heap_free_special(void *p, const void *caller);
-
-#if defined(_MSC_VER) && !defined(__clang__)
-#include <intrin.h>
-#define FMM_INLINE static __forceinline
-#define FMM_RETURN_ADDRESS() _ReturnAddress()
-#else
-#define FMM_INLINE static inline __attribute__((always_inline))
-/* Inlined into an exported entry point, this is the return address into the program. */
-#define FMM_RETURN_ADDRESS() __builtin_return_address(0)
 #endif
 
 /* A block from the thread's cache, or NULL: the bin `table` names for size (size <=
@@ -73,6 +60,16 @@ FMM_INLINE void *fast_get(size_t size) {
       return p;
   }
   return heap_get_slow(size, FMM_RETURN_ADDRESS());
+}
+
+/* The same, for code that knows the program's return address already (ReallocMem's moves). */
+FMM_INLINE void *fast_get_for(size_t size, const void *caller) {
+  if (FMM_LIKELY(size <= SMALL_MAX_USER)) {
+    void *p = cache_pop(size, FMM_FAST_CLASS_LOOKUP);
+    if (FMM_LIKELY(p != NULL))
+      return p;
+  }
+  return heap_get_slow(size, caller);
 }
 
 FMM_INLINE void *fast_get_normal(size_t size) {
@@ -121,12 +118,18 @@ FMM_INLINE int free_in_span(void *p) {
       }
     }
   }
-  return heap_free_slow(p, h);
+  return heap_free_block(p, h);
 }
 
 FMM_INLINE int fast_free(void *p) {
   if (FMM_UNLIKELY(!fast_in_medium_span(p)))
-    return heap_free_off_span(p, FMM_RETURN_ADDRESS());
+    return heap_free_slow(p, FMM_RETURN_ADDRESS());
+  return free_in_span(p);
+}
+
+FMM_INLINE int fast_free_for(void *p, const void *caller) {
+  if (FMM_UNLIKELY(!fast_in_medium_span(p)))
+    return heap_free_slow(p, caller);
   return free_in_span(p);
 }
 
@@ -140,7 +143,7 @@ FMM_INLINE int fast_free_normal(void *p) {
      * unmapped. Elsewhere in a large block p can only be a debug block inside it. */
     if (((uintptr_t)p & (LARGE_GRANULARITY - 1)) == LARGE_HEADER_SIZE)
       return large_free(p);
-    return heap_free_slow(p, block_header(p));
+    return heap_free_block(p, block_header(p));
   }
   return free_in_span(p);
 }

@@ -1,7 +1,11 @@
-/* The C exports and the slow paths behind the inline fast paths of alloc_fast.h: how a
- * GetMem and a FreeMem travel once the thread cache cannot serve them. */
+/* The slow paths behind the inline fast paths of alloc_fast.h: how a GetMem and a FreeMem
+ * travel once the thread cache cannot serve them, and the heap's start-up. */
+#include "heap.h"
+
 #include "alloc_fast.h"
-#include "modes/debug_block.h"
+#include "lock.h"
+#include "medium.h"
+#include "mode_hooks.h"
 
 volatile uint32_t heap_initialized;
 static fmm_lock init_lock;
@@ -11,9 +15,8 @@ void heap_init_slow(void) {
   if (!heap_initialized) {
     small_init();
     medium_init();
-    large_init();
     prim_init(thread_cache_on_thread_exit);
-    debug_init_from_environment();
+    modes_init();
     fmm_store_u32_release(&heap_initialized, 1u);
   }
   lock_release(&init_lock);
@@ -49,8 +52,10 @@ static inline void *get_normal(size_t size) {
     block_set_header(list, block_header(list) & ~BLOCK_FLAG_FREE);
     return list;
   }
-  if (size <= MEDIUM_MAX_USER)
-    return medium_alloc(size, ARENA_COUNT, 0);
+  if (size <= MEDIUM_MAX_USER) {
+    heap_ensure_initialized(); /* before the thread's arena is looked up */
+    return medium_alloc(size, thread_arena_hint());
+  }
   return large_alloc(size);
 }
 
@@ -68,13 +73,13 @@ FMM_NOINLINE void *heap_get_normal(size_t size) {
 
 /* FreeMem of a pointer whose header word is not in a medium span, or of any pointer while a
  * mode is on. */
-FMM_NOINLINE int heap_free_off_span(void *p, const void *caller) {
+FMM_NOINLINE int heap_free_slow(void *p, const void *caller) {
   if (FMM_UNLIKELY(heap_mode_now() != 0))
     return heap_free_special(p, caller);
   return fast_free_normal(p);
 }
 
-FMM_NOINLINE int heap_free_slow(void *p, uint32_t h) {
+FMM_NOINLINE int heap_free_block(void *p, uint32_t h) {
   if (!heap_kind_fits_region(h, p))
     return FASTMM_ERROR_INVALID_POINTER;
   switch (h & BLOCK_KIND_MASK) {
@@ -103,43 +108,11 @@ FMM_NOINLINE int heap_free_slow(void *p, uint32_t h) {
   case BLOCK_FLAG_LARGE:
     return large_free(p); /* looked up in the page map before the header is trusted */
   case BLOCK_FLAG_DEBUG:
-  case BLOCK_FLAG_DEBUG | BLOCK_FLAG_FREE: /* debug.c reports the double free */
+  case BLOCK_FLAG_DEBUG | BLOCK_FLAG_FREE: /* the debug block kind reports the double free */
     return debug_free(p, NULL);
   default:
     return FASTMM_ERROR_INVALID_POINTER;
   }
-}
-
-void *FASTMM_CDECL fastmm_getmem(size_t size) {
-  return fast_get(size);
-}
-
-int FASTMM_CDECL fastmm_freemem(void *p) {
-  return fast_free(p);
-}
-
-#if !defined(FASTMM_ASM_REALLOC)
-void *FASTMM_CDECL fastmm_reallocmem(void *p, size_t size) {
-  return fast_realloc(p, size);
-}
-#endif
-
-void *FASTMM_CDECL fastmm_allocmem(size_t size) {
-  void *p = fast_get(size);
-  /* Fresh large mappings come zeroed from the OS, unless a mode has just filled them. */
-  if (p != NULL &&
-      ((block_header(p) & BLOCK_KIND_MASK) != BLOCK_FLAG_LARGE || heap_mode_now() != 0))
-    fmm_zero(p, size);
-  return p;
-}
-
-/* The usable size of a live block, or 0. Checks as much as FreeMem does. */
-size_t FASTMM_CDECL fastmm_usable_size(const void *p) {
-  /* The outer block of a debug block is the manager's, not the caller's. */
-  if (FMM_UNLIKELY(heap_mode_now() & (HEAP_MODE_DEBUG | HEAP_MODE_DEBUG_BLOCKS)) &&
-      debug_is_outer_block(p))
-    return 0;
-  return heap_usable_size(p);
 }
 
 size_t heap_usable_size(const void *p) {
@@ -160,28 +133,4 @@ size_t heap_usable_size(const void *p) {
   default:
     return 0;
   }
-}
-
-int FASTMM_CDECL fastmm_owns_block(const void *p) {
-  /* A debug block may have 0 usable bytes (GetMem(0) in debug mode) and still be ours. */
-  if (heap_header_readable(p) && (block_header(p) & BLOCK_KIND_MASK) == BLOCK_FLAG_DEBUG)
-    return debug_owns(p);
-  /* fastmm_usable_size answers 0 for a debug block's outer block. */
-  return fastmm_usable_size(p) != 0;
-}
-
-int FASTMM_CDECL fastmm_heap_contains(const void *p) {
-  return page_map_get(p) != REGION_NOT_OURS;
-}
-
-int FASTMM_CDECL fastmm_register_expected_leak(void *p) {
-  return fastmm_owns_block(p) ? leaks_register(p) : 0;
-}
-
-int FASTMM_CDECL fastmm_unregister_expected_leak(void *p) {
-  return leaks_unregister(p);
-}
-
-size_t FASTMM_CDECL fastmm_small_class_slot_size(size_t class_index) {
-  return class_index < SMALL_CLASS_COUNT ? size_class_slot[class_index] : 0;
 }

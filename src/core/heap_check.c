@@ -2,7 +2,10 @@
  * counters, checked against each other. It takes every lock (small managers first, then the
  * medium arenas, the order the allocation paths use), so it sees a quiescent heap.
  * Result codes: 0 consistent; 1xx medium spans and bins; 2xx small spans; 3xx large blocks. */
-#include "internal.h"
+#include "heap.h"
+#include "large.h"
+#include "medium.h"
+#include "small.h"
 
 static size_t span_in_use[ARENA_COUNT][SMALL_CLASS_COUNT];
 static size_t span_count[ARENA_COUNT][SMALL_CLASS_COUNT];
@@ -115,7 +118,7 @@ static int check_arena(medium_arena *ar) {
   return 0;
 }
 
-int FASTMM_CDECL fastmm_check_heap(void) {
+int heap_check(void) {
   heap_ensure_initialized();
   int fault = 0;
   for (unsigned a = 0; a < ARENA_COUNT; a++)

@@ -3,15 +3,17 @@
  * the page map, so FreeMem can tell a live large block from a freed or foreign pointer without
  * touching memory that may be unmapped. One lock: large blocks are rare next to the system
  * calls they cost. */
-#include "internal.h"
+#include "large.h"
+
+#include "heap.h"
+#include "lock.h"
+#include "os_memory.h"
 #include "page_map.h"
+#include "policy.h"
 
 static fmm_lock large_lock;
 static large_header large_list = {&large_list, &large_list, 0, 0, {0}, 0};
 static size_t large_count, large_user_bytes, large_mapped_bytes;
-
-void large_init(void) {
-}
 
 void *large_alloc(size_t user_size) {
   heap_ensure_initialized();

@@ -7,8 +7,11 @@
  * Span layout: [medium_span, 48 bytes][first block header | user ...] ... [sentinel header]
  * The sentinel is a 16-byte in-use header at the end that stops merging; a free block that
  * is first in its span (prev_size 0) and ends at the sentinel means the span is empty. */
+#include "medium.h"
+
 #include "bits.h"
-#include "internal.h"
+#include "heap.h"
+#include "os_memory.h"
 #include "page_map.h"
 
 medium_arena medium_arenas[ARENA_COUNT];
@@ -231,25 +234,28 @@ static void *alloc_locked(medium_arena *a, size_t user_size, uint32_t extra_flag
   return p;
 }
 
-void *medium_alloc(size_t user_size, unsigned arena, uint32_t extra_flags) {
+void *medium_alloc(size_t user_size, unsigned first_arena) {
   heap_ensure_initialized();
   medium_arena *a = NULL;
-  if (arena >= ARENA_COUNT) {
-    unsigned hint = thread_arena_hint();
-    for (unsigned i = 0; i < ARENA_COUNT && a == NULL; i++) {
-      medium_arena *c = &medium_arenas[(hint + i) % ARENA_COUNT];
-      if (lock_try(&c->lock))
-        a = c;
-    }
-    if (a == NULL) {
-      a = &medium_arenas[hint];
-      lock_acquire(&a->lock);
-    }
-  } else {
-    a = &medium_arenas[arena];
+  for (unsigned i = 0; i < ARENA_COUNT && a == NULL; i++) {
+    medium_arena *c = &medium_arenas[(first_arena + i) % ARENA_COUNT];
+    if (lock_try(&c->lock))
+      a = c;
+  }
+  if (a == NULL) {
+    a = &medium_arenas[first_arena];
     lock_acquire(&a->lock);
   }
-  void *p = alloc_locked(a, user_size, extra_flags);
+  void *p = alloc_locked(a, user_size, 0);
+  lock_release(&a->lock);
+  return p;
+}
+
+void *medium_alloc_small_span(size_t user_size, unsigned arena) {
+  heap_ensure_initialized();
+  medium_arena *a = &medium_arenas[arena];
+  lock_acquire(&a->lock);
+  void *p = alloc_locked(a, user_size, MEDIUM_FLAG_SMALL_SPAN);
   lock_release(&a->lock);
   return p;
 }

@@ -38,17 +38,6 @@ extern FMM_HIDDEN uint8_t *page_map_l1[(size_t)1 << PAGE_MAP_L1_BITS];
 extern FMM_HIDDEN uint8_t page_map_l2_static[(size_t)1 << PAGE_MAP_L2_BITS];
 #endif
 
-/* The map as the fast paths of FreeMem and ReallocMem see it (heap_mode.h): a copy while no
- * mode is on, empty while one is. 64-bit builds copy the first level (the second-level tables
- * are shared); 32-bit builds copy their one table. page_map_set keeps the copy current while
- * it is open; page_map_set_gate empties or refills it. */
-#if PAGE_MAP_L1_BITS == 0
-extern FMM_HIDDEN uint8_t page_map_fast_l2[(size_t)1 << PAGE_MAP_L2_BITS];
-#else
-extern FMM_HIDDEN uint8_t *page_map_fast_l1[(size_t)1 << PAGE_MAP_L1_BITS];
-#endif
-void page_map_set_gate(int open);
-
 static inline unsigned page_map_get(const void *p) {
   uintptr_t region = (uintptr_t)p >> PAGE_MAP_REGION_SHIFT;
 #if PAGE_MAP_ADDRESS_BITS < 64 && UINTPTR_MAX > 0xFFFFFFFFu
@@ -63,5 +52,10 @@ static inline unsigned page_map_get(const void *p) {
  * REGION_LARGE_START and the rest REGION_LARGE_REST when kind is REGION_LARGE_START. Returns 0
  * when a second-level table could not be mapped (nothing is marked then). */
 int page_map_set(void *base, size_t size, unsigned kind);
+
+/* The lock every writer of the map holds: page_map_set, and the mode gate while it refills or
+ * empties its copy of the map (mode_hooks.h). */
+void page_map_lock_writers(void);
+void page_map_unlock_writers(void);
 
 #endif

@@ -1,62 +1,38 @@
 /* ReallocMem beyond the in-place small case: FastMM's policy for each block kind (the numbers
  * and their reasons are in policy.h). Every path that fails returns NULL and leaves the old
- * block as it was. */
+ * block as it was. Nothing here reads the mode word but the entry, heap_realloc_slow: while a
+ * mode is on, the modes' ReallocMem (heap_realloc_special) checks the pointer its way and
+ * comes back to heap_realloc_block for the policy. */
+#include "heap.h"
+
 #include "alloc_fast.h"
-#include "modes/debug_block.h"
+#include "copy.h"
+#include "medium.h"
+#include "mode_hooks.h"
 
-/* Copies and zeroes written out here rather than taken from the CRT: on Win64 the Delphi
- * entry points must leave XMM4 and XMM5 alone (the build fixes them for our code, which the
- * CRT's memcpy does not promise), and a call into the CRT is not needed for what are mostly
- * short, 16-byte aligned copies. Natively the C library's versions are used. */
-void fmm_copy(void *dst, const void *src, size_t n) {
-#if defined(_WIN32)
-  uint64_t *d = (uint64_t *)dst;
-  const uint64_t *s = (const uint64_t *)src;
-  size_t words = n / 8u;
-  for (size_t i = 0; i < words; i++)
-    d[i] = s[i];
-  for (size_t i = words * 8u; i < n; i++)
-    ((char *)dst)[i] = ((const char *)src)[i];
-#else
-  memcpy(dst, src, n);
-#endif
-}
-
-void fmm_zero(void *dst, size_t n) {
-#if defined(_WIN32)
-  uint64_t *d = (uint64_t *)dst;
-  size_t words = n / 8u;
-  for (size_t i = 0; i < words; i++)
-    d[i] = 0;
-  for (size_t i = words * 8u; i < n; i++)
-    ((char *)dst)[i] = 0;
-#else
-  memset(dst, 0, n);
-#endif
-}
-
-/* Allocates `alloc_size`, copies `copy_size` bytes, frees the old block. */
-static void *move_block(void *p, size_t alloc_size, size_t copy_size) {
-  void *q = fast_get(alloc_size);
+/* Allocates `alloc_size`, copies `copy_size` bytes, frees the old block: through GetMem and
+ * FreeMem, so a block moved while a mode is on is made and freed the mode's way. */
+static void *move_block(void *p, size_t alloc_size, size_t copy_size, const void *caller) {
+  void *q = fast_get_for(alloc_size, caller);
   if (q == NULL)
     return NULL;
   fmm_copy(q, p, copy_size);
-  fast_free(p);
+  fast_free_for(p, caller);
   return q;
 }
 
-static void *realloc_small(void *p, uint32_t h, size_t size) {
+static void *realloc_small(void *p, uint32_t h, size_t size, const void *caller) {
   size_t usable = small_header_usable(h);
-  /* The fast path's in-place case comes here too while a mode is on (heap_mode.h). */
+  /* The fast path's in-place case comes here too while a mode is on (mode_hooks.h). */
   if (small_stays_in_place(size, usable))
     return p;
   if (size <= usable) /* shrinks too far: a smaller class */
-    return move_block(p, size, size);
+    return move_block(p, size, size, caller);
   size_t grown = usable * 2u + REALLOC_SMALL_UPSIZE_ADDER;
-  return move_block(p, size > grown ? size : grown, usable);
+  return move_block(p, size > grown ? size : grown, usable, caller);
 }
 
-static void *realloc_medium(void *p, size_t size) {
+static void *realloc_medium(void *p, size_t size, const void *caller) {
   size_t usable = medium_usable(p);
   if (size > usable) {
     if (size > MAX_REQUEST_SIZE)
@@ -66,7 +42,7 @@ static void *realloc_medium(void *p, size_t size) {
     if (size <= MEDIUM_MAX_USER &&
         medium_grow_in_place(p, size, want <= MEDIUM_MAX_USER ? want : MEDIUM_MAX_USER))
       return p;
-    void *q = move_block(p, want, usable);
+    void *q = move_block(p, want, usable, caller);
     if (q != NULL && (block_header(q) & BLOCK_KIND_MASK) == BLOCK_FLAG_LARGE)
       large_set_user_size(q, size);
     return q;
@@ -80,10 +56,10 @@ static void *realloc_medium(void *p, size_t size) {
     medium_shrink_in_place(p, keep);
     return p;
   }
-  return move_block(p, size, size);
+  return move_block(p, size, size, caller);
 }
 
-static void *realloc_large(void *p, size_t size) {
+static void *realloc_large(void *p, size_t size, const void *caller) {
   size_t usable = large_usable(p);
   if (size > usable) {
     if (size > MAX_REQUEST_SIZE)
@@ -96,7 +72,7 @@ static void *realloc_large(void *p, size_t size) {
     }
     /* FastMM copies only the size last asked for; a caller may use every usable byte
      * (fastmm_usable_size says so), so all of them move. */
-    void *q = move_block(p, want, usable);
+    void *q = move_block(p, want, usable, caller);
     if (q != NULL && (block_header(q) & BLOCK_KIND_MASK) == BLOCK_FLAG_LARGE)
       large_set_user_size(q, size);
     return q;
@@ -105,41 +81,48 @@ static void *realloc_large(void *p, size_t size) {
     large_set_user_size(p, size);
     return p;
   }
-  return move_block(p, size, size);
+  return move_block(p, size, size, caller);
 }
 
-FMM_NOINLINE void *heap_realloc_slow(void *p, size_t size) {
-  /* Every ReallocMem comes here while a mode is on (heap_mode.h). */
-  if (FMM_UNLIKELY(heap_mode_now() & HEAP_MODE_SCAN_EVERY_OPERATION))
-    fastmm_scan_debug_blocks_for_corruption();
+static inline void *realloc_block(void *p, uint32_t h, size_t size, const void *caller) {
+  switch (h & BLOCK_KIND_MASK) {
+  case BLOCK_FLAG_SMALL:
+    return small_block_plausible(p, h) ? realloc_small(p, h, size, caller) : NULL;
+  case BLOCK_FLAG_MEDIUM:
+    return medium_block_plausible(p, h) ? realloc_medium(p, size, caller) : NULL;
+  case BLOCK_FLAG_LARGE:
+    return large_is_live(p) ? realloc_large(p, size, caller) : NULL;
+  case BLOCK_FLAG_DEBUG:
+  case BLOCK_FLAG_DEBUG | BLOCK_FLAG_FREE: /* the debug block kind reports a freed one */
+    return debug_realloc(p, size, NULL);
+  default:
+    return NULL;
+  }
+}
+
+void *heap_realloc_block(void *p, uint32_t h, size_t size, const void *caller) {
+  return realloc_block(p, h, size, caller);
+}
+
+static inline void *realloc_normal(void *p, size_t size, const void *caller) {
   if (p == NULL)
-    return fast_get(size);
+    return fast_get_for(size, caller);
   if (size == 0) {
-    fast_free(p);
+    fast_free_for(p, caller);
     return NULL;
   }
   uint32_t h = heap_header_readable(p) ? block_header(p) : 0;
-  if (h == 0 || !heap_kind_fits_region(h, p) ||
-      ((heap_mode_now() & (HEAP_MODE_DEBUG | HEAP_MODE_DEBUG_BLOCKS)) && debug_is_outer_block(p))) {
-    if (heap_mode_now() & HEAP_MODE_DEBUG)
-      debug_report_event(DEBUG_EVENT_INVALID_POINTER, p, NULL, NULL);
+  if (h == 0 || !heap_kind_fits_region(h, p))
     return NULL;
-  }
-  switch (h & BLOCK_KIND_MASK) {
-  case BLOCK_FLAG_SMALL:
-    return small_block_plausible(p, h) ? realloc_small(p, h, size) : NULL;
-  case BLOCK_FLAG_MEDIUM:
-    return medium_block_plausible(p, h) ? realloc_medium(p, size) : NULL;
-  case BLOCK_FLAG_LARGE:
-    return large_is_live(p) ? realloc_large(p, size) : NULL;
-  case BLOCK_FLAG_DEBUG:
-  case BLOCK_FLAG_DEBUG | BLOCK_FLAG_FREE: /* debug.c reports a realloc of a freed block */
-    return debug_realloc(p, size, NULL);
-  default:
-    if (heap_mode_now() & HEAP_MODE_DEBUG)
-      debug_report_event(DEBUG_EVENT_INVALID_POINTER, p, NULL, NULL);
-    return NULL;
-  }
+  return realloc_block(p, h, size, caller);
+}
+
+/* ReallocMem off the fast path: every pointer but an in-use small block that stays in place,
+ * and every pointer while a mode is on (mode_hooks.h). */
+FMM_NOINLINE void *heap_realloc_slow(void *p, size_t size) {
+  if (FMM_UNLIKELY(heap_mode_now() != 0))
+    return heap_realloc_special(p, size, FMM_RETURN_ADDRESS());
+  return realloc_normal(p, size, FMM_RETURN_ADDRESS());
 }
 
 #if defined(FASTMM_ASM_REALLOC) && !defined(_WIN64) && defined(__GNUC__)

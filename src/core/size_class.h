@@ -1,4 +1,4 @@
-/* Small size classes: the slot table and the request-size lookup. */
+/* Small size classes: the slot table and the request-size lookup (size_class.c). */
 #ifndef FASTMM_SIZE_CLASS_H
 #define FASTMM_SIZE_CLASS_H
 
@@ -10,16 +10,27 @@
 
 /* Slot size (header included) of each class, ascending. */
 extern FMM_HIDDEN const uint16_t size_class_slot[SMALL_CLASS_COUNT];
-/* Class for a request, indexed by (size + BLOCK_HEADER_SIZE - 1) / 16, for size <= SMALL_MAX_USER.
- */
-extern FMM_HIDDEN const uint8_t
-    size_class_lookup[(SMALL_MAX_USER + BLOCK_HEADER_SIZE - 1) / 16 + 1];
 
-/* The same for GetMem's fast path, while no mode is on; SIZE_CLASS_GATE for every size while
- * one is (heap_mode.h). */
-#define SIZE_CLASS_GATE SMALL_CLASS_COUNT /* a thread-cache bin that is always empty */
-extern FMM_HIDDEN uint8_t size_class_fast_lookup[(SMALL_MAX_USER + BLOCK_HEADER_SIZE - 1) / 16 + 1];
-void size_class_set_gate(int open);
+/* Class for a request, indexed by (size + BLOCK_HEADER_SIZE - 1) / 16, for size <= SMALL_MAX_USER.
+ * Entry i serves requests whose (size + 3) / 16 == i: they need a slot of (i + 1) * 16 bytes.
+ * The entries are spelled out here because GetMem's gated copy (mode_hooks.h) starts as the
+ * same table; tests/test_small.c checks that every request gets the smallest class that holds
+ * it. */
+#define SIZE_CLASS_LOOKUP_SIZE ((SMALL_MAX_USER + BLOCK_HEADER_SIZE - 1) / 16 + 1)
+// clang-format off
+#define SIZE_CLASS_LOOKUP_INIT \
+  { \
+  0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 16, 17, 17, \
+  18, 18, 19, 19, 20, 20, 21, 21, 22, 22, 23, 23, 24, 24, 24, 24, 25, 25, 25, 25, \
+  26, 26, 26, 26, 27, 27, 27, 27, 28, 28, 28, 28, 29, 29, 29, 29, 30, 30, 30, 30, \
+  31, 31, 31, 31, 32, 32, 32, 32, 32, 32, 32, 32, 33, 33, 33, 33, 33, 33, 33, 33, \
+  34, 34, 34, 34, 34, 34, 34, 34, 35, 35, 35, 35, 35, 35, 35, 35, 36, 36, 36, 36, \
+  36, 36, 36, 36, 37, 37, 37, 37, 37, 37, 37, 37, 38, 38, 38, 38, 38, 38, 38, 38, \
+  39, 39, 39, 39, 39, 39, 39, 39, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, \
+  40, 40, 40, 40, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41 \
+  }
+// clang-format on
+extern FMM_HIDDEN const uint8_t size_class_lookup[SIZE_CLASS_LOOKUP_SIZE];
 
 static inline unsigned size_class_of(size_t size) {
   return size_class_lookup[(size + BLOCK_HEADER_SIZE - 1) >> 4];

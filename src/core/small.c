@@ -2,7 +2,9 @@
  * medium block; its blocks are carved in address order on demand and freed blocks go onto the
  * span's own free list, so a span whose blocks are all back is recognised at once and returned
  * to its medium arena. Managers are locked only on thread-cache refills and flushes. */
-#include "internal.h"
+#include "small.h"
+
+#include "medium.h"
 #include "size_class.h"
 
 small_manager small_managers[ARENA_COUNT][SMALL_CLASS_COUNT];
@@ -46,7 +48,7 @@ static void list_remove(small_manager *m, small_span *s) {
 }
 
 static small_span *span_create(small_manager *m) {
-  void *mem = medium_alloc(m->span_bytes, m->arena, MEDIUM_FLAG_SMALL_SPAN);
+  void *mem = medium_alloc_small_span(m->span_bytes, m->arena);
   if (mem == NULL)
     return NULL;
   small_span *s = (small_span *)mem;

@@ -1,48 +1,16 @@
-/* What the manager holds: OS mappings counted as they are made, block counts gathered from
- * the arenas on demand (never on the hot paths). */
-#include "internal.h"
+/* What the manager holds: block counts gathered from the arenas on demand (never on the hot
+ * paths), and the OS mappings counted by os_memory.c. */
+#include "heap.h"
+
+#include "large.h"
+#include "lock.h"
+#include "medium.h"
+#include "os_memory.h"
 #include "size_class.h"
+#include "small.h"
+#include "thread_cache.h"
 
-static size_t os_reserved, os_peak, os_maps, os_unmaps;
-/* FastMM's memory usage limit: mappings that would take os_reserved past it fail as if the OS
- * had no memory left. */
-static size_t usage_limit = (size_t)-1;
-
-static int within_limit(size_t size) {
-  size_t limit = fmm_load_size_relaxed(&usage_limit);
-  return limit == (size_t)-1 ||
-         (size <= limit && fmm_load_size_relaxed(&os_reserved) <= limit - size);
-}
-
-static void count_map(size_t size) {
-  size_t now = fmm_add_size(&os_reserved, size) + size;
-  fmm_add_size(&os_maps, 1);
-  size_t peak;
-  while ((peak = fmm_load_size_relaxed(&os_peak)) < now && !fmm_cas_size(&os_peak, peak, now)) {
-  }
-}
-
-void *os_map(size_t size) {
-  if (!within_limit(size))
-    return NULL;
-  void *p = prim_map(size);
-  if (p != NULL)
-    count_map(size);
-  return p;
-}
-
-int os_extend(void *at, size_t size) {
-  if (!within_limit(size) || !prim_extend(at, size))
-    return 0;
-  count_map(size);
-  return 1;
-}
-
-void os_unmap(void *p, size_t size) {
-  prim_unmap(p, size);
-  fmm_add_size(&os_reserved, (size_t)0 - size);
-  fmm_add_size(&os_unmaps, 1);
-}
+#include <string.h>
 
 /* Live blocks (thread-cached ones are free), their usable bytes and span bytes per small
  * class; returns the blocks sitting in thread caches. */
@@ -70,7 +38,7 @@ static size_t small_usage(fastmm_kind_usage out[SMALL_CLASS_COUNT]) {
   return cached_total;
 }
 
-void FASTMM_CDECL fastmm_get_state(fastmm_state *st) {
+void heap_get_state(fastmm_state *st) {
   heap_ensure_initialized();
   memset(st, 0, sizeof *st);
   fastmm_kind_usage classes[SMALL_CLASS_COUNT];
@@ -91,32 +59,16 @@ void FASTMM_CDECL fastmm_get_state(fastmm_state *st) {
   /* Medium spans hold the small spans: report those bytes under small only. */
   st->medium.bytes_reserved -= st->small.bytes_reserved;
   large_stats(&st->large);
-  st->os_bytes_reserved = fmm_load_size_relaxed(&os_reserved);
-  st->os_bytes_peak = fmm_load_size_relaxed(&os_peak);
-  st->os_map_calls = fmm_load_size_relaxed(&os_maps);
-  st->os_unmap_calls = fmm_load_size_relaxed(&os_unmaps);
+  os_memory_counts os;
+  os_memory_get_counts(&os);
+  st->os_bytes_reserved = os.bytes_reserved;
+  st->os_bytes_peak = os.bytes_peak;
+  st->os_map_calls = os.map_calls;
+  st->os_unmap_calls = os.unmap_calls;
   st->small_class_count = SMALL_CLASS_COUNT;
 }
 
-void debug_flush_quarantine(void);
-
-void FASTMM_CDECL fastmm_release_free_memory(void) {
-  heap_ensure_initialized();
-  if (!fastmm_debug_mode_active())
-    debug_flush_quarantine(); /* freed debug blocks left from a debug session */
-  medium_release_spare();
-}
-
-void FASTMM_CDECL fastmm_set_memory_usage_limit(size_t max_bytes) {
-  usage_limit = max_bytes == 0 ? (size_t)-1 : max_bytes;
-}
-
-size_t FASTMM_CDECL fastmm_get_memory_usage_limit(void) {
-  size_t limit = fmm_load_size_relaxed(&usage_limit);
-  return limit == (size_t)-1 ? 0 : limit;
-}
-
-size_t FASTMM_CDECL fastmm_get_small_class_usage(fastmm_kind_usage *out, size_t count) {
+size_t heap_get_small_class_usage(fastmm_kind_usage *out, size_t count) {
   heap_ensure_initialized();
   fastmm_kind_usage classes[SMALL_CLASS_COUNT];
   small_usage(classes);

@@ -4,8 +4,18 @@
  * pay one locked exchange per call. Blocks keep their spans and managers, so a block freed by
  * another thread simply goes into that thread's cache and later back to its own span; the
  * shared arenas behind the caches keep FastMM's try-lock design and never block a FreeMem. */
-#include "internal.h"
+#include "thread_cache.h"
+
+#include "heap.h"
+#include "lock.h"
+#include "mode_hooks.h"
+#include "os_memory.h"
+#include "prim/prim.h"
 #include "size_class.h"
+#include "small.h"
+
+FMM_STATIC_ASSERT(SIZE_CLASS_GATE == SMALL_CLASS_COUNT,
+                  "the gate bin is the one after the last class");
 
 static fmm_lock registry_lock;
 static thread_cache *live_caches;
@@ -109,7 +119,7 @@ unsigned thread_arena_hint(void) {
   return tc ? tc->arena : prim_thread_id() % ARENA_COUNT;
 }
 
-void FASTMM_CDECL fastmm_flush_thread_cache(void) {
+void thread_cache_flush_current(void) {
   thread_cache *tc = (thread_cache *)prim_tls_get();
   if (tc == NULL)
     return;

@@ -1,14 +1,16 @@
-/* Debug blocks (the layout is in debug.h): guarded, checksummed, stamped with who allocated
- * and freed them, quarantined after free; and the switches that turn debug mode and the
- * erase modes on and off at run time. */
+/* Debug blocks (the layout is in debug_block.h): guarded, checksummed, stamped with who
+ * allocated and freed them, quarantined after free. */
 #include "debug_block.h"
 
+#include <string.h>
+
 #include "core/alloc_fast.h"
+#include "core/copy.h"
+#include "core/lock.h"
+#include "debug_report.h"
+#include "gate.h"
 
-volatile uint32_t debug_ever_active;
-
-static fmm_lock debug_lock; /* the live list, the quarantine, the counters below */
-static int32_t debug_depth, erase_freed_depth, erase_allocated_depth;
+static fmm_lock debug_lock; /* the live list, the quarantine, their counts */
 static debug_header *live_head;
 static debug_header *quarantine_head, *quarantine_tail;
 static size_t quarantine_count, quarantine_bytes;
@@ -74,7 +76,7 @@ static void freed_object_trap(void);
 static void (*freed_object_vmt[TRAP_SLOTS])(void);
 
 static void freed_object_trap(void) {
-  debug_report_event(DEBUG_EVENT_FREED_OBJECT_CALL, NULL, NULL, NULL);
+  debug_report_event(FASTMM_EVENT_FREED_OBJECT_CALL, NULL, NULL, NULL);
   if (freed_object_handler)
     freed_object_handler();
   prim_raise_fatal();
@@ -93,7 +95,7 @@ static void *trap_vmt(void) {
  * mode several times slower); every thread reads it after heap_ensure_initialized. */
 static uintptr_t own_begin, own_end;
 
-static void find_own_module(void) {
+void debug_find_own_module(void) {
   if (own_end == 0)
     prim_module_range((const void *)(uintptr_t)debug_capture, &own_begin, &own_end);
 }
@@ -127,11 +129,10 @@ uint16_t debug_capture(void **frames, unsigned depth, const void *caller) {
 /* ---- lists ------------------------------------------------------------------------------- */
 
 static size_t live_count;
-static void set_mode_bit(uint32_t bit, int on);
 
 /* debug_lock held. */
 static void update_blocks_bit(void) {
-  set_mode_bit(HEAP_MODE_DEBUG_BLOCKS, live_count + quarantine_count > 0);
+  heap_mode_set_bit(HEAP_MODE_DEBUG_BLOCKS, live_count + quarantine_count > 0);
 }
 
 static void live_link(debug_header *h) {
@@ -210,7 +211,7 @@ static void free_evicted(debug_header *list) {
     int header_ok = debug_checksum_ok(list);
     if (!header_ok || !debug_guard_ok(list) || !freed_fill_intact(list)) {
       /* Written after it was freed: reported, and its memory is left alone. */
-      debug_report_event(DEBUG_EVENT_WRITE_AFTER_FREE, list + 1, header_ok ? list : NULL, NULL);
+      debug_report_event(FASTMM_EVENT_WRITE_AFTER_FREE, list + 1, header_ok ? list : NULL, NULL);
     } else {
       /* From here its memory may become anything, so it must stop looking like a debug
        * header (debug_is_outer_block trusts a header with a valid checksum). */
@@ -235,8 +236,8 @@ void debug_flush_quarantine(void) {
  * describes what is wrong. p's header word is readable and says DEBUG. A header whose fields
  * do not describe a block inside a live outer block is no debug block at all (an interior or
  * foreign pointer, say); one that does but fails its checksum was overwritten. */
-static debug_header *locate(const void *p, unsigned *kind) {
-  *kind = DEBUG_EVENT_INVALID_POINTER;
+static debug_header *locate(const void *p, fastmm_event_kind *kind) {
+  *kind = FASTMM_EVENT_INVALID_POINTER;
   if (page_map_get((const char *)p - DEBUG_HEADER_SIZE) == REGION_NOT_OURS)
     return NULL;
   debug_header *h = debug_header_of(p);
@@ -251,20 +252,20 @@ static debug_header *locate(const void *p, unsigned *kind) {
       heap_usable_size(outer) < need) {
     /* Its outer block is gone: freed long ago and out of quarantine, most likely. */
     if (h->flags == (BLOCK_FLAG_DEBUG | BLOCK_FLAG_FREE))
-      *kind = DEBUG_EVENT_DOUBLE_FREE;
+      *kind = FASTMM_EVENT_DOUBLE_FREE;
     return NULL;
   }
   if (!debug_checksum_ok(h)) {
-    *kind = DEBUG_EVENT_HEADER_CORRUPTED;
+    *kind = FASTMM_EVENT_HEADER_CORRUPTED;
     return NULL;
   }
-  *kind = DEBUG_EVENT_NONE;
+  *kind = FASTMM_EVENT_NONE;
   return h;
 }
 
 static void scan_if_asked(void) {
   if (heap_mode_now() & HEAP_MODE_SCAN_EVERY_OPERATION)
-    fastmm_scan_debug_blocks_for_corruption();
+    debug_scan_blocks();
 }
 
 /* ---- GetMem, FreeMem, ReallocMem of debug blocks ------------------------------------------ */
@@ -300,7 +301,7 @@ void *debug_get(size_t size, const void *caller) {
 
 int debug_free(void *p, const void *caller) {
   scan_if_asked();
-  unsigned kind;
+  fastmm_event_kind kind;
   debug_header *h = locate(p, &kind);
   if (h == NULL) {
     debug_report_event(kind, p, NULL, caller);
@@ -309,12 +310,12 @@ int debug_free(void *p, const void *caller) {
   lock_acquire(&debug_lock);
   if (h->flags & BLOCK_FLAG_FREE) {
     lock_release(&debug_lock);
-    debug_report_event(DEBUG_EVENT_DOUBLE_FREE, p, h, caller);
+    debug_report_event(FASTMM_EVENT_DOUBLE_FREE, p, h, caller);
     return FASTMM_ERROR_INVALID_POINTER;
   }
   if (!debug_guard_ok(h)) {
     lock_release(&debug_lock);
-    debug_report_event(DEBUG_EVENT_GUARD_CORRUPTED, p, h, caller);
+    debug_report_event(FASTMM_EVENT_GUARD_CORRUPTED, p, h, caller);
     return FASTMM_ERROR_INVALID_POINTER; /* left as it is: its neighbour may be damaged too */
   }
   live_unlink(h);
@@ -350,18 +351,18 @@ int debug_free(void *p, const void *caller) {
 }
 
 void *debug_realloc(void *p, size_t size, const void *caller) {
-  unsigned kind;
+  fastmm_event_kind kind;
   debug_header *h = locate(p, &kind);
   if (h == NULL) {
     debug_report_event(kind, p, NULL, caller);
     return NULL;
   }
   if (h->flags & BLOCK_FLAG_FREE) {
-    debug_report_event(DEBUG_EVENT_REALLOC_OF_FREED, p, h, caller);
+    debug_report_event(FASTMM_EVENT_REALLOC_OF_FREED, p, h, caller);
     return NULL;
   }
   if (!debug_guard_ok(h)) {
-    debug_report_event(DEBUG_EVENT_GUARD_CORRUPTED, p, h, caller);
+    debug_report_event(FASTMM_EVENT_GUARD_CORRUPTED, p, h, caller);
     return NULL;
   }
   /* A debug block always moves: a stale pointer to the old place then reads the freed fill. */
@@ -374,28 +375,18 @@ void *debug_realloc(void *p, size_t size, const void *caller) {
 }
 
 int debug_owns(const void *p) {
-  unsigned kind;
+  fastmm_event_kind kind;
   debug_header *h = locate(p, &kind);
   return h != NULL && !(h->flags & BLOCK_FLAG_FREE);
 }
 
 size_t debug_usable(const void *p) {
-  unsigned kind;
+  fastmm_event_kind kind;
   debug_header *h = locate(p, &kind);
   return h != NULL && !(h->flags & BLOCK_FLAG_FREE) ? h->f.user_size : 0;
 }
 
-/* ---- GetMem and FreeMem while a mode is on (alloc_fast.h sends them here) ---------------- */
-
-FMM_NOINLINE void *heap_get_special(size_t size, const void *caller) {
-  uint32_t mode = heap_mode_now();
-  if (mode & HEAP_MODE_DEBUG)
-    return debug_get(size, caller);
-  void *p = fast_get_normal(size);
-  if (p != NULL && (mode & HEAP_MODE_ERASE_ALLOCATED))
-    memset(p, DEBUG_FILL_ALLOCATED, heap_usable_size(p));
-  return p;
-}
+/* ---- the outer blocks --------------------------------------------------------------------- */
 
 /* Is p the outer block of a live debug block (a stale pointer to memory a debug block now
  * occupies)? Freeing it would pull the memory from under that block. */
@@ -415,142 +406,42 @@ int debug_is_outer_block(const void *p) {
   return 0;
 }
 
-FMM_NOINLINE int heap_free_special(void *p, const void *caller) {
-  if (p == NULL)
-    return FASTMM_OK;
-  uint32_t mode = heap_mode_now();
-  if (heap_header_readable(p)) {
-    uint32_t h = block_header(p);
-    if ((h & BLOCK_KIND_MASK & ~BLOCK_FLAG_FREE) == BLOCK_FLAG_DEBUG)
-      return debug_free(p, caller);
-    if ((mode & (HEAP_MODE_DEBUG | HEAP_MODE_DEBUG_BLOCKS)) && debug_is_outer_block(p)) {
-      debug_report_event(DEBUG_EVENT_DOUBLE_FREE, p, NULL, caller);
-      return FASTMM_ERROR_INVALID_POINTER;
-    }
-    if (mode & HEAP_MODE_ERASE_FREED) {
-      size_t usable = fastmm_usable_size(p);
-      if (usable)
-        memset(p, DEBUG_FILL_FREED, usable);
-    }
-  }
-  int result = fast_free_normal(p);
-  if (result != FASTMM_OK && (mode & HEAP_MODE_DEBUG))
-    debug_report_event(DEBUG_EVENT_INVALID_POINTER, p, NULL, caller);
-  return result;
-}
+/* ---- settings ----------------------------------------------------------------------------- */
 
-/* ---- the switches ------------------------------------------------------------------------ */
-
-static void set_mode_bit(uint32_t bit, int on) {
-  uint32_t mode = heap_mode_now();
-  heap_mode_store(on ? (mode | bit) : (mode & ~bit));
-}
-
-/* Nesting counters follow the calls (FastMM5's contract): each Enter adds one, each Exit takes
- * one away, and the mode is on while the counter is above zero. */
-static int32_t adjust(int32_t *counter, int delta, uint32_t bit) {
-  heap_ensure_initialized();
-  lock_acquire(&debug_lock);
-  int32_t now = (*counter += delta);
-  if (bit == HEAP_MODE_DEBUG && now > 0)
-    debug_ever_active = 1;
-  set_mode_bit(bit, now > 0);
-  lock_release(&debug_lock);
-  return now;
-}
-
-int FASTMM_CDECL fastmm_enter_debug_mode(void) {
-  adjust(&debug_depth, +1, HEAP_MODE_DEBUG);
-  return 1;
-}
-
-int FASTMM_CDECL fastmm_exit_debug_mode(void) {
-  if (adjust(&debug_depth, -1, HEAP_MODE_DEBUG) <= 0)
-    debug_flush_quarantine();
-  return 1;
-}
-
-int FASTMM_CDECL fastmm_debug_mode_active(void) {
-  return (heap_mode_now() & HEAP_MODE_DEBUG) != 0;
-}
-
-void FASTMM_CDECL fastmm_begin_erase_freed_block_content(void) {
-  adjust(&erase_freed_depth, +1, HEAP_MODE_ERASE_FREED);
-}
-void FASTMM_CDECL fastmm_end_erase_freed_block_content(void) {
-  adjust(&erase_freed_depth, -1, HEAP_MODE_ERASE_FREED);
-}
-int FASTMM_CDECL fastmm_erase_freed_block_content_active(void) {
-  return (heap_mode_now() & HEAP_MODE_ERASE_FREED) != 0;
-}
-void FASTMM_CDECL fastmm_begin_erase_allocated_block_content(void) {
-  adjust(&erase_allocated_depth, +1, HEAP_MODE_ERASE_ALLOCATED);
-}
-void FASTMM_CDECL fastmm_end_erase_allocated_block_content(void) {
-  adjust(&erase_allocated_depth, -1, HEAP_MODE_ERASE_ALLOCATED);
-}
-int FASTMM_CDECL fastmm_erase_allocated_block_content_active(void) {
-  return (heap_mode_now() & HEAP_MODE_ERASE_ALLOCATED) != 0;
-}
-
-void FASTMM_CDECL fastmm_set_debug_mode_stack_trace_entry_count(size_t count) {
+void debug_set_stack_depth(size_t count) {
   stack_depth_setting = count > DEBUG_STACK_DEPTH_MAX ? DEBUG_STACK_DEPTH_MAX : (uint32_t)count;
 }
-size_t FASTMM_CDECL fastmm_get_debug_mode_stack_trace_entry_count(void) {
+
+size_t debug_stack_depth(void) {
   return stack_depth_setting;
 }
 
-void FASTMM_CDECL fastmm_set_scan_before_every_operation(int on) {
-  lock_acquire(&debug_lock);
-  set_mode_bit(HEAP_MODE_SCAN_EVERY_OPERATION, on != 0);
-  lock_release(&debug_lock);
-}
-
-void FASTMM_CDECL fastmm_set_freed_object_call_handler(void (*handler)(void)) {
+void debug_set_freed_object_handler(void (*handler)(void)) {
   freed_object_handler = handler;
 }
 
 /* ---- the scan ---------------------------------------------------------------------------- */
 
-int FASTMM_CDECL fastmm_scan_debug_blocks_for_corruption(void) {
+int debug_scan_blocks(void) {
   int ok = 1;
   lock_acquire(&debug_lock);
   for (debug_header *h = live_head; h != NULL; h = h->f.next) {
     if (!debug_checksum_ok(h)) {
       /* Its fields cannot be trusted: report the block without them. */
-      debug_report_event(DEBUG_EVENT_HEADER_CORRUPTED, h + 1, NULL, NULL);
+      debug_report_event(FASTMM_EVENT_HEADER_CORRUPTED, h + 1, NULL, NULL);
       ok = 0;
     } else if (!debug_guard_ok(h)) {
-      debug_report_event(DEBUG_EVENT_GUARD_CORRUPTED, h + 1, h, NULL);
+      debug_report_event(FASTMM_EVENT_GUARD_CORRUPTED, h + 1, h, NULL);
       ok = 0;
     }
   }
   for (debug_header *h = quarantine_head; h != NULL; h = h->f.next) {
     int header_ok = debug_checksum_ok(h);
     if (!header_ok || !debug_guard_ok(h) || !freed_fill_intact(h)) {
-      debug_report_event(DEBUG_EVENT_WRITE_AFTER_FREE, h + 1, header_ok ? h : NULL, NULL);
+      debug_report_event(FASTMM_EVENT_WRITE_AFTER_FREE, h + 1, header_ok ? h : NULL, NULL);
       ok = 0;
     }
   }
   lock_release(&debug_lock);
   return ok;
-}
-
-/* FASTMMC_DEBUG_MODE=1 in the environment starts the program in debug mode, so a shipped
- * program can be debugged without a rebuild; FASTMMC_STACK_DEPTH sets the trace depth. */
-void debug_init_from_environment(void) {
-  find_own_module();
-  char value[32];
-  if (prim_getenv("FASTMMC_STACK_DEPTH", value, sizeof value)) {
-    size_t n = 0;
-    for (const char *c = value; *c >= '0' && *c <= '9'; c++)
-      n = n * 10 + (size_t)(*c - '0');
-    fastmm_set_debug_mode_stack_trace_entry_count(n);
-  }
-  if (prim_getenv("FASTMMC_DEBUG_MODE", value, sizeof value) && value[0] != '0') {
-    debug_depth = 1;
-    heap_mode_store(heap_mode_now() | HEAP_MODE_DEBUG);
-    debug_ever_active = 1;
-  }
-  prim_on_process_exit(debug_report_leaks_at_exit);
 }

@@ -1,4 +1,4 @@
-/* The debug block kind (debug.c) and its reports (debug_report.c).
+/* The debug block kind (debug_block.c); its reports are debug_report.c's.
  *
  * A debug block lives inside an ordinary block (small, medium or large: the "outer" block):
  *
@@ -6,17 +6,20 @@
  *
  * The two stack traces hold `stack_depth` addresses each. The header's last field is the
  * block header word at p - 4: BLOCK_FLAG_DEBUG while live, with BLOCK_FLAG_FREE once freed, so
- * every dispatch (C and NASM) sends a debug block to debug.c by its kind alone. The header
+ * every dispatch (C and NASM) sends a debug block here by its kind alone. The header
  * carries a checksum of its fields; the guard after the user data is derived from it, so a
  * write past the end or before the start of the user data is found at free, at realloc and by
  * the scan. Freed blocks are filled with DEBUG_FILL_FREED, their first pointer aimed at a table
  * of traps (a Delphi object's VMT pointer), and held in a quarantine before their outer block
  * is really freed; a changed byte found then is a write after free. */
-#ifndef FASTMM_DEBUG_H
-#define FASTMM_DEBUG_H
+#ifndef FASTMM_DEBUG_BLOCK_H
+#define FASTMM_DEBUG_BLOCK_H
 
-#include "gate.h"
-#include "core/internal.h"
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/compiler.h"
+#include "core/mode_hooks.h" /* debug_free, debug_realloc, debug_usable: the core calls them */
 
 #define DEBUG_HEADER_SIZE 96u
 #define DEBUG_GUARD_SIZE 4u
@@ -51,46 +54,24 @@ typedef struct debug_header {
 } debug_header;
 FMM_STATIC_ASSERT(sizeof(debug_header) == DEBUG_HEADER_SIZE, "debug header layout");
 
-/* The bits of the mode word (heap_mode.h): any of them empties the fast paths' tables. */
-#define HEAP_MODE_DEBUG 1u
-#define HEAP_MODE_ERASE_FREED 2u
-#define HEAP_MODE_ERASE_ALLOCATED 4u
-#define HEAP_MODE_SCAN_EVERY_OPERATION 8u
-/* Debug blocks exist (live or quarantined), in or out of debug mode: FreeMem then checks that a
- * pointer is not the outer block of one of them (a stale pointer to memory a debug block now
- * occupies). */
-#define HEAP_MODE_DEBUG_BLOCKS 16u
-
 void *debug_get(size_t size, const void *caller);
-int debug_free(void *p, const void *caller);
-void *debug_realloc(void *p, size_t size, const void *caller);
-size_t debug_usable(const void *p); /* 0 when p is not a valid live debug block */
-int debug_owns(const void *p);
+int debug_owns(const void *p); /* 1 for a live debug block, of any size (0 too) */
+/* Is p the outer block of a live or quarantined debug block? */
 int debug_is_outer_block(const void *p);
-/* the outer block of a live or quarantined one */ /* 1 for a live debug block, of any size (0
-                                                      too) */
-void debug_init_from_environment(void);
 /* A stack trace of up to `depth` return addresses: `caller` first, then the frames the OS walk
  * finds outside this module. */
 uint16_t debug_capture(void **frames, unsigned depth, const void *caller);
 void debug_flush_quarantine(void);
+/* Checks every live and quarantined block, reports each fault; 1 when all are intact. */
+int debug_scan_blocks(void);
+/* Looks up this module's extent, once, so traces can leave out the manager's own frames. */
+void debug_find_own_module(void);
 
-/* Events (debug_report.c). */
-enum debug_event_kind {
-  DEBUG_EVENT_NONE = 0,
-  DEBUG_EVENT_HEADER_CORRUPTED = 1, /* underrun, or a wild write over the header */
-  DEBUG_EVENT_GUARD_CORRUPTED = 2,  /* overrun */
-  DEBUG_EVENT_WRITE_AFTER_FREE = 3,
-  DEBUG_EVENT_DOUBLE_FREE = 4,
-  DEBUG_EVENT_REALLOC_OF_FREED = 5,
-  DEBUG_EVENT_INVALID_POINTER = 6,
-  DEBUG_EVENT_LEAK = 7,
-  DEBUG_EVENT_FREED_OBJECT_CALL = 8,
-  DEBUG_EVENT_KINDS = 9
-};
-void debug_report_event(unsigned kind, const void *user, const debug_header *h, const void *caller);
-void debug_report_leaks_at_exit(void);
-extern volatile uint32_t debug_ever_active;
+/* Settings: the trace depth of new blocks (at most DEBUG_STACK_DEPTH_MAX), and the handler a
+ * call on a freed object runs before the manager ends it. */
+void debug_set_stack_depth(size_t count);
+size_t debug_stack_depth(void);
+void debug_set_freed_object_handler(void (*handler)(void));
 
 /* Stack traces: stored just before the header. */
 static inline void **debug_alloc_stack(debug_header *h) {

@@ -2,10 +2,19 @@
  * event log next to the program (<program>_MemoryManager_EventLog.txt, the name Delphi users
  * know from FastMM) and, when asked, to OutputDebugString. Text is built here by hand: the
  * manager must not call an allocator (or a CRT that might) while it reports on itself. */
-#include "debug_block.h"
+#include "debug_report.h"
+
+#include <string.h>
+
+#include "core/expected_leaks.h"
+#include "core/heap.h"
+#include "core/lock.h"
+#include "prim/prim.h"
+
+volatile uint32_t debug_ever_active;
 
 static fmm_lock report_lock;
-static size_t event_counts[DEBUG_EVENT_KINDS];
+static size_t event_counts[FASTMM_EVENT_KIND_COUNT];
 static fastmm_debug_event last_event;
 static char log_path[1024];
 static int output_debug_string;
@@ -177,7 +186,7 @@ static int class_name_of(const void *vmt, size_t user_size, char *out, size_t si
 
 /* ---- events ------------------------------------------------------------------------------ */
 
-static const char *const event_titles[DEBUG_EVENT_KINDS] = {
+static const char *const event_titles[FASTMM_EVENT_KIND_COUNT] = {
     "",
     "The block header was overwritten (a write before the start of the block, or a wild write)",
     "The guard after the block was overwritten (a write past the end of the block)",
@@ -215,7 +224,7 @@ static void put_block(text *t, const void *user, const debug_header *h) {
   put(t, "\r\n");
 }
 
-static void record_last(unsigned kind, const void *user, const debug_header *h) {
+static void record_last(fastmm_event_kind kind, const void *user, const debug_header *h) {
   fastmm_debug_event *e = &last_event;
   memset(e, 0, sizeof *e);
   e->kind = (int)kind;
@@ -234,10 +243,10 @@ static void record_last(unsigned kind, const void *user, const debug_header *h) 
   }
 }
 
-void debug_report_event(unsigned kind, const void *user, const debug_header *h,
+void debug_report_event(fastmm_event_kind kind, const void *user, const debug_header *h,
                         const void *caller) {
   static text t; /* under report_lock: too big for some threads' stacks */
-  if (kind == DEBUG_EVENT_NONE || kind >= DEBUG_EVENT_KINDS)
+  if (kind <= FASTMM_EVENT_NONE || kind >= FASTMM_EVENT_KIND_COUNT)
     return;
   lock_acquire(&report_lock);
   event_counts[kind]++;
@@ -286,8 +295,6 @@ typedef struct leak_scan {
   size_t detailed;
 } leak_scan;
 
-int leaks_is_registered(const void *p);
-
 static void visit_leak(debug_header *h, void *context) {
   leak_scan *s = (leak_scan *)context;
   void *user = h + 1;
@@ -301,7 +308,7 @@ static void visit_leak(debug_header *h, void *context) {
     }
     return;
   }
-  if (leaks_is_registered(user)) {
+  if (expected_leaks_contains(user)) {
     s->expected++;
     return;
   }
@@ -335,7 +342,7 @@ static void visit_leak(debug_header *h, void *context) {
   }
 }
 
-size_t FASTMM_CDECL fastmm_report_leaks(void) {
+size_t debug_report_leaks(void) {
   static leak_scan scan;
   static text details, head;
   heap_ensure_initialized();
@@ -369,7 +376,7 @@ size_t FASTMM_CDECL fastmm_report_leaks(void) {
     put(&head, "The first of them in detail:\r\n");
     emit(&head);
     emit(&details);
-    event_counts[DEBUG_EVENT_LEAK] += scan.leaks;
+    event_counts[FASTMM_EVENT_LEAK] += scan.leaks;
   }
   lock_release(&report_lock);
   return scan.leaks;
@@ -379,13 +386,13 @@ void debug_report_leaks_at_exit(void) {
   /* Other threads may have died holding a lock; report only if the locks are free. */
   if (debug_ever_active && lock_try(&report_lock)) {
     lock_release(&report_lock);
-    fastmm_report_leaks();
+    debug_report_leaks();
   }
 }
 
 /* ---- settings and queries ---------------------------------------------------------------- */
 
-void FASTMM_CDECL fastmm_set_event_log_filename(const char *path) {
+void debug_set_event_log_path(const char *path) {
   lock_acquire(&report_lock);
   size_t n = 0;
   if (path)
@@ -397,22 +404,23 @@ void FASTMM_CDECL fastmm_set_event_log_filename(const char *path) {
   lock_release(&report_lock);
 }
 
-const char *FASTMM_CDECL fastmm_get_event_log_filename(void) {
+const char *debug_event_log_path(void) {
+  const char *p;
   lock_acquire(&report_lock);
-  const char *p = event_log_path();
+  p = event_log_path();
   lock_release(&report_lock);
   return p;
 }
 
-void FASTMM_CDECL fastmm_set_output_debug_string_events(int on) {
+void debug_set_output_debug_string(int on) {
   output_debug_string = on != 0;
 }
 
-size_t FASTMM_CDECL fastmm_get_debug_event_count(int kind) {
-  return kind > 0 && kind < (int)DEBUG_EVENT_KINDS ? event_counts[kind] : 0;
+size_t debug_event_count(int kind) {
+  return kind > FASTMM_EVENT_NONE && kind < FASTMM_EVENT_KIND_COUNT ? event_counts[kind] : 0;
 }
 
-void FASTMM_CDECL fastmm_get_last_debug_event(fastmm_debug_event *event) {
+void debug_last_event(fastmm_debug_event *event) {
   lock_acquire(&report_lock);
   *event = last_event;
   lock_release(&report_lock);

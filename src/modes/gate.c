@@ -1,16 +1,80 @@
-/* The mode word and the switch of the fast paths' tables (heap_mode.h says why). */
+/* The mode gate: the mode word, every table the fast paths read in its place, and how a mode
+ * closes them (core/mode_hooks.h says why the fast paths read tables instead of the word).
+ * Open, the tables are copies of the real ones: size_class_fast_lookup of size_class_lookup,
+ * page_map_fast_l1 (64-bit) or page_map_fast_l2 (32-bit) of the page map, kept current by
+ * mode_gate_page_map_changed. Closed, every size maps to the always-empty bin SIZE_CLASS_GATE
+ * and the page map's copy holds no region. */
 #include "gate.h"
 
-#include "core/internal.h"
+#include "core/lock.h"
+#include "core/page_map.h"
 #include "core/size_class.h"
 
 uint32_t heap_mode_word;
+static fmm_lock mode_lock; /* every change of the word */
 
-void heap_mode_store(uint32_t mode) {
-  int was_open = heap_mode_now() == 0, open = mode == 0;
-  fmm_store_u32_relaxed(&heap_mode_word, mode);
-  if (open != was_open) {
-    size_class_set_gate(open);
-    page_map_set_gate(open);
+/* GetMem's table: the same entries as size_class_lookup while no mode is on, so it starts as
+ * one. */
+uint8_t size_class_fast_lookup[SIZE_CLASS_LOOKUP_SIZE] = SIZE_CLASS_LOOKUP_INIT;
+
+#if PAGE_MAP_L1_BITS == 0
+uint8_t page_map_fast_l2[(size_t)1 << PAGE_MAP_L2_BITS];
+#else
+uint8_t *page_map_fast_l1[(size_t)1 << PAGE_MAP_L1_BITS];
+/* The first-level entries ever filled lie in [l1_low, l1_high): a switch walks only those. */
+static uintptr_t l1_low = (uintptr_t)1 << PAGE_MAP_L1_BITS, l1_high;
+#endif
+static int page_map_gate_open = 1; /* written and read under the page map's lock */
+
+void mode_gate_page_map_changed(uintptr_t first_region, uintptr_t count) {
+  if (count == 0)
+    return;
+#if PAGE_MAP_L1_BITS == 0
+  if (page_map_gate_open)
+    for (uintptr_t r = first_region; r < first_region + count; r++)
+      page_map_fast_l2[r] = page_map_l2_static[r];
+#else
+  uintptr_t last = (first_region + count - 1u) >> PAGE_MAP_L2_BITS;
+  for (uintptr_t i1 = first_region >> PAGE_MAP_L2_BITS; i1 <= last; i1++) {
+    if (page_map_l1[i1] == NULL)
+      continue;
+    if (i1 < l1_low)
+      l1_low = i1;
+    if (i1 >= l1_high)
+      l1_high = i1 + 1;
+    if (page_map_gate_open)
+      page_map_fast_l1[i1] = page_map_l1[i1];
   }
+#endif
+}
+
+static void page_map_gate_switch(int open) {
+  page_map_lock_writers();
+  page_map_gate_open = open;
+#if PAGE_MAP_L1_BITS == 0
+  for (size_t r = 0; r < sizeof page_map_fast_l2; r++)
+    page_map_fast_l2[r] = open ? page_map_l2_static[r] : (uint8_t)REGION_NOT_OURS;
+#else
+  for (uintptr_t i = l1_low; i < l1_high; i++)
+    page_map_fast_l1[i] = open ? page_map_l1[i] : NULL;
+#endif
+  page_map_unlock_writers();
+}
+
+static void size_class_gate_switch(int open) {
+  for (size_t i = 0; i < sizeof size_class_lookup; i++)
+    size_class_fast_lookup[i] = open ? size_class_lookup[i] : (uint8_t)SIZE_CLASS_GATE;
+}
+
+void heap_mode_set_bit(uint32_t bit, int on) {
+  lock_acquire(&mode_lock);
+  uint32_t mode = heap_mode_now();
+  uint32_t next = on ? (mode | bit) : (mode & ~bit);
+  /* The word first, then the tables: a thread that finds a table closed finds the mode. */
+  fmm_store_u32_relaxed(&heap_mode_word, next);
+  if ((mode == 0) != (next == 0)) {
+    size_class_gate_switch(next == 0);
+    page_map_gate_switch(next == 0);
+  }
+  lock_release(&mode_lock);
 }

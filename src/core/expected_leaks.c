@@ -1,12 +1,17 @@
-/* Expected memory leaks registered by pointer (Delphi's RegisterExpectedMemoryLeak). The leak
- * report that leaves them out comes with the debug mode; for now the set is kept and queried. */
-#include "internal.h"
+/* Expected memory leaks registered by pointer (Delphi's RegisterExpectedMemoryLeak): a set the
+ * leak report of debug mode leaves out. Registrations are rare, so a plain array scanned under
+ * a lock is enough; it grows by mapping a twice larger one. */
+#include "expected_leaks.h"
+
+#include "copy.h"
+#include "lock.h"
+#include "os_memory.h"
 
 static fmm_lock leaks_lock;
 static void **leak_slots;
 static size_t leak_count, leak_capacity;
 
-int leaks_register(void *p) {
+int expected_leaks_add(void *p) {
   int ok = 0;
   lock_acquire(&leaks_lock);
   size_t i;
@@ -34,7 +39,7 @@ int leaks_register(void *p) {
   return ok;
 }
 
-int leaks_unregister(void *p) {
+int expected_leaks_remove(void *p) {
   int ok = 0;
   lock_acquire(&leaks_lock);
   for (size_t i = 0; i < leak_count; i++) {
@@ -48,8 +53,7 @@ int leaks_unregister(void *p) {
   return ok;
 }
 
-int leaks_is_registered(const void *p);
-int leaks_is_registered(const void *p) {
+int expected_leaks_contains(const void *p) {
   int found = 0;
   lock_acquire(&leaks_lock);
   for (size_t i = 0; i < leak_count && !found; i++)

@@ -1,0 +1,55 @@
+/* The C exports of GetMem, FreeMem, ReallocMem and AllocMem, and what a caller may ask about a
+ * block. The fast paths are inlined here (core/alloc_fast.h), so a C call is one call. */
+#include "core/alloc_fast.h"
+#include "core/copy.h"
+#include "core/expected_leaks.h"
+#include "core/size_class.h"
+#include "modes/mode_paths.h"
+
+void *FASTMM_CDECL fastmm_getmem(size_t size) {
+  return fast_get(size);
+}
+
+int FASTMM_CDECL fastmm_freemem(void *p) {
+  return fast_free(p);
+}
+
+#if !defined(FASTMM_ASM_REALLOC)
+/* The Windows DLLs take this one from NASM (src/win32, src/win64). */
+void *FASTMM_CDECL fastmm_reallocmem(void *p, size_t size) {
+  return fast_realloc(p, size);
+}
+#endif
+
+void *FASTMM_CDECL fastmm_allocmem(size_t size) {
+  void *p = fast_get(size);
+  /* Fresh large mappings come zeroed from the OS, unless a mode has just filled them. */
+  if (p != NULL &&
+      ((block_header(p) & BLOCK_KIND_MASK) != BLOCK_FLAG_LARGE || heap_mode_now() != 0))
+    fmm_zero(p, size);
+  return p;
+}
+
+size_t FASTMM_CDECL fastmm_usable_size(const void *p) {
+  return caller_usable_size(p);
+}
+
+int FASTMM_CDECL fastmm_owns_block(const void *p) {
+  return caller_owns_block(p);
+}
+
+int FASTMM_CDECL fastmm_heap_contains(const void *p) {
+  return page_map_get(p) != REGION_NOT_OURS;
+}
+
+int FASTMM_CDECL fastmm_register_expected_leak(void *p) {
+  return caller_owns_block(p) ? expected_leaks_add(p) : 0;
+}
+
+int FASTMM_CDECL fastmm_unregister_expected_leak(void *p) {
+  return expected_leaks_remove(p);
+}
+
+size_t FASTMM_CDECL fastmm_small_class_slot_size(size_t class_index) {
+  return class_index < SMALL_CLASS_COUNT ? size_class_slot[class_index] : 0;
+}

@@ -1,0 +1,40 @@
+/* The exports that ask about or act on the heap as a whole: statistics, the consistency walk,
+ * the usage limit, memory given back. */
+#include "core/heap.h"
+#include "core/medium.h"
+#include "core/os_memory.h"
+#include "core/thread_cache.h"
+#include "modes/debug_block.h"
+#include "modes/gate.h"
+
+void FASTMM_CDECL fastmm_get_state(fastmm_state *st) {
+  heap_get_state(st);
+}
+
+size_t FASTMM_CDECL fastmm_get_small_class_usage(fastmm_kind_usage *out, size_t count) {
+  return heap_get_small_class_usage(out, count);
+}
+
+int FASTMM_CDECL fastmm_check_heap(void) {
+  return heap_check();
+}
+
+void FASTMM_CDECL fastmm_flush_thread_cache(void) {
+  thread_cache_flush_current();
+}
+
+void FASTMM_CDECL fastmm_release_free_memory(void) {
+  heap_ensure_initialized();
+  if (!(heap_mode_now() & HEAP_MODE_DEBUG))
+    debug_flush_quarantine(); /* freed debug blocks left from a debug session */
+  medium_release_spare();
+}
+
+void FASTMM_CDECL fastmm_set_memory_usage_limit(size_t max_bytes) {
+  os_set_usage_limit(max_bytes == 0 ? (size_t)-1 : max_bytes);
+}
+
+size_t FASTMM_CDECL fastmm_get_memory_usage_limit(void) {
+  size_t limit = os_usage_limit();
+  return limit == (size_t)-1 ? 0 : limit;
+}

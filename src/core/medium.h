@@ -1,0 +1,77 @@
+/* Medium blocks (medium.c): boundary-tagged blocks in 2 MB spans, binned by size. */
+#ifndef FASTMM_MEDIUM_H
+#define FASTMM_MEDIUM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "block_header.h"
+#include "compiler.h"
+#include "lock.h"
+#include "policy.h"
+
+#define MEDIUM_SPAN_MAGIC 0x4D454455u /* "MEDU" */
+#define MEDIUM_SPAN_HEADER_SIZE 48u   /* the first block's 16-byte header ends at offset 64 */
+
+typedef struct medium_header {
+  uint32_t prev_size;
+  uint32_t size;
+  uint32_t reserved;
+  uint32_t flags;
+} medium_header;
+
+typedef struct medium_span {
+  uint32_t magic;
+  uint32_t arena;
+  struct medium_span *next;
+  struct medium_span *prev;
+  size_t size;
+} medium_span;
+FMM_STATIC_ASSERT(sizeof(medium_span) <= MEDIUM_SPAN_HEADER_SIZE, "medium span header too big");
+
+typedef struct medium_free_links {
+  void *next;
+  void *prev;
+} medium_free_links;
+
+typedef struct medium_arena {
+  fmm_lock lock;
+  uint32_t index;
+  uint32_t group_bitmap;
+  uint32_t bin_bitmap[MEDIUM_BIN_GROUPS];
+  void *bins[MEDIUM_BIN_COUNT];
+  medium_span *spans;
+  size_t span_count;
+  size_t blocks_in_use; /* medium blocks handed to users (small spans not counted) */
+  size_t bytes_in_use;  /* their usable bytes */
+  size_t small_spans;   /* medium blocks holding small spans */
+  size_t small_span_bytes;
+} FMM_ALIGNED(64) medium_arena;
+
+extern medium_arena medium_arenas[ARENA_COUNT];
+
+static inline medium_header *medium_header_of(const void *p) {
+  return (medium_header *)((char *)p - MEDIUM_HEADER_SIZE);
+}
+static inline size_t medium_usable(const void *p) {
+  return medium_header_of(p)->size - MEDIUM_HEADER_SIZE;
+}
+static inline unsigned medium_arena_of(uint32_t h) {
+  return (h >> MEDIUM_ARENA_SHIFT) & MEDIUM_ARENA_MASK;
+}
+/* Is p a live medium block handed to a user? Header and boundary tags only. */
+int medium_block_plausible(const void *p, uint32_t h);
+
+void medium_init(void);
+/* A block with at least `user_size` usable bytes, or NULL: from the first arena whose lock is
+ * free, starting at `first_arena` (whose lock it waits for when every one is taken). */
+void *medium_alloc(size_t user_size, unsigned first_arena);
+/* A block to hold a small span, from `arena` (waiting for its lock), or NULL. */
+void *medium_alloc_small_span(size_t user_size, unsigned arena);
+int medium_free(void *p); /* p validated by the caller; FASTMM_OK, or invalid if already free */
+/* In-place resizes; return 1 when done. */
+int medium_grow_in_place(void *p, size_t min_user, size_t want_user);
+int medium_shrink_in_place(void *p, size_t new_user);
+void medium_release_spare(void);
+
+#endif

@@ -1,0 +1,36 @@
+/* Per-thread caches of free small blocks (thread_cache.c says why they exist). */
+#ifndef FASTMM_THREAD_CACHE_H
+#define FASTMM_THREAD_CACHE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "policy.h"
+
+typedef struct cache_bin {
+  void *head;
+  uint32_t count;
+  uint32_t limit;
+} cache_bin;
+
+typedef struct thread_cache {
+  /* One per class, and bins[SIZE_CLASS_GATE], always empty: where GetMem looks while a mode
+   * is on (mode_hooks.h). */
+  cache_bin bins[SMALL_CLASS_COUNT + 1];
+  uint32_t arena;
+  uint32_t thread_id;
+  struct thread_cache *next; /* registry of live caches, or the free list */
+  struct thread_cache *prev;
+} thread_cache;
+
+thread_cache *thread_cache_create(void); /* for the calling thread; NULL if TLS is unavailable */
+void thread_cache_flush_bin(thread_cache *tc, unsigned class_index, uint32_t keep);
+/* Gives every block of the calling thread's cache back to the arenas. */
+void thread_cache_flush_current(void);
+void thread_cache_on_thread_exit(void *tc);
+/* Sums cached blocks per class over all live caches (statistics; racy while threads run). */
+void thread_cache_count(size_t per_class[SMALL_CLASS_COUNT]);
+/* The arena the calling thread starts at. */
+unsigned thread_arena_hint(void);
+
+#endif

@@ -1,0 +1,76 @@
+/* The switches that turn debug mode and the erase modes on and off at run time, and the
+ * modes' start-up (FASTMMC_DEBUG_MODE, FASTMMC_STACK_DEPTH, the leak report at exit). */
+#include "switches.h"
+
+#include <stdint.h>
+
+#include "core/heap.h"
+#include "core/lock.h"
+#include "debug_block.h"
+#include "debug_report.h"
+#include "gate.h"
+#include "prim/prim.h"
+
+static fmm_lock switch_lock; /* the counters */
+static int32_t debug_depth, erase_freed_depth, erase_allocated_depth;
+
+/* Nesting counters follow the calls (FastMM5's contract): each Enter adds one, each Exit takes
+ * one away, and the mode is on while the counter is above zero. */
+static int32_t adjust(int32_t *counter, int delta, uint32_t bit) {
+  heap_ensure_initialized();
+  lock_acquire(&switch_lock);
+  int32_t now = (*counter += delta);
+  if (bit == HEAP_MODE_DEBUG && now > 0)
+    debug_ever_active = 1;
+  heap_mode_set_bit(bit, now > 0);
+  lock_release(&switch_lock);
+  return now;
+}
+
+void mode_debug_enter(void) {
+  adjust(&debug_depth, +1, HEAP_MODE_DEBUG);
+}
+
+void mode_debug_exit(void) {
+  if (adjust(&debug_depth, -1, HEAP_MODE_DEBUG) <= 0)
+    debug_flush_quarantine();
+}
+
+void mode_erase_freed_begin(void) {
+  adjust(&erase_freed_depth, +1, HEAP_MODE_ERASE_FREED);
+}
+
+void mode_erase_freed_end(void) {
+  adjust(&erase_freed_depth, -1, HEAP_MODE_ERASE_FREED);
+}
+
+void mode_erase_allocated_begin(void) {
+  adjust(&erase_allocated_depth, +1, HEAP_MODE_ERASE_ALLOCATED);
+}
+
+void mode_erase_allocated_end(void) {
+  adjust(&erase_allocated_depth, -1, HEAP_MODE_ERASE_ALLOCATED);
+}
+
+void mode_set_scan_every_operation(int on) {
+  heap_mode_set_bit(HEAP_MODE_SCAN_EVERY_OPERATION, on != 0);
+}
+
+/* FASTMMC_DEBUG_MODE=1 in the environment starts the program in debug mode, so a shipped
+ * program can be debugged without a rebuild; FASTMMC_STACK_DEPTH sets the trace depth. */
+void modes_init(void) {
+  debug_find_own_module();
+  char value[32];
+  if (prim_getenv("FASTMMC_STACK_DEPTH", value, sizeof value)) {
+    size_t n = 0;
+    for (const char *c = value; *c >= '0' && *c <= '9'; c++)
+      n = n * 10 + (size_t)(*c - '0');
+    debug_set_stack_depth(n);
+  }
+  if (prim_getenv("FASTMMC_DEBUG_MODE", value, sizeof value) && value[0] != '0') {
+    debug_depth = 1;
+    heap_mode_set_bit(HEAP_MODE_DEBUG, 1);
+    debug_ever_active = 1;
+  }
+  prim_on_process_exit(debug_report_leaks_at_exit);
+}
