@@ -5,8 +5,8 @@
  * check failed or anything is left in use. */
 #include "../tests/test_util.h" /* threads, a mutex, a PRNG and byte patterns */
 
-#include "fastmm.h"
 #include "core/policy.h"
+#include "fastmm.h"
 
 #define NTHREADS 4
 #define SLOTS 48
@@ -27,7 +27,7 @@ typedef struct inbox {
 
 typedef struct worker {
   int id;
-  tu_rng rng;
+  rng_state rng;
   block live[SLOTS];
   inbox *in, *out;
   unsigned long long ops, bad, handed_over;
@@ -53,13 +53,13 @@ static void bump(int *counter) {
   tu_mutex_unlock(&phase_lock);
 }
 
-static size_t pick_size(tu_rng *r) {
-  size_t k = tu_rand_below(r, 100);
+static size_t pick_size(rng_state *r) {
+  size_t k = rng_below(r, 100);
   if (k < 70)
-    return tu_rand_range(r, 1, SMALL_MAX_USER); /* small */
+    return rng_range(r, 1, SMALL_MAX_USER); /* small */
   if (k < 96)
-    return tu_rand_range(r, SMALL_MAX_USER + 1, 256u * 1024u);      /* medium */
-  return tu_rand_range(r, MEDIUM_MAX_USER + 1, 4u * 1024u * 1024u); /* large */
+    return rng_range(r, SMALL_MAX_USER + 1, 256u * 1024u);      /* medium */
+  return rng_range(r, MEDIUM_MAX_USER + 1, 4u * 1024u * 1024u); /* large */
 }
 
 static int intact(worker *w, const block *b, size_t n) {
@@ -99,12 +99,12 @@ static void drain_inbox(worker *w) {
 }
 
 static void step(worker *w) {
-  block *b = &w->live[tu_rand_below(&w->rng, SLOTS)];
-  size_t op = tu_rand_below(&w->rng, 100);
+  block *b = &w->live[rng_below(&w->rng, SLOTS)];
+  size_t op = rng_below(&w->rng, 100);
   w->ops++;
   if (!b->p) {
     b->size = pick_size(&w->rng);
-    b->seed = (uint32_t)tu_rand(&w->rng);
+    b->seed = (uint32_t)rng_next(&w->rng);
     b->p = (unsigned char *)fastmm_getmem(b->size);
     if (!b->p) {
       w->bad++;
@@ -114,7 +114,7 @@ static void step(worker *w) {
     tu_fill_pattern(b->p, b->size, b->seed);
   } else if (op < 30) {
     /* Realloc up (a string growing) or down (a list trimmed); the common part must survive. */
-    size_t to = op < 18 ? b->size + b->size / 2 + tu_rand_range(&w->rng, 1, 4096) : b->size / 3 + 1;
+    size_t to = op < 18 ? b->size + b->size / 2 + rng_range(&w->rng, 1, 4096) : b->size / 3 + 1;
     size_t keep = to < b->size ? to : b->size;
     unsigned char *q = (unsigned char *)fastmm_reallocmem(b->p, to);
     if (!q) {
@@ -125,7 +125,7 @@ static void step(worker *w) {
     b->p = q;
     if (intact(w, b, keep)) {
       b->size = to;
-      b->seed = (uint32_t)tu_rand(&w->rng);
+      b->seed = (uint32_t)rng_next(&w->rng);
       tu_fill_pattern(b->p, b->size, b->seed);
     } else {
       b->size = keep;
@@ -230,7 +230,7 @@ int main(void) {
   for (i = 0; i < NTHREADS; i++) {
     tu_mutex_init(&inboxes[i].lock);
     w[i].id = i;
-    tu_rng_seed(&w[i].rng, 0xDE30u + (uint64_t)i);
+    rng_seed(&w[i].rng, 0xDE30u + (uint64_t)i);
     w[i].in = &inboxes[i];
     w[i].out = &inboxes[(i + 1) % NTHREADS];
   }

@@ -7,8 +7,8 @@
 #include "test_util.h"
 
 #include "core/block_header.h"
-#include "fastmm.h"
 #include "core/policy.h"
+#include "fastmm.h"
 
 /* Prints the test's banner and sends debug-mode events to the null device: for the tests
  * that cause events on purpose and count them through the API instead of the log. */
@@ -70,6 +70,120 @@ static inline uint32_t tb_medium_prev_size(const void *p) {
 static inline void tb_state(fastmm_state *s) {
   fastmm_flush_thread_cache();
   fastmm_get_state(s);
+}
+
+/* After every thread flushed its cache: no block and no byte in use of any kind, none cached. */
+static inline void tb_check_nothing_in_use(const fastmm_state *s) {
+  CHECK_EQ(s->small.blocks_in_use, 0);
+  CHECK_EQ(s->small.bytes_in_use, 0);
+  CHECK_EQ(s->medium.blocks_in_use, 0);
+  CHECK_EQ(s->medium.bytes_in_use, 0);
+  CHECK_EQ(s->large.blocks_in_use, 0);
+  CHECK_EQ(s->large.bytes_in_use, 0);
+  CHECK_EQ(s->thread_cached_blocks, 0);
+}
+
+/* ---- Blocks with a pattern, checked from any thread ---------------------------------------- */
+
+/* A block a test owns, its bytes holding tu_fill_pattern(seed). */
+typedef struct tb_block {
+  unsigned char *p;
+  size_t size;
+  uint32_t seed;
+} tb_block;
+
+/* Checks every byte of the block and its usable size; `what` names the moment. */
+static inline void tb_block_verify(tu_thread_checks *c, const tb_block *b, const char *what) {
+  size_t bad = tu_check_pattern(b->p, b->size, b->seed);
+  THREAD_CHECK(c, bad == (size_t)-1, "%s: %zu-byte block %p broken at byte %zu", what, b->size,
+               (void *)b->p, bad);
+  THREAD_CHECK(c, fastmm_usable_size(b->p) >= b->size, "%s: usable size %zu < %zu", what,
+               fastmm_usable_size(b->p), b->size);
+}
+
+/* ReallocMem of the block to `to` bytes (0 is taken as 1: a resize, not a free), checking that
+ * the bytes it keeps survive; the block then holds the pattern of `new_seed`. Returns 0 and
+ * leaves the block as it was when the manager says no. */
+static inline int tb_block_resize(tu_thread_checks *c, tb_block *b, size_t to, uint32_t new_seed,
+                                  const char *what) {
+  size_t keep, bad;
+  unsigned char *q;
+  if (to == 0)
+    to = 1;
+  keep = b->size < to ? b->size : to;
+  q = (unsigned char *)fastmm_reallocmem(b->p, to);
+  THREAD_CHECK(c, q != NULL, "%s: reallocmem(%p, %zu -> %zu) = NULL", what, (void *)b->p, b->size,
+               to);
+  if (!q)
+    return 0;
+  bad = tu_check_pattern(q, keep, b->seed);
+  THREAD_CHECK(c, bad == (size_t)-1, "%s: reallocmem %zu -> %zu: byte %zu of %zu lost", what,
+               b->size, to, bad, keep);
+  b->p = q;
+  b->size = to;
+  b->seed = new_seed;
+  tu_fill_pattern(q, to, new_seed);
+  return 1;
+}
+
+/* ---- Mixed sizes by kind ------------------------------------------------------------------- */
+
+enum { TB_SMALL, TB_MEDIUM, TB_LARGE, TB_KINDS };
+#define TB_MB ((size_t)1024 * 1024)
+
+/* A size of a kind: small from 1 byte, medium, large up to large_max. */
+static inline size_t tb_size_of_kind(rng_state *r, int kind, size_t large_max) {
+  switch (kind) {
+  case TB_SMALL:
+    return rng_range(r, 1, SMALL_MAX_USER);
+  case TB_MEDIUM:
+    return rng_range(r, SMALL_MAX_USER + 1, MEDIUM_MAX_USER);
+  default:
+    return rng_range(r, MEDIUM_MAX_USER + 1, large_max);
+  }
+}
+
+/* Allocates blocks of the three kinds at random until `total` bytes: a quarter of them in small
+ * blocks, half in medium, a quarter in large. Each block is handed to `write(p, size, i)` and
+ * recorded in blocks[i] and sizes[i] (at most `max`). Returns how many; have[] gets the bytes of
+ * each kind. Stops at the first NULL (a failed check). */
+static inline size_t tb_fill_mixed(rng_state *r, size_t total, size_t large_max,
+                                   unsigned char **blocks, size_t *sizes, size_t max,
+                                   void (*write)(unsigned char *p, size_t size, size_t i),
+                                   size_t have[TB_KINDS]) {
+  const size_t target[TB_KINDS] = {total / 4, total / 2, total / 4};
+  size_t n = 0, sum = 0;
+  have[TB_SMALL] = have[TB_MEDIUM] = have[TB_LARGE] = 0;
+  while (sum < total && n < max) {
+    int kind = (int)rng_below(r, TB_KINDS);
+    size_t size;
+    unsigned char *p;
+    if (have[kind] >= target[kind])
+      continue;
+    size = tb_size_of_kind(r, kind, large_max);
+    p = (unsigned char *)fastmm_getmem(size);
+    if (!CHECK_MSG(p != NULL, "getmem(%zu) after %zu MB", size, sum / TB_MB))
+      break;
+    write(p, size, n);
+    blocks[n] = p;
+    sizes[n++] = size;
+    have[kind] += size;
+    sum += size;
+  }
+  return n;
+}
+
+/* Shuffles blocks[] and sizes[] alike (Fisher-Yates). */
+static inline void tb_shuffle(rng_state *r, unsigned char **blocks, size_t *sizes, size_t n) {
+  size_t i;
+  for (i = n; i > 1; i--) {
+    size_t j = rng_below(r, i), t = sizes[i - 1];
+    unsigned char *q = blocks[i - 1];
+    blocks[i - 1] = blocks[j];
+    sizes[i - 1] = sizes[j];
+    blocks[j] = q;
+    sizes[j] = t;
+  }
 }
 
 static inline int tb_cmp_ptr(const void *a, const void *b) {

@@ -168,16 +168,16 @@ static void churn(void) {
   void *p[LIVE] = {0};
   size_t sz[LIVE] = {0};
   size_t i;
-  tu_rng rng;
-  tu_rng_seed(&rng, 42);
+  rng_state rng;
+  rng_seed(&rng, 42);
   for (i = 0; i < STEPS; i++) {
-    size_t k = tu_rand_below(&rng, LIVE);
+    size_t k = rng_below(&rng, LIVE);
     if (p[k]) {
       CHECK(tu_check_pattern(p[k], sz[k], (uint32_t)(k * 31 + sz[k])) == (size_t)-1);
       CHECK(fastmm_freemem(p[k]) == FASTMM_OK);
     }
-    sz[k] = tu_rand_below(&rng, 4) ? tu_rand_range(&rng, SMALL_MAX_USER + 1, 40000)
-                                   : tu_rand_range(&rng, SMALL_MAX_USER + 1, MEDIUM_MAX_USER);
+    sz[k] = rng_below(&rng, 4) ? rng_range(&rng, SMALL_MAX_USER + 1, 40000)
+                               : rng_range(&rng, SMALL_MAX_USER + 1, MEDIUM_MAX_USER);
     p[k] = fastmm_getmem(sz[k]);
     if (!check_medium_block(p[k], sz[k]))
       return;

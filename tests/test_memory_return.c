@@ -22,7 +22,7 @@
 #include <psapi.h>
 #endif
 
-#define MB ((size_t)1024 * 1024)
+#define MB TB_MB
 #if defined(TU_UNDER_TSAN)
 #define TOTAL (256 * MB)
 #elif defined(_WIN32) && !defined(_WIN64)
@@ -59,17 +59,6 @@ static const char *committed_name(void) {
 #endif
 }
 
-static size_t random_size(tu_rng *r, int kind) {
-  switch (kind) {
-  case 0:
-    return tu_rand_range(r, 1, SMALL_MAX_USER);
-  case 1:
-    return tu_rand_range(r, SMALL_MAX_USER + 1, MEDIUM_MAX_USER);
-  default:
-    return tu_rand_range(r, MEDIUM_MAX_USER + 1, 4 * MB);
-  }
-}
-
 /* Writes every page of the block (so it is committed and resident), and marks both ends. */
 static void touch(unsigned char *p, size_t size, size_t i) {
   size_t off;
@@ -83,11 +72,10 @@ static int untouched_marks(const unsigned char *p, size_t size, size_t i) {
 }
 
 int main(void) {
-  static const size_t target[3] = {TOTAL / 4, TOTAL / 2, TOTAL / 4};
-  size_t have[3] = {0, 0, 0}, n = 0, total = 0, i, bad = 0;
+  size_t have[TB_KINDS], n, total, i, bad = 0;
   size_t c0, c1, c2, c3;
   fastmm_state s0, s1, s2, s3;
-  tu_rng rng;
+  rng_state rng;
 
   printf("test_memory_return (%s, %u-bit pointers): %zu MB in mixed sizes\n", tu_build_name(),
          (unsigned)(sizeof(void *) * 8), TOTAL / MB);
@@ -101,23 +89,9 @@ int main(void) {
   c0 = committed_bytes();
   CHECK_MSG(c0 > 0, "the process's committed memory cannot be read");
 
-  tu_rng_seed(&rng, 1024);
-  while (total < TOTAL && n < MAX_BLOCKS) {
-    int kind = (int)tu_rand_below(&rng, 3);
-    size_t size;
-    unsigned char *p;
-    if (have[kind] >= target[kind])
-      continue;
-    size = random_size(&rng, kind);
-    p = (unsigned char *)fastmm_getmem(size);
-    if (!CHECK_MSG(p != NULL, "getmem(%zu) after %zu MB", size, total / MB))
-      break;
-    touch(p, size, n);
-    blocks[n] = p;
-    sizes[n++] = size;
-    have[kind] += size;
-    total += size;
-  }
+  rng_seed(&rng, 1024);
+  n = tb_fill_mixed(&rng, TOTAL, 4 * MB, blocks, sizes, MAX_BLOCKS, touch, have);
+  total = have[TB_SMALL] + have[TB_MEDIUM] + have[TB_LARGE];
   tb_state(&s1);
   c1 = committed_bytes();
   printf("  %zu blocks, %zu MB (%zu MB small, %zu MB medium, %zu MB large)\n", n, total / MB,
@@ -136,15 +110,7 @@ int main(void) {
     bad += !untouched_marks(blocks[i], sizes[i], i);
   CHECK_MSG(bad == 0, "%zu blocks lost their marks while the heap grew", bad);
   bad = 0;
-  /* Shuffled frees. */
-  for (i = n; i > 1; i--) {
-    size_t j = tu_rand_below(&rng, i), t = sizes[i - 1];
-    unsigned char *q = blocks[i - 1];
-    blocks[i - 1] = blocks[j];
-    sizes[i - 1] = sizes[j];
-    blocks[j] = q;
-    sizes[j] = t;
-  }
+  tb_shuffle(&rng, blocks, sizes, n); /* then freed in that order */
   for (i = 0; i < n; i++) {
     bad += fastmm_usable_size(blocks[i]) < sizes[i];
     bad += fastmm_freemem(blocks[i]) != FASTMM_OK;

@@ -19,20 +19,20 @@ typedef struct slot {
 
 typedef struct worker {
   tu_thread thread;
-  tu_rng rng;
+  rng_state rng;
   tu_flag *stop;
   tu_counter ops;
   unsigned long long checks, failed;
   int index;
 } worker;
 
-static size_t pick_size(tu_rng *r) {
-  size_t k = tu_rand_below(r, 100);
+static size_t pick_size(rng_state *r) {
+  size_t k = rng_below(r, 100);
   if (k < 80)
-    return tu_rand_range(r, 1, SMALL_MAX_USER);
+    return rng_range(r, 1, SMALL_MAX_USER);
   if (k < 97)
-    return tu_rand_range(r, SMALL_MAX_USER + 1, 64 * 1024);
-  return tu_rand_range(r, MEDIUM_MAX_USER + 1, MEDIUM_MAX_USER + 256 * 1024);
+    return rng_range(r, SMALL_MAX_USER + 1, 64 * 1024);
+  return rng_range(r, MEDIUM_MAX_USER + 1, MEDIUM_MAX_USER + 256 * 1024);
 }
 
 #define W_CHECK(w, cond, ...)                                                                      \
@@ -52,7 +52,7 @@ static void worker_main(void *arg) {
   slot s[SLOTS];
   memset(s, 0, sizeof s);
   while (!tu_flag_raised(w->stop)) {
-    slot *it = &s[tu_rand_below(&w->rng, SLOTS)];
+    slot *it = &s[rng_below(&w->rng, SLOTS)];
     tu_counter_add(&w->ops, 1);
     if (it->p == NULL) {
       size_t n = pick_size(&w->rng);
@@ -60,10 +60,10 @@ static void worker_main(void *arg) {
       W_CHECK(w, it->p != NULL, "GetMem(%zu) failed", n);
       if (it->p) {
         it->size = n;
-        it->seed = (uint32_t)tu_rand(&w->rng);
+        it->seed = (uint32_t)rng_next(&w->rng);
         tu_fill_pattern(it->p, n, it->seed);
       }
-    } else if (tu_rand_below(&w->rng, 3) == 0) {
+    } else if (rng_below(&w->rng, 3) == 0) {
       size_t bad = tu_check_pattern(it->p, it->size, it->seed);
       W_CHECK(w, bad == (size_t)-1, "block of %zu bytes: byte %zu changed before FreeMem", it->size,
               bad);
@@ -81,7 +81,7 @@ static void worker_main(void *arg) {
       W_CHECK(w, bad == (size_t)-1, "ReallocMem(%zu -> %zu): byte %zu lost", it->size, n, bad);
       it->p = q;
       it->size = n;
-      it->seed = (uint32_t)tu_rand(&w->rng);
+      it->seed = (uint32_t)rng_next(&w->rng);
       tu_fill_pattern(q, n, it->seed);
     }
   }
@@ -119,14 +119,14 @@ int main(void) {
   for (int i = 0; i < 2; i++) {
     w[i].index = i;
     w[i].stop = &stop;
-    tu_rng_seed(&w[i].rng, 0x5EED0000u + (uint64_t)i);
+    rng_seed(&w[i].rng, 0x5EED0000u + (uint64_t)i);
     if (!CHECK(tu_thread_start(&w[i].thread, worker_main, &w[i])))
       return tu_finish("test_mode_switch_race");
   }
-  tu_rng rng;
-  tu_rng_seed(&rng, 42);
+  rng_state rng;
+  rng_seed(&rng, 42);
   for (int k = 0; k < SWITCHES; k++) {
-    switch (tu_rand_below(&rng, 3)) {
+    switch (rng_below(&rng, 3)) {
     case 0:
       fastmm_enter_debug_mode();
       pause_a_little();

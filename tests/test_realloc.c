@@ -413,19 +413,19 @@ static void storm(void) {
   size_t sz[SLOTS] = {0};
   uint32_t seed[SLOTS] = {0};
   size_t i;
-  tu_rng rng;
-  tu_rng_seed(&rng, 7);
+  rng_state rng;
+  rng_seed(&rng, 7);
   for (i = 0; i < STEPS; i++) {
-    size_t k = tu_rand_below(&rng, SLOTS), r = tu_rand_below(&rng, 100), to, keep;
+    size_t k = rng_below(&rng, SLOTS), r = rng_below(&rng, 100), to, keep;
     void *q;
     if (r < 60)
-      to = tu_rand_range(&rng, 1, SMALL_MAX_USER);
+      to = rng_range(&rng, 1, SMALL_MAX_USER);
     else if (r < 90)
-      to = tu_rand_range(&rng, 1, 200000);
+      to = rng_range(&rng, 1, 200000);
     else if (r < 99)
-      to = tu_rand_range(&rng, 1, MEDIUM_MAX_USER);
+      to = rng_range(&rng, 1, MEDIUM_MAX_USER);
     else
-      to = tu_rand_range(&rng, MEDIUM_MAX_USER, 3000000);
+      to = rng_range(&rng, MEDIUM_MAX_USER, 3000000);
     q = fastmm_reallocmem(p[k], to);
     if (!CHECK_MSG(q != NULL, "storm step %zu: realloc %zu -> %zu gave NULL", i, sz[k], to))
       return;

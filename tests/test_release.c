@@ -4,51 +4,30 @@
  * unmaps each block and ends where it started. */
 #include "test_blocks.h"
 
-#define MB (1024u * 1024u)
+#define MB TB_MB
 #define TOTAL_TARGET (256u * MB)
 #define SLACK (4u * MB) /* what may stay mapped after a release: "within a few MB" */
 #define MAX_BLOCKS 80000
 #define LOOP_MAPS 2u /* maps a one-block loop may make: its first turn needs at most a span */
 
-static void *blocks[MAX_BLOCKS];
+static unsigned char *blocks[MAX_BLOCKS];
 static size_t block_sizes[MAX_BLOCKS];
 
-static size_t size_of_kind(tu_rng *r, int kind) {
-  switch (kind) {
-  case 0:
-    return tu_rand_range(r, 1, SMALL_MAX_USER);
-  case 1:
-    return tu_rand_range(r, SMALL_MAX_USER + 1, MEDIUM_MAX_USER);
-  default:
-    return tu_rand_range(r, MEDIUM_MAX_USER + 1, 3u * MB);
-  }
+/* Fills the block with the low byte of its index. */
+static void fill(unsigned char *p, size_t size, size_t i) {
+  memset(p, (int)(i & 0xFF), size);
 }
 
 static void big_release(void) {
-  /* A quarter of the bytes in small blocks, half in medium, a quarter in large. */
-  static const size_t target[3] = {TOTAL_TARGET / 4, TOTAL_TARGET / 2, TOTAL_TARGET / 4};
-  size_t have[3] = {0, 0, 0}, n = 0, i, total = 0;
-  tu_rng rng;
+  size_t have[TB_KINDS], n, i, total;
+  rng_state rng;
   fastmm_state s0, s1, kept, s2;
-  tu_rng_seed(&rng, 256);
+  rng_seed(&rng, 256);
   tb_state(&s0);
   printf("  start: %zu bytes mapped\n", s0.os_bytes_reserved);
-  while (total < TOTAL_TARGET && n < MAX_BLOCKS) {
-    int kind = (int)tu_rand_below(&rng, 3);
-    size_t size;
-    unsigned char *p;
-    if (have[kind] >= target[kind])
-      continue;
-    size = size_of_kind(&rng, kind);
-    p = (unsigned char *)fastmm_getmem(size);
-    if (!CHECK_MSG(p != NULL, "getmem(%zu) after %zu bytes", size, total))
-      break;
-    memset(p, (int)(n & 0xFF), size);
-    blocks[n] = p;
-    block_sizes[n++] = size;
-    have[kind] += size;
-    total += size;
-  }
+  /* A quarter of the bytes in small blocks, half in medium, a quarter in large. */
+  n = tb_fill_mixed(&rng, TOTAL_TARGET, 3 * MB, blocks, block_sizes, MAX_BLOCKS, fill, have);
+  total = have[TB_SMALL] + have[TB_MEDIUM] + have[TB_LARGE];
   tb_state(&s1);
   printf("  %zu blocks, %zu bytes: %zu bytes mapped, peak %zu\n", n, total, s1.os_bytes_reserved,
          s1.os_bytes_peak);
@@ -57,16 +36,9 @@ static void big_release(void) {
   CHECK(s1.os_bytes_peak >= s1.os_bytes_reserved);
   CHECK_EQ(fastmm_check_heap(), 0);
   /* Free in a shuffled order, checking the first and last byte of each. */
-  for (i = n; i > 1; i--) {
-    size_t j = tu_rand_below(&rng, i), t = block_sizes[i - 1];
-    void *q = blocks[i - 1];
-    blocks[i - 1] = blocks[j];
-    block_sizes[i - 1] = block_sizes[j];
-    blocks[j] = q;
-    block_sizes[j] = t;
-  }
+  tb_shuffle(&rng, blocks, block_sizes, n);
   for (i = 0; i < n; i++) {
-    unsigned char *p = (unsigned char *)blocks[i];
+    unsigned char *p = blocks[i];
     CHECK(p[0] == p[block_sizes[i] - 1]);
     CHECK(fastmm_freemem(p) == FASTMM_OK);
   }

@@ -79,7 +79,7 @@ static int cmp_ptr(const void *a, const void *b) {
 
 /* Allocates every size at once (in the given order), checks each block, fills it, then checks
  * that no two blocks overlap and every pattern survived, then frees in a shuffled order. */
-static void round_all_sizes(tu_rng *rng, int descending, int zeroed) {
+static void round_all_sizes(rng_state *rng, int descending, int zeroed) {
   static void *blocks[N_SIZES];
   static void *sorted[N_SIZES];
   static size_t order[N_SIZES];
@@ -128,7 +128,7 @@ static void round_all_sizes(tu_rng *rng, int descending, int zeroed) {
   for (i = 0; i < N_SIZES; i++)
     order[i] = i;
   for (i = N_SIZES - 1; i > 0; i--) {
-    size_t j = tu_rand_below(rng, i + 1), t = order[i];
+    size_t j = rng_below(rng, i + 1), t = order[i];
     order[i] = order[j];
     order[j] = t;
   }
@@ -166,7 +166,7 @@ static void round_all_sizes(tu_rng *rng, int descending, int zeroed) {
 }
 
 /* Reused blocks: one slot freed and taken again, many times, keeps its pattern elsewhere. */
-static void churn(tu_rng *rng) {
+static void churn(rng_state *rng) {
   enum { LIVE = 512, STEPS = 20000 };
   static void *p[LIVE];
   static size_t sz[LIVE];
@@ -175,13 +175,13 @@ static void churn(tu_rng *rng) {
   for (i = 0; i < LIVE; i++)
     p[i] = NULL;
   for (i = 0; i < STEPS; i++) {
-    size_t k = tu_rand_below(rng, LIVE);
+    size_t k = rng_below(rng, LIVE);
     if (p[k]) {
       size_t bad = tu_check_pattern(p[k], sz[k], seed[k]);
       CHECK_MSG(bad == (size_t)-1, "step %zu: block of %zu broken at %zu", i, sz[k], bad);
       CHECK(fastmm_freemem(p[k]) == FASTMM_OK);
     }
-    sz[k] = tu_rand_below(rng, 8) ? tu_rand_below(rng, 257) : tu_rand_below(rng, N_SIZES);
+    sz[k] = rng_below(rng, 8) ? rng_below(rng, 257) : rng_below(rng, N_SIZES);
     seed[k] = (uint32_t)i;
     p[k] = fastmm_getmem(sz[k]);
     check_small_block(p[k], sz[k]);
@@ -197,10 +197,10 @@ static void churn(tu_rng *rng) {
 }
 
 int main(void) {
-  tu_rng rng;
+  rng_state rng;
   void *a, *b;
   printf("test_small (%s, %u-bit pointers)\n", tu_build_name(), (unsigned)(sizeof(void *) * 8));
-  tu_rng_seed(&rng, 1);
+  rng_seed(&rng, 1);
   check_class_table();
 
   /* Size 0 gives a unique minimal block. */

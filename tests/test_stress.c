@@ -31,25 +31,21 @@
 #define HOPS_MAX 4 /* a block is passed on at most this many times */
 #define LARGE_MAX ((size_t)2 * 1024 * 1024)
 
-enum { K_SMALL, K_MEDIUM, K_LARGE, K_COUNT };
-
 typedef struct item {
-  unsigned char *p;
-  size_t size;
-  uint32_t seed;
+  tb_block b;
   unsigned hops;
 } item;
 
 typedef struct stats {
-  unsigned long long ops, allocs[K_COUNT], zeroed, frees, cross_frees, reallocs, cross_reallocs,
+  unsigned long long ops, allocs[TB_KINDS], zeroed, frees, cross_frees, reallocs, cross_reallocs,
       kind_changes, passes, storm_steps;
-  unsigned long long checks, failed;
 } stats;
 
 typedef struct worker {
   int id;
-  tu_rng rng;
+  rng_state rng;
   stats st;
+  tu_thread_checks chk;
 } worker;
 
 /* ---- a shared queue (mutex and ring) ------------------------------------------------------- */
@@ -108,115 +104,74 @@ static int keep_going(const worker *w) {
   return tu_now_ms() < deadline_ms;
 }
 
-/* ---- checks from threads ------------------------------------------------------------------- */
-
-static tu_mutex print_lock;
-
-#define W_CHECK(w, cond, ...)                                                                      \
-  do {                                                                                             \
-    (w)->st.checks++;                                                                              \
-    if (!(cond)) {                                                                                 \
-      (w)->st.failed++;                                                                            \
-      tu_mutex_lock(&print_lock);                                                                  \
-      if ((w)->st.failed <= 10) {                                                                  \
-        fprintf(stderr, "%s:%d: thread %d: CHECK failed: %s: ", __FILE__, __LINE__, (w)->id,       \
-                #cond);                                                                            \
-        fprintf(stderr, __VA_ARGS__);                                                              \
-        fputc('\n', stderr);                                                                       \
-        fflush(stderr);                                                                            \
-      }                                                                                            \
-      tu_mutex_unlock(&print_lock);                                                                \
-    }                                                                                              \
-  } while (0)
-
 static int kind_of_size(size_t n) {
-  return n <= SMALL_MAX_USER ? K_SMALL : n <= MEDIUM_MAX_USER ? K_MEDIUM : K_LARGE;
+  return n <= SMALL_MAX_USER ? TB_SMALL : n <= MEDIUM_MAX_USER ? TB_MEDIUM : TB_LARGE;
 }
 
 /* Sizes: mostly small (as Delphi programs allocate), every class edge sometimes, medium, and a
  * few large blocks. */
-static size_t random_size(tu_rng *r) {
-  size_t k = tu_rand_below(r, 1000);
+static size_t random_size(rng_state *r) {
+  size_t k = rng_below(r, 1000);
   if (k < 500)
-    return tu_rand_range(r, 0, 256);
+    return rng_range(r, 0, 256);
   if (k < 700)
-    return tu_rand_range(r, 1, SMALL_MAX_USER);
+    return rng_range(r, 1, SMALL_MAX_USER);
   if (k < 760) { /* a class edge: its usable size or one more */
-    size_t c = tu_rand_below(r, SMALL_CLASS_COUNT);
-    return tb_small_usable(c) + tu_rand_below(r, 2);
+    size_t c = rng_below(r, SMALL_CLASS_COUNT);
+    return tb_small_usable(c) + rng_below(r, 2);
   }
   if (k < 940)
-    return tu_rand_range(r, SMALL_MAX_USER + 1, 70000);
+    return rng_range(r, SMALL_MAX_USER + 1, 70000);
   if (k < 985)
-    return tu_rand_range(r, 70000, MEDIUM_MAX_USER + 1);
-  return tu_rand_range(r, MEDIUM_MAX_USER + 1, LARGE_MAX);
+    return rng_range(r, 70000, MEDIUM_MAX_USER + 1);
+  return rng_range(r, MEDIUM_MAX_USER + 1, LARGE_MAX);
 }
 
 static uint32_t new_seed(worker *w) {
-  return (uint32_t)w->id << 24 ^ (uint32_t)tu_rand(&w->rng);
-}
-
-static void verify(worker *w, const item *it, const char *what) {
-  size_t bad = tu_check_pattern(it->p, it->size, it->seed);
-  W_CHECK(w, bad == (size_t)-1, "%s: %zu-byte block %p broken at byte %zu", what, it->size,
-          (void *)it->p, bad);
-  W_CHECK(w, fastmm_usable_size(it->p) >= it->size, "%s: usable_size %zu < %zu", what,
-          fastmm_usable_size(it->p), it->size);
+  return (uint32_t)w->id << 24 ^ (uint32_t)rng_next(&w->rng);
 }
 
 /* A new block in it; 0 if the manager said no (a failure: no limit is set here). */
 static int make(worker *w, item *it, size_t size) {
-  int zeroed = tu_rand_below(&w->rng, 8) == 0;
-  it->size = size;
-  it->p = (unsigned char *)(zeroed ? fastmm_allocmem(size) : fastmm_getmem(size));
+  int zeroed = rng_below(&w->rng, 8) == 0;
+  it->b.size = size;
+  it->b.p = (unsigned char *)(zeroed ? fastmm_allocmem(size) : fastmm_getmem(size));
   it->hops = 0;
   w->st.ops++;
-  W_CHECK(w, it->p != NULL, "%s(%zu) = NULL", zeroed ? "allocmem" : "getmem", size);
-  if (!it->p)
+  THREAD_CHECK(&w->chk, it->b.p != NULL, "%s(%zu) = NULL", zeroed ? "allocmem" : "getmem", size);
+  if (!it->b.p)
     return 0;
-  W_CHECK(w, tu_is_aligned(it->p, BLOCK_ALIGNMENT), "%p not aligned", (void *)it->p);
+  THREAD_CHECK(&w->chk, tu_is_aligned(it->b.p, BLOCK_ALIGNMENT), "%p not aligned", (void *)it->b.p);
   if (zeroed) {
-    W_CHECK(w, tu_all_zero(it->p, size), "allocmem(%zu) not zeroed", size);
+    THREAD_CHECK(&w->chk, tu_all_zero(it->b.p, size), "allocmem(%zu) not zeroed", size);
     w->st.zeroed++;
   }
   w->st.allocs[kind_of_size(size)]++;
-  it->seed = new_seed(w);
-  tu_fill_pattern(it->p, size, it->seed);
+  it->b.seed = new_seed(w);
+  tu_fill_pattern(it->b.p, size, it->b.seed);
   return 1;
 }
 
 static void destroy(worker *w, item *it, int cross) {
-  verify(w, it, cross ? "before a cross-thread free" : "before a free");
-  W_CHECK(w, fastmm_freemem(it->p) == FASTMM_OK, "freemem(%p) refused", (void *)it->p);
+  tb_block_verify(&w->chk, &it->b, cross ? "before a cross-thread free" : "before a free");
+  THREAD_CHECK(&w->chk, fastmm_freemem(it->b.p) == FASTMM_OK, "freemem(%p) refused",
+               (void *)it->b.p);
   w->st.ops++;
   w->st.frees++;
   w->st.cross_frees += cross != 0;
-  it->p = NULL;
+  it->b.p = NULL;
 }
 
 /* Resizes it to `to`, checking that the kept bytes survived; refills with a new seed. */
 static void resize(worker *w, item *it, size_t to, int cross) {
-  unsigned char *q;
-  size_t keep, bad;
-  if (to == 0)
-    to = 1; /* 0 would free: not what a resize means here */
-  keep = it->size < to ? it->size : to;
-  verify(w, it, "before a realloc");
-  q = (unsigned char *)fastmm_reallocmem(it->p, to);
+  size_t from = it->b.size;
+  tb_block_verify(&w->chk, &it->b, "before a realloc");
   w->st.ops++;
   w->st.reallocs++;
   w->st.cross_reallocs += cross != 0;
-  W_CHECK(w, q != NULL, "reallocmem(%p, %zu -> %zu) = NULL", (void *)it->p, it->size, to);
-  if (!q)
-    return; /* the old block is still ours and intact */
-  bad = tu_check_pattern(q, keep, it->seed);
-  W_CHECK(w, bad == (size_t)-1, "reallocmem %zu -> %zu: byte %zu of %zu lost", it->size, to, bad,
-          keep);
-  w->st.kind_changes += kind_of_size(it->size) != kind_of_size(to);
-  it->p = q;
-  it->size = to;
-  it->seed = new_seed(w);
-  tu_fill_pattern(q, to, it->seed);
+  /* A refusal leaves the old block ours and intact. */
+  if (tb_block_resize(&w->chk, &it->b, to, new_seed(w), "resize"))
+    w->st.kind_changes += kind_of_size(from) != kind_of_size(it->b.size);
 }
 
 /* ---- the threads --------------------------------------------------------------------------- */
@@ -227,15 +182,15 @@ static void producer_main(void *arg) {
   size_t i;
   memset(own, 0, sizeof own);
   while (keep_going(w)) {
-    item *it = &own[tu_rand_below(&w->rng, PRODUCER_SLOTS)];
-    size_t op = tu_rand_below(&w->rng, 100);
-    if (!it->p) {
+    item *it = &own[rng_below(&w->rng, PRODUCER_SLOTS)];
+    size_t op = rng_below(&w->rng, 100);
+    if (!it->b.p) {
       make(w, it, random_size(&w->rng));
     } else if (op < 55) {
-      verify(w, it, "before passing on");
+      tb_block_verify(&w->chk, &it->b, "before passing on");
       if (queue_push(it)) {
         w->st.passes++;
-        it->p = NULL;
+        it->b.p = NULL;
       } else {
         destroy(w, it, 0);
       }
@@ -246,7 +201,7 @@ static void producer_main(void *arg) {
     }
   }
   for (i = 0; i < PRODUCER_SLOTS; i++)
-    if (own[i].p)
+    if (own[i].b.p)
       destroy(w, &own[i], 0);
   fastmm_flush_thread_cache();
   producer_done();
@@ -264,14 +219,14 @@ static void consumer_main(void *arg) {
       continue;
     }
     {
-      size_t op = tu_rand_below(&w->rng, 100);
+      size_t op = rng_below(&w->rng, 100);
       if (op < 30)
         resize(w, &it, random_size(&w->rng), 1);
-      if (!it.p)
+      if (!it.b.p)
         continue;
       if (op < 50 && it.hops < HOPS_MAX) {
         it.hops++;
-        verify(w, &it, "before passing on again");
+        tb_block_verify(&w->chk, &it.b, "before passing on again");
         if (queue_push(&it)) {
           w->st.passes++;
           continue;
@@ -290,22 +245,22 @@ static void stormer_main(void *arg) {
   size_t i;
   memset(own, 0, sizeof own);
   while (keep_going(w)) {
-    item *it = &own[tu_rand_below(&w->rng, STORM_SLOTS)];
-    size_t op = tu_rand_below(&w->rng, 100), steps, s;
-    if (!it->p) {
-      make(w, it, tu_rand_range(&w->rng, 1, 64));
+    item *it = &own[rng_below(&w->rng, STORM_SLOTS)];
+    size_t op = rng_below(&w->rng, 100), steps, s;
+    if (!it->b.p) {
+      make(w, it, rng_range(&w->rng, 1, 64));
       continue;
     }
     if (op < 40) { /* appends */
-      steps = tu_rand_range(&w->rng, 5, 60);
-      for (s = 0; s < steps && it->p && it->size < LARGE_MAX; s++) {
-        resize(w, it, it->size + tu_rand_range(&w->rng, 1, it->size / 4 + 16), 0);
+      steps = rng_range(&w->rng, 5, 60);
+      for (s = 0; s < steps && it->b.p && it->b.size < LARGE_MAX; s++) {
+        resize(w, it, it->b.size + rng_range(&w->rng, 1, it->b.size / 4 + 16), 0);
         w->st.storm_steps++;
       }
     } else if (op < 70) { /* trims */
-      steps = tu_rand_range(&w->rng, 3, 30);
-      for (s = 0; s < steps && it->size > 1; s++) {
-        resize(w, it, it->size - tu_rand_range(&w->rng, 1, it->size / 3 + 1), 0);
+      steps = rng_range(&w->rng, 3, 30);
+      for (s = 0; s < steps && it->b.size > 1; s++) {
+        resize(w, it, it->b.size - rng_range(&w->rng, 1, it->b.size / 3 + 1), 0);
         w->st.storm_steps++;
       }
     } else if (op < 90) { /* a jump to any kind */
@@ -313,11 +268,11 @@ static void stormer_main(void *arg) {
     } else {
       destroy(w, it, 0);
     }
-    if (it->p && it->size > LARGE_MAX)
-      resize(w, it, tu_rand_range(&w->rng, 1, 4000), 0);
+    if (it->b.p && it->b.size > LARGE_MAX)
+      resize(w, it, rng_range(&w->rng, 1, 4000), 0);
   }
   for (i = 0; i < STORM_SLOTS; i++)
-    if (own[i].p)
+    if (own[i].b.p)
       destroy(w, &own[i], 0);
   fastmm_flush_thread_cache();
 }
@@ -330,9 +285,9 @@ static void short_lived_main(void *arg) {
   size_t i;
   for (i = 0; i < N; i++)
     if (!make(w, &own[i], random_size(&w->rng) % 3000))
-      own[i].p = NULL;
+      own[i].b.p = NULL;
   for (i = 0; i < N; i++) {
-    if (!own[i].p)
+    if (!own[i].b.p)
       continue;
     if (i % 2 == 0 && queue_push(&own[i]))
       w->st.passes++;
@@ -347,7 +302,7 @@ static void short_lived_main(void *arg) {
 static void add_stats(stats *total, const stats *s) {
   int k;
   total->ops += s->ops;
-  for (k = 0; k < K_COUNT; k++)
+  for (k = 0; k < TB_KINDS; k++)
     total->allocs[k] += s->allocs[k];
   total->zeroed += s->zeroed;
   total->frees += s->frees;
@@ -357,8 +312,12 @@ static void add_stats(stats *total, const stats *s) {
   total->kind_changes += s->kind_changes;
   total->passes += s->passes;
   total->storm_steps += s->storm_steps;
-  total->checks += s->checks;
-  total->failed += s->failed;
+}
+
+/* The worker's operations into the total, its checks into the test's counts. */
+static void add_worker(stats *total, const worker *w) {
+  add_stats(total, &w->st);
+  tu_add_counts(w->chk.checks, w->chk.failed);
 }
 
 static unsigned stress_seconds(void) {
@@ -381,7 +340,6 @@ int main(void) {
          tu_build_name(), (unsigned)(sizeof(void *) * 8), PRODUCERS, CONSUMERS, STORMERS,
          SHORT_LIVED, seconds);
   tu_mutex_init(&queue.lock);
-  tu_mutex_init(&print_lock);
   memset(&total, 0, sizeof total);
   /* The main thread's cache exists before the baseline (caches are carved once, kept). */
   fastmm_freemem(fastmm_getmem(1));
@@ -394,17 +352,20 @@ int main(void) {
   deadline_ms = tu_now_ms() + (uint64_t)seconds * 1000u;
   for (i = 0; i < PRODUCERS; i++) {
     prod[i].id = i;
-    tu_rng_seed(&prod[i].rng, 100u + (uint64_t)i);
+    prod[i].chk.thread = prod[i].id;
+    rng_seed(&prod[i].rng, 100u + (uint64_t)i);
     started &= CHECK(tu_thread_start(&tp[i], producer_main, &prod[i]));
   }
   for (i = 0; i < CONSUMERS; i++) {
     cons[i].id = 10 + i;
-    tu_rng_seed(&cons[i].rng, 200u + (uint64_t)i);
+    cons[i].chk.thread = cons[i].id;
+    rng_seed(&cons[i].rng, 200u + (uint64_t)i);
     started &= CHECK(tu_thread_start(&tc[i], consumer_main, &cons[i]));
   }
   for (i = 0; i < STORMERS; i++) {
     storm[i].id = 20 + i;
-    tu_rng_seed(&storm[i].rng, 300u + (uint64_t)i);
+    storm[i].chk.thread = storm[i].id;
+    rng_seed(&storm[i].rng, 300u + (uint64_t)i);
     started &= CHECK(tu_thread_start(&ts[i], stormer_main, &storm[i]));
   }
   if (!started)
@@ -413,7 +374,8 @@ int main(void) {
   for (i = 0; i < SHORT_LIVED; i++) {
     fastmm_state s;
     shorty[i].id = 30 + i;
-    tu_rng_seed(&shorty[i].rng, 400u + (uint64_t)i);
+    shorty[i].chk.thread = shorty[i].id;
+    rng_seed(&shorty[i].rng, 400u + (uint64_t)i);
     if (CHECK(tu_thread_start(&tsh, short_lived_main, &shorty[i])))
       tu_thread_join(&tsh);
     else
@@ -428,26 +390,25 @@ int main(void) {
     tu_thread_join(&tc[i]);
 
   for (i = 0; i < PRODUCERS; i++)
-    add_stats(&total, &prod[i].st);
+    add_worker(&total, &prod[i]);
   for (i = 0; i < CONSUMERS; i++)
-    add_stats(&total, &cons[i].st);
+    add_worker(&total, &cons[i]);
   for (i = 0; i < STORMERS; i++)
-    add_stats(&total, &storm[i].st);
+    add_worker(&total, &storm[i]);
   for (i = 0; i < SHORT_LIVED; i++)
-    add_stats(&total, &shorty[i].st);
-  tu_add_counts(total.checks, total.failed);
-  allocs = total.allocs[K_SMALL] + total.allocs[K_MEDIUM] + total.allocs[K_LARGE];
+    add_worker(&total, &shorty[i]);
+  allocs = total.allocs[TB_SMALL] + total.allocs[TB_MEDIUM] + total.allocs[TB_LARGE];
   printf("  %llu operations: %llu allocations (%llu small, %llu medium, %llu large; %llu zeroed), "
          "%llu frees (%llu by another thread), %llu reallocs (%llu by another thread, %llu "
          "across kinds, %llu storm steps), %llu hand-overs\n",
-         total.ops, allocs, total.allocs[K_SMALL], total.allocs[K_MEDIUM], total.allocs[K_LARGE],
+         total.ops, allocs, total.allocs[TB_SMALL], total.allocs[TB_MEDIUM], total.allocs[TB_LARGE],
          total.zeroed, total.frees, total.cross_frees, total.reallocs, total.cross_reallocs,
          total.kind_changes, total.storm_steps, total.passes);
 
   /* Everything made was freed, every kind was made, and the workload really crossed threads. */
   CHECK_EQ(queue.count, 0);
   CHECK_EQ(total.frees, allocs);
-  for (i = 0; i < K_COUNT; i++)
+  for (i = 0; i < TB_KINDS; i++)
     CHECK_MSG(total.allocs[i] > 0, "no block of kind %d was made", i);
   CHECK(total.cross_frees > 0);
   CHECK(total.cross_reallocs > 0);
@@ -455,13 +416,7 @@ int main(void) {
 
   /* Every thread flushed its cache (the short-lived ones by ending): nothing is in use. */
   tb_state(&s1);
-  CHECK_EQ(s1.small.blocks_in_use, 0);
-  CHECK_EQ(s1.small.bytes_in_use, 0);
-  CHECK_EQ(s1.medium.blocks_in_use, 0);
-  CHECK_EQ(s1.medium.bytes_in_use, 0);
-  CHECK_EQ(s1.large.blocks_in_use, 0);
-  CHECK_EQ(s1.large.bytes_in_use, 0);
-  CHECK_EQ(s1.thread_cached_blocks, 0);
+  tb_check_nothing_in_use(&s1);
   CHECK_EQ(fastmm_check_heap(), 0);
 
   /* And the spans go back. */
@@ -478,6 +433,5 @@ int main(void) {
   CHECK(s2.os_bytes_peak > s0.os_bytes_reserved);
   CHECK_EQ(fastmm_check_heap(), 0);
   tu_mutex_destroy(&queue.lock);
-  tu_mutex_destroy(&print_lock);
   return tu_finish("test_stress");
 }

@@ -13,11 +13,7 @@
 #define ITERATIONS 6000
 #define QUEUE_CAP 1024
 
-typedef struct item {
-  unsigned char *p;
-  size_t size;
-  uint32_t seed;
-} item;
+typedef tb_block item;
 
 typedef struct queue {
   tu_mutex lock;
@@ -27,63 +23,43 @@ typedef struct queue {
 
 typedef struct worker {
   int id;
-  tu_rng rng;
+  rng_state rng;
   queue *inbox;  /* what other threads pass to us */
   queue *outbox; /* the next thread's inbox */
-  unsigned long long checks, failed;
+  tu_thread_checks chk;
   unsigned long long cross_frees, reallocs, allocs;
 } worker;
 
 static queue queues[NTHREADS];
 static tu_mutex done_lock;
 static int done_count;
-static tu_mutex print_lock;
 
-#define T_CHECK(w, cond, ...)                                                                      \
-  do {                                                                                             \
-    (w)->checks++;                                                                                 \
-    if (!(cond)) {                                                                                 \
-      (w)->failed++;                                                                               \
-      tu_mutex_lock(&print_lock);                                                                  \
-      if ((w)->failed <= 20) {                                                                     \
-        fprintf(stderr, "%s:%d: thread %d: CHECK failed: %s: ", __FILE__, __LINE__, (w)->id,       \
-                #cond);                                                                            \
-        fprintf(stderr, __VA_ARGS__);                                                              \
-        fputc('\n', stderr);                                                                       \
-      }                                                                                            \
-      tu_mutex_unlock(&print_lock);                                                                \
-    }                                                                                              \
-  } while (0)
-
-static size_t random_size(tu_rng *r) {
-  size_t k = tu_rand_below(r, 1000);
+static size_t random_size(rng_state *r) {
+  size_t k = rng_below(r, 1000);
   if (k < 450)
-    return tu_rand_range(r, 1, 256);
+    return rng_range(r, 1, 256);
   if (k < 750)
-    return tu_rand_range(r, 1, SMALL_MAX_USER);
+    return rng_range(r, 1, SMALL_MAX_USER);
   if (k < 940)
-    return tu_rand_range(r, SMALL_MAX_USER + 1, 65536);
+    return rng_range(r, SMALL_MAX_USER + 1, 65536);
   if (k < 985)
-    return tu_rand_range(r, SMALL_MAX_USER + 1, MEDIUM_MAX_USER);
-  return tu_rand_range(r, MEDIUM_MAX_USER + 1, 2u * 1024u * 1024u);
+    return rng_range(r, SMALL_MAX_USER + 1, MEDIUM_MAX_USER);
+  return rng_range(r, MEDIUM_MAX_USER + 1, 2u * 1024u * 1024u);
 }
 
 /* Seeds carry the thread id, so a block that ends up in the wrong hands shows. */
 static uint32_t next_seed(worker *w) {
-  return (uint32_t)w->id << 28 ^ (uint32_t)tu_rand(&w->rng);
+  return (uint32_t)w->id << 28 ^ (uint32_t)rng_next(&w->rng);
 }
 
 static void verify(worker *w, const item *it, const char *what) {
-  size_t bad = tu_check_pattern(it->p, it->size, it->seed);
-  T_CHECK(w, bad == (size_t)-1, "%s: %zu-byte block %p broken at %zu", what, it->size,
-          (void *)it->p, bad);
-  T_CHECK(w, fastmm_usable_size(it->p) >= it->size, "%s: usable %zu < %zu", what,
-          fastmm_usable_size(it->p), it->size);
+  tb_block_verify(&w->chk, it, what);
 }
 
 static void release(worker *w, item *it, const char *what) {
   verify(w, it, what);
-  T_CHECK(w, fastmm_freemem(it->p) == FASTMM_OK, "%s: free of %p failed", what, (void *)it->p);
+  THREAD_CHECK(&w->chk, fastmm_freemem(it->p) == FASTMM_OK, "%s: free of %p failed", what,
+               (void *)it->p);
   it->p = NULL;
 }
 
@@ -122,28 +98,13 @@ static size_t drain(worker *w) {
 
 /* A string being appended to, then trimmed: many small reallocs on one block. */
 static void realloc_storm(worker *w, item *it) {
-  size_t steps = tu_rand_range(&w->rng, 20, 120), i;
+  size_t steps = rng_range(&w->rng, 20, 120), i;
   for (i = 0; i < steps; i++) {
-    size_t to = i < steps / 2 ? it->size + tu_rand_range(&w->rng, 1, 300)
-                              : it->size - it->size / tu_rand_range(&w->rng, 3, 9);
-    unsigned char *q;
-    size_t keep;
-    if (to == 0)
-      to = 1;
-    q = (unsigned char *)fastmm_reallocmem(it->p, to);
+    size_t to = i < steps / 2 ? it->size + rng_range(&w->rng, 1, 300)
+                              : it->size - it->size / rng_range(&w->rng, 3, 9);
     w->reallocs++;
-    T_CHECK(w, q != NULL, "storm realloc %zu -> %zu gave NULL", it->size, to);
-    if (!q)
+    if (!tb_block_resize(&w->chk, it, to, next_seed(w), "storm"))
       return;
-    keep = it->size < to ? it->size : to;
-    {
-      size_t bad = tu_check_pattern(q, keep, it->seed);
-      T_CHECK(w, bad == (size_t)-1, "storm realloc %zu -> %zu: byte %zu lost", it->size, to, bad);
-    }
-    it->p = q;
-    it->size = to;
-    it->seed = next_seed(w);
-    tu_fill_pattern(q, to, it->seed);
   }
 }
 
@@ -154,19 +115,19 @@ static void worker_main(void *arg) {
   int all_done = 0;
   memset(slot, 0, sizeof slot);
   for (i = 0; i < ITERATIONS; i++) {
-    size_t k = tu_rand_below(&w->rng, SLOTS), op = tu_rand_below(&w->rng, 100);
+    size_t k = rng_below(&w->rng, SLOTS), op = rng_below(&w->rng, 100);
     item *it = &slot[k];
     if (!it->p) {
       it->size = random_size(&w->rng);
       it->seed = next_seed(w);
       it->p = (unsigned char *)(op < 20 ? fastmm_allocmem(it->size) : fastmm_getmem(it->size));
       w->allocs++;
-      T_CHECK(w, it->p != NULL, "getmem(%zu) gave NULL", it->size);
+      THREAD_CHECK(&w->chk, it->p != NULL, "getmem(%zu) gave NULL", it->size);
       if (!it->p)
         continue;
       if (op < 20)
-        T_CHECK(w, tu_all_zero(it->p, it->size), "allocmem(%zu) not zeroed", it->size);
-      T_CHECK(w, tu_is_aligned(it->p, 16), "%p not 16-aligned", (void *)it->p);
+        THREAD_CHECK(&w->chk, tu_all_zero(it->p, it->size), "allocmem(%zu) not zeroed", it->size);
+      THREAD_CHECK(&w->chk, tu_is_aligned(it->p, 16), "%p not 16-aligned", (void *)it->p);
       tu_fill_pattern(it->p, it->size, it->seed);
     } else if (op < 35) {
       release(w, it, "own free");
@@ -177,22 +138,11 @@ static void worker_main(void *arg) {
       else
         release(w, it, "own free (queue full)");
     } else if (op < 90) {
-      size_t to = random_size(&w->rng), keep = it->size < to ? it->size : to;
-      unsigned char *q;
+      size_t to = random_size(&w->rng);
       verify(w, it, "before realloc");
-      q = (unsigned char *)fastmm_reallocmem(it->p, to);
       w->reallocs++;
-      T_CHECK(w, q != NULL, "realloc %zu -> %zu gave NULL", it->size, to);
-      if (!q)
+      if (!tb_block_resize(&w->chk, it, to, next_seed(w), "realloc"))
         continue;
-      {
-        size_t bad = tu_check_pattern(q, keep, it->seed);
-        T_CHECK(w, bad == (size_t)-1, "realloc %zu -> %zu: byte %zu lost", it->size, to, bad);
-      }
-      it->p = q;
-      it->size = to;
-      it->seed = next_seed(w);
-      tu_fill_pattern(q, to, it->seed);
     } else if (op < 93) {
       verify(w, it, "before storm");
       realloc_storm(w, it);
@@ -234,10 +184,10 @@ static void leaver_main(void *arg) {
   leaver *l = (leaver *)arg;
   void *p[2000];
   size_t i;
-  tu_rng rng;
-  tu_rng_seed(&rng, 77u + (uint64_t)l->id);
+  rng_state rng;
+  rng_seed(&rng, 77u + (uint64_t)l->id);
   for (i = 0; i < 2000; i++) {
-    p[i] = fastmm_getmem(tu_rand_range(&rng, 1, 600));
+    p[i] = fastmm_getmem(rng_range(&rng, 1, 600));
     if (!p[i])
       l->failed++;
   }
@@ -290,14 +240,14 @@ int main(void) {
   printf("test_threads (%s, %u-bit pointers, %d threads)\n", tu_build_name(),
          (unsigned)(sizeof(void *) * 8), NTHREADS);
   tu_mutex_init(&done_lock);
-  tu_mutex_init(&print_lock);
   tb_state(&s0);
   CHECK_EQ(tb_blocks_in_use(&s0), 0);
 
   for (i = 0; i < NTHREADS; i++) {
     tu_mutex_init(&queues[i].lock);
     w[i].id = i;
-    tu_rng_seed(&w[i].rng, 1000u + (uint64_t)i);
+    w[i].chk.thread = i;
+    rng_seed(&w[i].rng, 1000u + (uint64_t)i);
     w[i].inbox = &queues[i];
     w[i].outbox = &queues[(i + 1) % NTHREADS];
   }
@@ -331,7 +281,7 @@ int main(void) {
     tu_thread_join(&t[i]);
 
   for (i = 0; i < NTHREADS; i++) {
-    tu_add_counts(w[i].checks, w[i].failed);
+    tu_add_counts(w[i].chk.checks, w[i].chk.failed);
     cross += w[i].cross_frees;
     reallocs += w[i].reallocs;
     allocs += w[i].allocs;
@@ -344,14 +294,8 @@ int main(void) {
   CHECK(reallocs > 1000);
 
   tb_state(&s1);
-  CHECK_EQ(s1.small.blocks_in_use, 0);
-  CHECK_EQ(s1.small.bytes_in_use, 0);
-  CHECK_EQ(s1.medium.blocks_in_use, 0);
-  CHECK_EQ(s1.medium.bytes_in_use, 0);
-  CHECK_EQ(s1.large.blocks_in_use, 0);
-  CHECK_EQ(s1.large.bytes_in_use, 0);
+  tb_check_nothing_in_use(&s1);
   CHECK_EQ(s1.large.bytes_reserved, 0);
-  CHECK_EQ(s1.thread_cached_blocks, 0);
   CHECK(s1.os_bytes_peak >= s1.os_bytes_reserved);
   CHECK(s1.os_unmap_calls <= s1.os_map_calls);
   CHECK_EQ(fastmm_check_heap(), 0);
@@ -359,6 +303,5 @@ int main(void) {
   for (i = 0; i < NTHREADS; i++)
     tu_mutex_destroy(&queues[i].lock);
   tu_mutex_destroy(&done_lock);
-  tu_mutex_destroy(&print_lock);
   return tu_finish("test_threads");
 }

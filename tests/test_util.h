@@ -1,6 +1,6 @@
 /* A tiny test kit for fastmm-c: checks that count failures, a portable thread and mutex, and a
- * deterministic PRNG. Plain C11. Include it before any system header (it sets up MinGW's
- * stdio); the tests include test_blocks.h, which includes it first.
+ * deterministic random generator (common/rng.h). Plain C11. Include it before any system header (it
+ * sets up MinGW's stdio); the tests include test_blocks.h, which includes it first.
  *
  *   CHECK(cond)            counts a check; on failure prints file:line and the expression
  *   CHECK_EQ(a, b)         the same, printing both values (as unsigned long long)
@@ -22,6 +22,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "common/rng.h"
 
 #if defined(_WIN32)
 #ifndef WIN32_LEAN_AND_MEAN
@@ -116,6 +118,51 @@ static inline void tu_add_counts(unsigned long long checks, unsigned long long f
   tu_state()->failed += failed;
 }
 
+/* ---- Checks on other threads --------------------------------------------------------------
+ * The counters above are the main thread's. A thread counts its own checks in a
+ * tu_thread_checks, and the main thread adds them with tu_add_counts once it has joined it.
+ *
+ *   THREAD_CHECK(&c, cond, fmt, ...)   counts a check of thread c->thread; on failure prints
+ *                                      file:line, the thread, the expression and the message
+ *
+ * Each failure is printed with one fprintf, so the lines of two threads do not mix; a thread
+ * prints its first TU_MAX_THREAD_FAILURES. */
+typedef struct tu_thread_checks {
+  int thread; /* a number the failures print */
+  unsigned long long checks;
+  unsigned long long failed;
+} tu_thread_checks;
+
+#define TU_MAX_THREAD_FAILURES 20u
+
+#if defined(__MINGW_PRINTF_FORMAT)
+__attribute__((format(__MINGW_PRINTF_FORMAT, 6, 7)))
+#elif defined(__GNUC__)
+__attribute__((format(printf, 6, 7)))
+#endif
+static inline int
+tu_thread_check(tu_thread_checks *c, int ok, const char *file, int line, const char *expr,
+                const char *fmt, ...) {
+  c->checks++;
+  if (!ok) {
+    c->failed++;
+    if (c->failed <= TU_MAX_THREAD_FAILURES) {
+      char message[512];
+      va_list ap;
+      va_start(ap, fmt);
+      vsnprintf(message, sizeof message, fmt, ap);
+      va_end(ap);
+      fprintf(stderr, "%s:%d: thread %d: CHECK failed: %s: %s\n", file, line, c->thread, expr,
+              message);
+      fflush(stderr);
+    }
+  }
+  return ok;
+}
+
+#define THREAD_CHECK(c, cond, ...)                                                                 \
+  tu_thread_check((c), !!(cond), __FILE__, __LINE__, #cond, __VA_ARGS__)
+
 static inline unsigned long long tu_failures(void) {
   return tu_state()->failed;
 }
@@ -125,39 +172,6 @@ static inline int tu_finish(const char *name) {
   printf("%s: %llu checks, %llu failed\n", name, s->checks, s->failed);
   fflush(stdout);
   return s->failed ? 1 : 0;
-}
-
-/* ---- Deterministic PRNG (splitmix64 seeding an xorshift64*) ------------------------------- */
-
-typedef struct tu_rng {
-  uint64_t s;
-} tu_rng;
-
-static inline void tu_rng_seed(tu_rng *r, uint64_t seed) {
-  uint64_t z = seed + 0x9E3779B97F4A7C15ull;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  z ^= z >> 31;
-  r->s = z ? z : 0x2545F4914F6CDD1Dull;
-}
-
-static inline uint64_t tu_rand(tu_rng *r) {
-  uint64_t x = r->s;
-  x ^= x >> 12;
-  x ^= x << 25;
-  x ^= x >> 27;
-  r->s = x;
-  return x * 0x2545F4914F6CDD1Dull;
-}
-
-/* Uniform in [0, n); n > 0. The modulo bias is irrelevant for tests. */
-static inline size_t tu_rand_below(tu_rng *r, size_t n) {
-  return (size_t)(tu_rand(r) % (uint64_t)n);
-}
-
-/* Uniform in [lo, hi]. */
-static inline size_t tu_rand_range(tu_rng *r, size_t lo, size_t hi) {
-  return lo + tu_rand_below(r, hi - lo + 1);
 }
 
 /* ---- Byte patterns ------------------------------------------------------------------------

@@ -9,7 +9,7 @@
  *   bit  1      SMALL   small block, carved from a small-block span
  *   bit  2      MEDIUM  medium block, binned in a medium span (a small span is one of these)
  *   bit  3      LARGE   large block, mapped from the OS by itself
- *   bit  4      DEBUG   debug block (reserved: the debug block kind comes with a later issue)
+ *   bit  4      DEBUG   debug block, inside an ordinary block (src/modes/debug_block.h)
  *
  * Small blocks (SMALL set):
  *   bits  5-10  size class index (0 .. SMALL_CLASS_COUNT-1)

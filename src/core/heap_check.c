@@ -52,7 +52,8 @@ static int check_small_span(small_span *s) {
 
 static int check_arena(medium_arena *ar) {
   size_t free_blocks = 0, used = 0, used_bytes = 0, spans = 0, small_spans = 0;
-  for (medium_span *s = ar->spans; s != NULL; s = s->next) {
+  for (list_node *n = ar->spans.next; n != &ar->spans; n = n->next) {
+    medium_span *s = list_entry(n, medium_span, arena_link);
     if (s->magic != MEDIUM_SPAN_MAGIC || s->arena != ar->index || s->size != MEDIUM_SPAN_SIZE)
       return 101;
     if (++spans > ar->span_count)
@@ -98,16 +99,15 @@ static int check_arena(medium_arena *ar) {
     return 108;
   size_t binned = 0;
   for (unsigned b = 0; b < MEDIUM_BIN_COUNT; b++) {
+    const list_node *bin = &ar->bins[b];
     int bit = (ar->bin_bitmap[b >> 5] >> (b & 31u)) & 1u;
-    if (bit != (ar->bins[b] != NULL))
+    if (bit != !list_empty(bin))
       return 109;
-    void *prev = NULL;
-    for (void *p = ar->bins[b]; p != NULL; p = ((medium_free_links *)p)->next) {
-      if (!(medium_header_of(p)->flags & BLOCK_FLAG_FREE) || ((medium_free_links *)p)->prev != prev)
+    for (const list_node *n = bin->next; n != bin; n = n->next) {
+      if (!(medium_header_of(n)->flags & BLOCK_FLAG_FREE) || n->next->prev != n)
         return 110;
       if (++binned > free_blocks)
         return 111;
-      prev = p;
     }
   }
   for (unsigned g = 0; g < MEDIUM_BIN_GROUPS; g++)
@@ -136,9 +136,12 @@ int heap_check(void) {
       small_manager *m = &small_managers[a][c];
       if (span_in_use[a][c] != m->blocks_in_use || span_count[a][c] != m->span_count)
         fault = 210;
-      for (small_span *s = m->spans_with_room; s != NULL && !fault; s = s->next)
-        if (!s->listed || s->manager != m || (s->next && s->next->prev != s))
+      for (list_node *n = m->spans_with_room.next; n != &m->spans_with_room && !fault;
+           n = n->next) {
+        small_span *s = list_entry(n, small_span, room_link);
+        if (!s->listed || s->manager != m || n->next->prev != n)
           fault = 211;
+      }
     }
   for (unsigned a = ARENA_COUNT; a-- > 0;)
     lock_release(&medium_arenas[a].lock);

@@ -12,7 +12,7 @@
 #include "policy.h"
 
 static fmm_lock large_lock;
-static large_header large_list = {&large_list, &large_list, 0, 0, {0}, 0};
+static list_node large_blocks = LIST_INIT(large_blocks);
 static size_t large_count, large_user_bytes, large_mapped_bytes;
 
 void *large_alloc(size_t user_size) {
@@ -33,10 +33,7 @@ void *large_alloc(size_t user_size) {
     return NULL;
   }
   lock_acquire(&large_lock);
-  h->prev = &large_list;
-  h->next = large_list.next;
-  large_list.next->prev = h;
-  large_list.next = h;
+  list_insert_after(&large_blocks, &h->link);
   large_count++;
   large_user_bytes += mapped - LARGE_HEADER_SIZE;
   large_mapped_bytes += mapped;
@@ -58,8 +55,7 @@ int large_free(void *p) {
     return FASTMM_ERROR_INVALID_POINTER;
   }
   large_header *h = large_header_of(p);
-  h->prev->next = h->next;
-  h->next->prev = h->prev;
+  list_remove(&h->link);
   h->flags = BLOCK_FLAG_LARGE | BLOCK_FLAG_FREE;
   size_t mapped = h->mapped_size;
   large_count--;
@@ -112,9 +108,10 @@ int large_check(void) {
   int fault = 0;
   size_t n = 0, mapped = 0;
   lock_acquire(&large_lock);
-  for (large_header *h = large_list.next; h != &large_list && !fault; h = h->next) {
+  for (list_node *node = large_blocks.next; node != &large_blocks && !fault; node = node->next) {
+    large_header *h = list_entry(node, large_header, link);
     void *p = (char *)h + LARGE_HEADER_SIZE;
-    if (h->flags != BLOCK_FLAG_LARGE || h->next->prev != h)
+    if (h->flags != BLOCK_FLAG_LARGE || node->next->prev != node)
       fault = 301;
     else if (h->mapped_size % LARGE_GRANULARITY != 0 ||
              h->user_size > h->mapped_size - LARGE_HEADER_SIZE)

@@ -8,13 +8,13 @@
 #include "block_header.h"
 #include "compiler.h"
 #include "fastmm.h"
+#include "list.h"
 
 typedef struct large_header {
-  struct large_header *next; /* all live large blocks, a circular list */
-  struct large_header *prev;
+  list_node link;     /* on the list of live large blocks */
   size_t mapped_size; /* bytes mapped from the header's first byte */
   size_t user_size;   /* what the caller asked for last */
-  char padding[LARGE_HEADER_SIZE - BLOCK_HEADER_SIZE - 2 * sizeof(void *) - 2 * sizeof(size_t)];
+  char padding[LARGE_HEADER_SIZE - BLOCK_HEADER_SIZE - sizeof(list_node) - 2 * sizeof(size_t)];
   uint32_t flags; /* the block header word */
 } large_header;
 FMM_STATIC_ASSERT(sizeof(large_header) == LARGE_HEADER_SIZE, "large header layout");

@@ -19,8 +19,13 @@ medium_arena medium_arenas[ARENA_COUNT];
 static medium_span *spare_span;
 
 void medium_init(void) {
-  for (unsigned a = 0; a < ARENA_COUNT; a++)
-    medium_arenas[a].index = a;
+  for (unsigned a = 0; a < ARENA_COUNT; a++) {
+    medium_arena *ar = &medium_arenas[a];
+    ar->index = a;
+    list_init(&ar->spans);
+    for (unsigned b = 0; b < MEDIUM_BIN_COUNT; b++)
+      list_init(&ar->bins[b]);
+  }
 }
 
 static inline void *next_block(void *p) {
@@ -29,8 +34,8 @@ static inline void *next_block(void *p) {
 static inline void *prev_block(void *p) {
   return (char *)p - medium_header_of(p)->prev_size;
 }
-static inline medium_free_links *links(void *p) {
-  return (medium_free_links *)p;
+static inline list_node *bin_link(void *p) {
+  return (list_node *)p;
 }
 
 /* Bin of a free block of `size` bytes (rounded down: blocks in it are at least that size's
@@ -51,31 +56,21 @@ static unsigned bin_for_request(size_t size) {
 
 static void bin_insert(medium_arena *a, void *p) {
   unsigned b = bin_of(medium_header_of(p)->size);
-  void *head = a->bins[b];
-  links(p)->next = head;
-  links(p)->prev = NULL;
-  if (head)
-    links(head)->prev = p;
-  a->bins[b] = p;
+  list_insert_after(&a->bins[b], bin_link(p));
   a->bin_bitmap[b >> 5] |= 1u << (b & 31u);
   a->group_bitmap |= 1u << (b >> 5);
 }
 
 static void bin_remove(medium_arena *a, void *p) {
-  medium_free_links *l = links(p);
-  if (l->prev) {
-    links(l->prev)->next = l->next;
-  } else {
-    unsigned b = bin_of(medium_header_of(p)->size);
-    a->bins[b] = l->next;
-    if (l->next == NULL) {
-      a->bin_bitmap[b >> 5] &= ~(1u << (b & 31u));
-      if (a->bin_bitmap[b >> 5] == 0)
-        a->group_bitmap &= ~(1u << (b >> 5));
-    }
+  list_node *n = bin_link(p);
+  if (n->next == n->prev) {
+    /* The bin's only block: both neighbours are the bin itself, which is now empty. */
+    unsigned b = (unsigned)(n->prev - a->bins);
+    a->bin_bitmap[b >> 5] &= ~(1u << (b & 31u));
+    if (a->bin_bitmap[b >> 5] == 0)
+      a->group_bitmap &= ~(1u << (b >> 5));
   }
-  if (l->next)
-    links(l->next)->prev = l->prev;
+  list_remove(n);
 }
 
 static void *bin_find(medium_arena *a, size_t size) {
@@ -91,7 +86,7 @@ static void *bin_find(medium_arena *a, size_t size) {
     g = bits_lowest_set(groups);
     in_group = a->bin_bitmap[g];
   }
-  return a->bins[(g << 5) + bits_lowest_set(in_group)];
+  return a->bins[(g << 5) + bits_lowest_set(in_group)].next; /* the bit says: not empty */
 }
 
 static inline uint32_t free_flags(medium_arena *a) {
@@ -101,11 +96,7 @@ static inline uint32_t free_flags(medium_arena *a) {
 static void span_link(medium_arena *a, medium_span *s) {
   s->magic = MEDIUM_SPAN_MAGIC;
   s->arena = a->index;
-  s->prev = NULL;
-  s->next = a->spans;
-  if (a->spans)
-    a->spans->prev = s;
-  a->spans = s;
+  list_insert_after(&a->spans, &s->arena_link);
   a->span_count++;
   /* One free block from offset 64 to the sentinel. */
   char *first = (char *)s + MEDIUM_SPAN_HEADER_SIZE + MEDIUM_HEADER_SIZE;
@@ -146,12 +137,7 @@ static int span_add(medium_arena *a) {
 }
 
 static void span_remove(medium_arena *a, medium_span *s) {
-  if (s->prev)
-    s->prev->next = s->next;
-  else
-    a->spans = s->next;
-  if (s->next)
-    s->next->prev = s->prev;
+  list_remove(&s->arena_link);
   a->span_count--;
   s->magic = 0;
   medium_span *old = (medium_span *)fmm_xchg_ptr(&spare_span, s);
@@ -159,21 +145,29 @@ static void span_remove(medium_arena *a, medium_span *s) {
     unmap_span(old);
 }
 
-/* Cuts `p` (free, unlinked) to `size` bytes, binning the rest when it is worth a block. */
-static void split(medium_arena *a, void *p, uint32_t size) {
+/* Cuts p's block to `size` bytes: the rest becomes a block of its own (its boundary tags
+ * written: its header, and the next block's prev_size), which is returned with its flags left
+ * to the caller. */
+static void *cut_tail(void *p, uint32_t size) {
   medium_header *h = medium_header_of(p);
   uint32_t rest = h->size - size;
-  if (rest < MEDIUM_MIN_BLOCK_SIZE)
-    return;
   h->size = size;
-  char *r = (char *)p + size;
-  medium_header *rh = medium_header_of(r);
-  rh->prev_size = size;
-  rh->size = rest;
-  rh->reserved = 0;
-  rh->flags = free_flags(a);
-  medium_header_of(r + rest)->prev_size = rest;
-  bin_insert(a, r);
+  char *tail = (char *)p + size;
+  medium_header *th = medium_header_of(tail);
+  th->prev_size = size;
+  th->size = rest;
+  th->reserved = 0;
+  medium_header_of(tail + rest)->prev_size = rest;
+  return tail;
+}
+
+/* Cuts `p` (free, unlinked) to `size` bytes, binning the rest when it is worth a block. */
+static void split(medium_arena *a, void *p, uint32_t size) {
+  if (medium_header_of(p)->size - size < MEDIUM_MIN_BLOCK_SIZE)
+    return;
+  void *tail = cut_tail(p, size);
+  medium_header_of(tail)->flags = free_flags(a);
+  bin_insert(a, tail);
 }
 
 /* Marks `p` (its header already holding its size) free, merges it with free neighbours, and
@@ -328,15 +322,9 @@ int medium_shrink_in_place(void *p, size_t new_user) {
     return h->size >= size; /* nothing worth cutting off: stays as it is */
   lock_acquire(&a->lock);
   uint32_t rest = h->size - size;
-  h->size = size;
-  char *tail = (char *)p + size;
-  medium_header *th = medium_header_of(tail);
-  th->prev_size = size;
-  th->size = rest;
-  th->reserved = 0;
-  medium_header_of(tail + rest)->prev_size = rest;
+  void *tail = cut_tail(p, size);
   a->bytes_in_use -= rest;
-  free_block(a, tail);
+  free_block(a, tail); /* merges with a free next neighbour */
   lock_release(&a->lock);
   return 1;
 }
@@ -345,10 +333,4 @@ void medium_release_spare(void) {
   medium_span *s = (medium_span *)fmm_xchg_ptr(&spare_span, NULL);
   if (s != NULL)
     unmap_span(s);
-}
-
-size_t medium_spare_bytes(void);
-size_t medium_spare_bytes(void) {
-  medium_span *s = (medium_span *)fmm_load_ptr_acquire(&spare_span);
-  return s ? MEDIUM_SPAN_SIZE : 0;
 }

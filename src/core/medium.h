@@ -7,6 +7,7 @@
 
 #include "block_header.h"
 #include "compiler.h"
+#include "list.h"
 #include "lock.h"
 #include "policy.h"
 
@@ -23,24 +24,19 @@ typedef struct medium_header {
 typedef struct medium_span {
   uint32_t magic;
   uint32_t arena;
-  struct medium_span *next;
-  struct medium_span *prev;
+  list_node arena_link; /* on its arena's spans */
   size_t size;
 } medium_span;
 FMM_STATIC_ASSERT(sizeof(medium_span) <= MEDIUM_SPAN_HEADER_SIZE, "medium span header too big");
-
-typedef struct medium_free_links {
-  void *next;
-  void *prev;
-} medium_free_links;
 
 typedef struct medium_arena {
   fmm_lock lock;
   uint32_t index;
   uint32_t group_bitmap;
   uint32_t bin_bitmap[MEDIUM_BIN_GROUPS];
-  void *bins[MEDIUM_BIN_COUNT];
-  medium_span *spans;
+  /* Free blocks, linked through a list_node at their first byte (the user pointer). */
+  list_node bins[MEDIUM_BIN_COUNT];
+  list_node spans;
   size_t span_count;
   size_t blocks_in_use; /* medium blocks handed to users (small spans not counted) */
   size_t bytes_in_use;  /* their usable bytes */

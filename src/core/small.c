@@ -23,27 +23,18 @@ void small_init(void) {
       m->arena = a;
       m->slot_size = slot;
       m->span_bytes = bytes;
+      list_init(&m->spans_with_room);
     }
   }
 }
 
-static void list_insert(small_manager *m, small_span *s) {
-  s->prev = NULL;
-  s->next = m->spans_with_room;
-  if (s->next)
-    s->next->prev = s;
-  m->spans_with_room = s;
+static void room_insert(small_manager *m, small_span *s) {
+  list_insert_after(&m->spans_with_room, &s->room_link);
   s->listed = 1;
 }
 
-static void list_remove(small_manager *m, small_span *s) {
-  if (s->prev)
-    s->prev->next = s->next;
-  else
-    m->spans_with_room = s->next;
-  if (s->next)
-    s->next->prev = s->prev;
-  s->next = s->prev = NULL;
+static void room_remove(small_span *s) {
+  list_remove(&s->room_link);
   s->listed = 0;
 }
 
@@ -63,7 +54,7 @@ static small_span *span_create(small_manager *m) {
   s->slot_size = m->slot_size;
   s->fed_end = SMALL_SPAN_HEADER_SIZE;
   m->span_count++;
-  list_insert(m, s);
+  room_insert(m, s);
   return s;
 }
 
@@ -71,7 +62,7 @@ static small_span *span_create(small_manager *m) {
  * would pin the medium span under it (168 managers can pin as many spans); the thread caches
  * already absorb alloc/free loops, and the medium arena keeps a spare span for bursts. */
 static void span_release(small_manager *m, small_span *s) {
-  list_remove(m, s);
+  room_remove(s);
   s->magic = 0;
   m->span_count--;
   medium_free(s);
@@ -85,7 +76,7 @@ static void free_into_span(small_manager *m, void *p) {
   s->blocks_in_use--;
   m->blocks_in_use--;
   if (!s->listed)
-    list_insert(m, s);
+    room_insert(m, s);
   if (s->blocks_in_use == 0)
     span_release(m, s);
 }
@@ -101,8 +92,9 @@ void small_drain_pending(small_manager *m) {
 
 /* One block from m's spans (m->lock held), FREE-flagged, or NULL when memory is exhausted. */
 static void *take_one(small_manager *m) {
-  small_span *s = m->spans_with_room;
-  if (s == NULL && (s = span_create(m)) == NULL)
+  list_node *first = list_first(&m->spans_with_room);
+  small_span *s = first ? list_entry(first, small_span, room_link) : span_create(m);
+  if (s == NULL)
     return NULL;
   void *p = s->free_list;
   if (p != NULL) {
@@ -116,7 +108,7 @@ static void *take_one(small_manager *m) {
   s->blocks_in_use++;
   m->blocks_in_use++;
   if (s->free_list == NULL && s->fed_end == SMALL_SPAN_HEADER_SIZE + s->block_count * s->slot_size)
-    list_remove(m, s);
+    room_remove(s);
   return p;
 }
 

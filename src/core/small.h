@@ -7,6 +7,7 @@
 #include "atomics.h"
 #include "block_header.h"
 #include "compiler.h"
+#include "list.h"
 #include "lock.h"
 #include "page_map.h"
 #include "policy.h"
@@ -21,8 +22,7 @@ typedef struct small_span {
   uint16_t class_index;
   uint16_t listed; /* 1 while on the manager's list of spans with room */
   small_manager *manager;
-  struct small_span *next; /* spans with room */
-  struct small_span *prev;
+  list_node room_link;    /* on the manager's spans_with_room while listed */
   void *free_list;        /* freed blocks, linked through their first word */
   uint32_t blocks_in_use; /* handed out, including those in thread caches or pending lists */
   uint32_t block_count;
@@ -40,8 +40,8 @@ struct small_manager {
   uint32_t slot_size;
   uint32_t span_bytes; /* requested size of a new span (medium user bytes) */
   uint32_t unused;
-  small_span *spans_with_room;
-  void *pending_free; /* frees that found the lock taken: a lock-free stack */
+  list_node spans_with_room; /* spans with a free or uncarved block */
+  void *pending_free;        /* frees that found the lock taken: a lock-free stack */
   size_t span_count;
   size_t blocks_in_use; /* sum of the spans' blocks_in_use */
 } FMM_ALIGNED(64);

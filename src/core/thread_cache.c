@@ -18,8 +18,8 @@ FMM_STATIC_ASSERT(SIZE_CLASS_GATE == SMALL_CLASS_COUNT,
                   "the gate bin is the one after the last class");
 
 static fmm_lock registry_lock;
-static thread_cache *live_caches;
-static thread_cache *spare_caches;
+static list_node live_caches = LIST_INIT(live_caches);
+static list_node spare_caches = LIST_INIT(spare_caches); /* of threads that ended */
 static char *carve_next, *carve_end; /* caches are carved from 64 KB OS chunks, never freed */
 static uint32_t next_arena;
 
@@ -35,9 +35,11 @@ static uint32_t bin_limit(unsigned class_index) {
 thread_cache *thread_cache_create(void) {
   heap_ensure_initialized();
   lock_acquire(&registry_lock);
-  thread_cache *tc = spare_caches;
-  if (tc != NULL) {
-    spare_caches = tc->next;
+  list_node *spare = list_first(&spare_caches);
+  thread_cache *tc = NULL;
+  if (spare != NULL) {
+    list_remove(spare);
+    tc = list_entry(spare, thread_cache, registry_link);
   } else {
     if (carve_next == NULL || (size_t)(carve_end - carve_next) < sizeof(thread_cache)) {
       carve_next = (char *)os_map(LARGE_GRANULARITY);
@@ -56,11 +58,7 @@ thread_cache *thread_cache_create(void) {
     }
     tc->arena = next_arena++ % ARENA_COUNT;
     tc->thread_id = prim_thread_id();
-    tc->prev = NULL;
-    tc->next = live_caches;
-    if (live_caches)
-      live_caches->prev = tc;
-    live_caches = tc;
+    list_insert_after(&live_caches, &tc->registry_link);
   }
   lock_release(&registry_lock);
   if (tc != NULL)
@@ -93,14 +91,8 @@ void thread_cache_on_thread_exit(void *value) {
   for (unsigned c = 0; c < SMALL_CLASS_COUNT; c++)
     thread_cache_flush_bin(tc, c, 0);
   lock_acquire(&registry_lock);
-  if (tc->prev)
-    tc->prev->next = tc->next;
-  else
-    live_caches = tc->next;
-  if (tc->next)
-    tc->next->prev = tc->prev;
-  tc->next = spare_caches;
-  spare_caches = tc;
+  list_remove(&tc->registry_link);
+  list_insert_after(&spare_caches, &tc->registry_link);
   lock_release(&registry_lock);
 }
 
@@ -108,9 +100,11 @@ void thread_cache_count(size_t per_class[SMALL_CLASS_COUNT]) {
   for (unsigned c = 0; c < SMALL_CLASS_COUNT; c++)
     per_class[c] = 0;
   lock_acquire(&registry_lock);
-  for (thread_cache *tc = live_caches; tc != NULL; tc = tc->next)
+  for (list_node *n = live_caches.next; n != &live_caches; n = n->next) {
+    thread_cache *tc = list_entry(n, thread_cache, registry_link);
     for (unsigned c = 0; c < SMALL_CLASS_COUNT; c++)
       per_class[c] += fmm_load_u32_relaxed(&tc->bins[c].count);
+  }
   lock_release(&registry_lock);
 }
 

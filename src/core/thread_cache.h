@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "list.h"
 #include "policy.h"
 
 typedef struct cache_bin {
@@ -19,8 +20,7 @@ typedef struct thread_cache {
   cache_bin bins[SMALL_CLASS_COUNT + 1];
   uint32_t arena;
   uint32_t thread_id;
-  struct thread_cache *next; /* registry of live caches, or the free list */
-  struct thread_cache *prev;
+  list_node registry_link; /* on the live caches, or the spare ones */
 } thread_cache;
 
 thread_cache *thread_cache_create(void); /* for the calling thread; NULL if TLS is unavailable */

@@ -11,8 +11,8 @@
 #include "gate.h"
 
 static fmm_lock debug_lock; /* the live list, the quarantine, their counts */
-static debug_header *live_head;
-static debug_header *quarantine_head, *quarantine_tail;
+static list_node live_blocks = LIST_INIT(live_blocks);
+static list_node quarantine = LIST_INIT(quarantine);
 static size_t quarantine_count, quarantine_bytes;
 static uint64_t allocation_counter;
 static uint32_t stack_depth_setting = DEBUG_STACK_DEPTH_DEFAULT;
@@ -135,29 +135,24 @@ static void update_blocks_bit(void) {
   heap_mode_set_bit(HEAP_MODE_DEBUG_BLOCKS, live_count + quarantine_count > 0);
 }
 
+static debug_header *header_of_link(list_node *n) {
+  return list_entry(n, debug_header, f.link);
+}
+
 static void live_link(debug_header *h) {
   live_count++;
-  h->f.prev = NULL;
-  h->f.next = live_head;
-  if (live_head)
-    live_head->f.prev = h;
-  live_head = h;
+  list_insert_after(&live_blocks, &h->f.link);
 }
 
 static void live_unlink(debug_header *h) {
   live_count--;
-  if (h->f.prev)
-    h->f.prev->f.next = h->f.next;
-  else
-    live_head = h->f.next;
-  if (h->f.next)
-    h->f.next->f.prev = h->f.prev;
+  list_remove(&h->f.link);
 }
 
 void debug_for_each_live(debug_visit_fn fn, void *context) {
   lock_acquire(&debug_lock);
-  for (debug_header *h = live_head; h != NULL; h = h->f.next)
-    fn(h, context);
+  for (list_node *n = live_blocks.next; n != &live_blocks; n = n->next)
+    fn(header_of_link(n), context);
   lock_release(&debug_lock);
 }
 
@@ -186,28 +181,23 @@ static int freed_fill_intact(const debug_header *h) {
   return 1;
 }
 
-/* Takes blocks off the quarantine while it is over its limits (debug_lock held); returns them
- * as a list through `next`, checked, for the caller to free after unlocking. */
-static debug_header *quarantine_trim(size_t max_blocks, size_t max_bytes) {
-  debug_header *out = NULL;
-  while (quarantine_head && (quarantine_count > max_blocks || quarantine_bytes > max_bytes)) {
-    debug_header *h = quarantine_head;
-    quarantine_head = h->f.next;
-    if (quarantine_head)
-      quarantine_head->f.prev = NULL;
-    else
-      quarantine_tail = NULL;
+/* Moves blocks from the quarantine onto `out` while it is over its limits (debug_lock held),
+ * for the caller to check and free after unlocking. */
+static void quarantine_trim(size_t max_blocks, size_t max_bytes, list_node *out) {
+  list_node *n;
+  while ((n = list_first(&quarantine)) != NULL &&
+         (quarantine_count > max_blocks || quarantine_bytes > max_bytes)) {
+    list_remove(n);
     quarantine_count--;
-    quarantine_bytes -= h->f.user_size;
-    h->f.next = out;
-    out = h;
+    quarantine_bytes -= header_of_link(n)->f.user_size;
+    list_insert_after(out, n);
   }
-  return out;
 }
 
-static void free_evicted(debug_header *list) {
-  while (list) {
-    debug_header *next = list->f.next;
+static void free_evicted(list_node *evicted) {
+  for (list_node *n = evicted->next, *next; n != evicted; n = next) {
+    next = n->next; /* read first: the block's memory is freed below */
+    debug_header *list = header_of_link(n);
     int header_ok = debug_checksum_ok(list);
     if (!header_ok || !debug_guard_ok(list) || !freed_fill_intact(list)) {
       /* Written after it was freed: reported, and its memory is left alone. */
@@ -218,16 +208,17 @@ static void free_evicted(debug_header *list) {
       list->flags = 0;
       fast_free_normal(outer_of(list));
     }
-    list = next;
   }
 }
 
 void debug_flush_quarantine(void) {
   lock_acquire(&debug_lock);
-  debug_header *evicted = quarantine_trim(0, 0);
+  list_node evicted;
+  list_init(&evicted);
+  quarantine_trim(0, 0, &evicted);
   update_blocks_bit();
   lock_release(&debug_lock);
-  free_evicted(evicted);
+  free_evicted(&evicted);
 }
 
 /* ---- finding a debug block from its pointer ---------------------------------------------- */
@@ -334,19 +325,15 @@ int debug_free(void *p, const void *caller) {
 
   lock_acquire(&debug_lock);
   seal(h);
-  h->f.next = NULL;
-  h->f.prev = quarantine_tail;
-  if (quarantine_tail)
-    quarantine_tail->f.next = h;
-  else
-    quarantine_head = h;
-  quarantine_tail = h;
+  list_insert_before(&quarantine, &h->f.link);
   quarantine_count++;
   quarantine_bytes += h->f.user_size;
-  debug_header *evicted = quarantine_trim(DEBUG_QUARANTINE_BLOCKS, DEBUG_QUARANTINE_BYTES);
+  list_node evicted;
+  list_init(&evicted);
+  quarantine_trim(DEBUG_QUARANTINE_BLOCKS, DEBUG_QUARANTINE_BYTES, &evicted);
   update_blocks_bit();
   lock_release(&debug_lock);
-  free_evicted(evicted);
+  free_evicted(&evicted);
   return FASTMM_OK;
 }
 
@@ -425,7 +412,8 @@ void debug_set_freed_object_handler(void (*handler)(void)) {
 int debug_scan_blocks(void) {
   int ok = 1;
   lock_acquire(&debug_lock);
-  for (debug_header *h = live_head; h != NULL; h = h->f.next) {
+  for (list_node *n = live_blocks.next; n != &live_blocks; n = n->next) {
+    debug_header *h = header_of_link(n);
     if (!debug_checksum_ok(h)) {
       /* Its fields cannot be trusted: report the block without them. */
       debug_report_event(FASTMM_EVENT_HEADER_CORRUPTED, h + 1, NULL, NULL);
@@ -435,7 +423,8 @@ int debug_scan_blocks(void) {
       ok = 0;
     }
   }
-  for (debug_header *h = quarantine_head; h != NULL; h = h->f.next) {
+  for (list_node *n = quarantine.next; n != &quarantine; n = n->next) {
+    debug_header *h = header_of_link(n);
     int header_ok = debug_checksum_ok(h);
     if (!header_ok || !debug_guard_ok(h) || !freed_fill_intact(h)) {
       debug_report_event(FASTMM_EVENT_WRITE_AFTER_FREE, h + 1, header_ok ? h : NULL, NULL);

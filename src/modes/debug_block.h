@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "core/compiler.h"
+#include "core/list.h"
 #include "core/mode_hooks.h" /* debug_free, debug_realloc, debug_usable: the core calls them */
 
 #define DEBUG_HEADER_SIZE 96u
@@ -32,8 +33,7 @@
 #define DEBUG_QUARANTINE_BYTES (8u * 1024u * 1024u)
 
 typedef struct debug_fields {
-  struct debug_header *next; /* live blocks, or the quarantine (oldest first) */
-  struct debug_header *prev;
+  list_node link; /* on the live blocks, or the quarantine (oldest first) */
   uint64_t allocation_number;
   uint64_t allocation_time_ns;
   size_t user_size;
