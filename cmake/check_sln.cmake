@@ -6,9 +6,14 @@
 #  - ClCompile items == FASTMM_CORE_SOURCES + FASTMM_WINDOWS_SOURCES, none excluded from a build;
 #  - CustomBuild items (NASM) == FASTMM_WIN32_MSVC_ASM + FASTMM_WIN32_ASM_SOURCES +
 #    FASTMM_WIN64_ASM_SOURCES, each built only on its platform (Win32 / x64);
-#  - every ModuleDefinitionFile is FASTMM_DEF_FILE, one per configuration and platform;
+#  - no ModuleDefinitionFile: the exports are include/fastmm.h's FASTMM_API declarations, so
+#    every configuration defines FASTMM_BUILDING_LIBRARY, and so does the NASM command of each
+#    fast path (its export directive);
+#  - every configuration makes layout.inc before the NASM files (a PreBuildEvent that builds
+#    src/asm/layout.c as a program and writes $(IntDir)layout.inc), and the fast paths' NASM
+#    commands look in $(IntDir) for it;
 #  - FASTMM_DELPHI_THUNKS=1 is defined on Win32 only; TargetName is fastmmc32 / fastmmc64;
-#  - the .filters file (if any) lists the same ClCompile and CustomBuild items;
+#  - the .filters file lists the same ClCompile and CustomBuild items;
 #  - the .sln names the project with the vcxproj's GUID;
 #  - every file named exists.
 cmake_minimum_required(VERSION 3.25)
@@ -163,6 +168,14 @@ foreach(f IN LISTS cb_PATHS)
   if(NOT body MATCHES "<Command[^>]*>[^<]*[Nn]asm")
     problem("${f}: its CustomBuild has no nasm command")
   endif()
+  if(NOT f STREQUAL FASTMM_WIN32_MSVC_ASM)
+    if(NOT body MATCHES "<Command[^>]*>[^<]*-DFASTMM_BUILDING_LIBRARY")
+      problem("${f}: its nasm command does not define FASTMM_BUILDING_LIBRARY (the export of fastmm_reallocmem)")
+    endif()
+    if(NOT body MATCHES "<Command[^>]*>[^<]*-I\"\\$\\(IntDir\\)")
+      problem("${f}: its nasm command does not look in $(IntDir) for layout.inc")
+    endif()
+  endif()
 endforeach()
 
 # ---- Configurations --------------------------------------------------------------------------
@@ -177,18 +190,9 @@ endforeach()
 compare_sets("configurations (ItemDefinitionGroup)" ${P} "the four Debug/Release x Win32/x64" "${configs}" "${seen_configs}")
 string(APPEND problems "${compare_out}")
 
-string(REGEX MATCHALL "<ModuleDefinitionFile>[^<]*</ModuleDefinitionFile>" defs "${proj}")
-list(LENGTH defs n_defs)
-if(NOT n_defs EQUAL 4)
-  problem("ModuleDefinitionFile appears ${n_defs} times; expected once per configuration (4)")
+if(proj MATCHES "<ModuleDefinitionFile>")
+  problem("a ModuleDefinitionFile: the exports are the FASTMM_API declarations of include/fastmm.h")
 endif()
-foreach(d IN LISTS defs)
-  string(REGEX REPLACE "</?ModuleDefinitionFile>" "" d "${d}")
-  repo_relative(d "${d}")
-  if(NOT d STREQUAL FASTMM_DEF_FILE)
-    problem("ModuleDefinitionFile ${d} is not ${FASTMM_DEF_FILE}")
-  endif()
-endforeach()
 
 # The ItemDefinitionGroup of each configuration: what lies between its head and its end.
 foreach(c IN LISTS configs)
@@ -200,6 +204,14 @@ foreach(c IN LISTS configs)
   string(FIND "${group}" "</ItemDefinitionGroup>" end)
   string(SUBSTRING "${group}" 0 ${end} group)
   string(REGEX MATCH "<PreprocessorDefinitions>[^<]*</PreprocessorDefinitions>" defines "${group}")
+  if(NOT defines MATCHES "FASTMM_BUILDING_LIBRARY")
+    problem("${c}: FASTMM_BUILDING_LIBRARY is not among the PreprocessorDefinitions (no export would be made)")
+  endif()
+  string(REGEX MATCH "<PreBuildEvent>.*</PreBuildEvent>" prebuild "${group}")
+  if(NOT prebuild MATCHES "src\\\\asm\\\\layout\\.c" OR NOT prebuild MATCHES "FASTMM_ASM_LAYOUT_PROGRAM"
+     OR NOT prebuild MATCHES "\\$\\(IntDir\\)layout\\.inc")
+    problem("${c}: no PreBuildEvent that builds src\\asm\\layout.c (FASTMM_ASM_LAYOUT_PROGRAM) into $(IntDir)layout.inc")
+  endif()
   if(c MATCHES "Win32$" AND NOT defines MATCHES "FASTMM_DELPHI_THUNKS=1")
     problem("${c}: FASTMM_DELPHI_THUNKS=1 is not among the PreprocessorDefinitions")
   elseif(c MATCHES "x64$" AND defines MATCHES "FASTMM_DELPHI_THUNKS")
@@ -235,12 +247,14 @@ foreach(f IN LISTS cl_PATHS cb_PATHS)
     problem("${f} (named by the project) does not exist")
   endif()
 endforeach()
-if(NOT EXISTS "${REPO}/${FASTMM_DEF_FILE}")
-  problem("${FASTMM_DEF_FILE} (the module definition file) does not exist")
+if(NOT EXISTS "${REPO}/src/asm/layout.c")
+  problem("src/asm/layout.c (the PreBuildEvent's source) does not exist")
 endif()
 
 # ---- Filters ---------------------------------------------------------------------------------
-if(EXISTS "${filters}")
+if(NOT EXISTS "${filters}")
+  problem("${P}.filters is missing")
+else()
   file(READ "${filters}" filt)
   msbuild_items(fcl "${filt}" ClCompile)
   compare_sets("ClCompile" "${P}.filters" ${P} "${cl_PATHS}" "${fcl_PATHS}")
@@ -276,4 +290,4 @@ if(problems)
 endif()
 list(LENGTH cl_PATHS n_c)
 list(LENGTH cb_PATHS n_asm)
-message(STATUS "sln_matches_cmake: ${n_c} C files, ${n_asm} assembly files, ${FASTMM_DEF_FILE}: the project matches")
+message(STATUS "sln_matches_cmake: ${n_c} C files, ${n_asm} assembly files, exports and layout.inc: the project matches")

@@ -38,9 +38,6 @@ set(FASTMM_POSIX_SOURCES
   src/prim/prim_posix.c
 )
 
-# Exports of fastmmc32.dll / fastmmc64.dll (MinGW and MSVC alike).
-set(FASTMM_DEF_FILE src/api/fastmm.def)
-
 # Delphi `register`-convention thunks for the Win32 DLL, in NASM syntax. Only MSVC builds use
 # them (MSVC has no regparm); MinGW builds get the same convention from
 # __attribute__((regparm(3))). The MinGW Win32 build assembles this file into an object that
@@ -48,7 +45,7 @@ set(FASTMM_DEF_FILE src/api/fastmm.def)
 set(FASTMM_WIN32_MSVC_ASM src/win32/delphi_register_thunks.asm)
 
 # Assembly fast paths linked into the DLLs (NASM syntax): ReallocMem's in-place small-block
-# path. They include src/asm/layout.inc, generated from the C headers (cmake/asm_layout.cmake).
+# path. They include layout.inc, which the build makes from the C headers (src/asm/layout.c).
 # Builds with FASTMM_PURE_C=ON leave them out. Files listed here belong in the Visual Studio
 # project too (Win32-only or x64-only items), which check_sln.cmake checks.
 set(FASTMM_WIN32_ASM_SOURCES src/win32/realloc_fast.asm)

@@ -13,13 +13,14 @@ if(NOT WIN32 OR MSVC OR NOT TARGET fastmmc)
 endif()
 
 # ---- borlndmm.dll ------------------------------------------------------------------------
-# The same C sources as fastmmc (and its NASM fast paths, if any), without its .def file: one
-# self-contained DLL, so a ShareMem program ships borlndmm.dll alone.
+# The same C sources as fastmmc (and its NASM fast paths, if any): one self-contained DLL, so a
+# ShareMem program ships borlndmm.dll alone. It exports only borlndmm.def's names: the
+# fastmm_* exports are fastmmc's alone (FASTMM_BUILDING_LIBRARY is fastmmc's DEFINE_SYMBOL).
 get_target_property(fastmmc_sources fastmmc SOURCES)
-list(FILTER fastmmc_sources EXCLUDE REGEX "\\.[Dd][Ee][Ff]$")
 add_library(borlndmm SHARED ${fastmmc_sources} ${PROJECT_SOURCE_DIR}/src/api/borlndmm.c
                             ${PROJECT_SOURCE_DIR}/src/api/borlndmm.def)
 target_include_directories(borlndmm PRIVATE $<TARGET_PROPERTY:fastmmc,INCLUDE_DIRECTORIES>)
+add_dependencies(borlndmm fastmm_asm_layout) # the NASM fast paths include layout.inc
 target_compile_definitions(borlndmm PRIVATE $<TARGET_PROPERTY:fastmmc,COMPILE_DEFINITIONS>)
 set_target_properties(borlndmm PROPERTIES OUTPUT_NAME borlndmm PREFIX "")
 target_link_options(borlndmm PRIVATE -static-libgcc)

@@ -19,6 +19,23 @@ extern "C" {
 #define FASTMM_CDECL
 #endif
 
+/* FASTMM_API marks what the library exports: exactly the functions declared with it here. The
+ * build defines FASTMM_BUILDING_LIBRARY for the library's own sources: the DLL then exports them
+ * (dllexport; cdecl names are undecorated on Win32 too), and the shared library, built with
+ * hidden visibility, makes them its only visible symbols. A program that uses the library sees
+ * plain declarations. */
+#if defined(_WIN32)
+#if defined(FASTMM_BUILDING_LIBRARY)
+#define FASTMM_API __declspec(dllexport)
+#else
+#define FASTMM_API
+#endif
+#elif defined(__GNUC__)
+#define FASTMM_API __attribute__((visibility("default")))
+#else
+#define FASTMM_API
+#endif
+
 #define FASTMM_VERSION_STRING "0.1.0"
 
 /* Result of fastmm_freemem(). */
@@ -27,37 +44,37 @@ extern "C" {
 
 /* Allocates `size` bytes, 16-byte aligned. size 0 gives a unique minimal block. Returns NULL
  * when the memory cannot be had or the size is beyond what the address space could hold. */
-void *FASTMM_CDECL fastmm_getmem(size_t size);
+FASTMM_API void *FASTMM_CDECL fastmm_getmem(size_t size);
 
 /* Frees a block. NULL is accepted and does nothing (FASTMM_OK). A pointer that is not a live
  * block of this manager (freed, double-freed, interior, foreign) is refused with
  * FASTMM_ERROR_INVALID_POINTER and the heap is left as it was. */
-int FASTMM_CDECL fastmm_freemem(void *p);
+FASTMM_API int FASTMM_CDECL fastmm_freemem(void *p);
 
 /* Resizes a block with FastMM's policy (see src/policy.h): it often stays in place.
  * p == NULL: like fastmm_getmem(size). size == 0: frees p and returns NULL (Delphi's meaning).
  * On failure returns NULL and the old block is left intact and still owned by the caller. */
-void *FASTMM_CDECL fastmm_reallocmem(void *p, size_t size);
+FASTMM_API void *FASTMM_CDECL fastmm_reallocmem(void *p, size_t size);
 
 /* Like fastmm_getmem, with the block zeroed. */
-void *FASTMM_CDECL fastmm_allocmem(size_t size);
+FASTMM_API void *FASTMM_CDECL fastmm_allocmem(size_t size);
 
 /* Bytes the caller may use in a live block (at least what was asked for); 0 for NULL or a
  * pointer that is not a live block of this manager. */
-size_t FASTMM_CDECL fastmm_usable_size(const void *p);
+FASTMM_API size_t FASTMM_CDECL fastmm_usable_size(const void *p);
 
 /* 1 if p is the start of a live block of this manager, else 0. It checks the block header and
  * the span the header names, not every address in the process: see README "Bad input". */
-int FASTMM_CDECL fastmm_owns_block(const void *p);
+FASTMM_API int FASTMM_CDECL fastmm_owns_block(const void *p);
 
 /* 1 if p lies in memory this manager maps for blocks (live or not): a pointer for which this
  * is 0 is certainly another allocator's. */
-int FASTMM_CDECL fastmm_heap_contains(const void *p);
+FASTMM_API int FASTMM_CDECL fastmm_heap_contains(const void *p);
 
 /* Expected leaks (FastMM's RegisterExpectedMemoryLeak): returns 1 on success, 0 when p is not
  * a live block, is already registered (register) or was not registered (unregister). */
-int FASTMM_CDECL fastmm_register_expected_leak(void *p);
-int FASTMM_CDECL fastmm_unregister_expected_leak(void *p);
+FASTMM_API int FASTMM_CDECL fastmm_register_expected_leak(void *p);
+FASTMM_API int FASTMM_CDECL fastmm_unregister_expected_leak(void *p);
 
 /* What the manager holds. All byte figures are in bytes; "usable" is what callers may use. */
 typedef struct fastmm_kind_usage {
@@ -78,35 +95,35 @@ typedef struct fastmm_state {
   size_t small_class_count;    /* number of small size classes */
 } fastmm_state;
 
-void FASTMM_CDECL fastmm_get_state(fastmm_state *state);
+FASTMM_API void FASTMM_CDECL fastmm_get_state(fastmm_state *state);
 
 /* Per small size class (as for FastMM_GetMemoryManagerState): fills out[i] for
  * i < min(count, class count) with the class's live blocks (thread-cached ones are free),
  * their usable bytes and the bytes of its spans; returns the number of classes. */
-size_t FASTMM_CDECL fastmm_get_small_class_usage(fastmm_kind_usage *out, size_t count);
+FASTMM_API size_t FASTMM_CDECL fastmm_get_small_class_usage(fastmm_kind_usage *out, size_t count);
 
 /* Walks every span and block and checks the headers, boundary tags, free lists and bins.
  * Returns 0 when the heap is consistent, else a non-zero code naming the first fault found
  * (see src/heap_check.c). Takes every lock: a diagnostic, not for hot paths. */
-int FASTMM_CDECL fastmm_check_heap(void);
+FASTMM_API int FASTMM_CDECL fastmm_check_heap(void);
 
 /* Returns the calling thread's cached free small blocks to the shared arenas. Threads do this
  * by themselves when they end; call it to make statistics exact or before a long sleep. */
-void FASTMM_CDECL fastmm_flush_thread_cache(void);
+FASTMM_API void FASTMM_CDECL fastmm_flush_thread_cache(void);
 
 /* A limit on the memory the manager maps from the OS (FastMM's memory usage limit), in bytes;
  * 0 means none (the default). Allocations that would need more fail as when the OS has no
  * memory left: GetMem returns NULL, ReallocMem returns NULL and leaves the block intact. A limit
  * below what is mapped already only stops further mapping. */
-void FASTMM_CDECL fastmm_set_memory_usage_limit(size_t max_bytes);
-size_t FASTMM_CDECL fastmm_get_memory_usage_limit(void);
+FASTMM_API void FASTMM_CDECL fastmm_set_memory_usage_limit(size_t max_bytes);
+FASTMM_API size_t FASTMM_CDECL fastmm_get_memory_usage_limit(void);
 
 /* Returns spare spans kept for reuse to the OS. */
-void FASTMM_CDECL fastmm_release_free_memory(void);
+FASTMM_API void FASTMM_CDECL fastmm_release_free_memory(void);
 
 /* Small size classes, for tools and tests: slot size (header included) of class i, or 0
  * when i is out of range. The usable size of a small block is its slot size minus 4. */
-size_t FASTMM_CDECL fastmm_small_class_slot_size(size_t class_index);
+FASTMM_API size_t FASTMM_CDECL fastmm_small_class_slot_size(size_t class_index);
 
 /* ---- Debug mode ------------------------------------------------------------------------
  * While debug mode is on, GetMem hands out debug blocks: a checksummed header before the data
@@ -117,33 +134,34 @@ size_t FASTMM_CDECL fastmm_small_class_slot_size(size_t class_index);
  * freed correctly in either mode. Errors and leaks go to the event log,
  * <program>_MemoryManager_EventLog.txt beside the program. FASTMMC_DEBUG_MODE=1 in the
  * environment starts a program in debug mode; FASTMMC_STACK_DEPTH sets the trace depth. */
-int FASTMM_CDECL fastmm_enter_debug_mode(void);  /* nesting counter +1; returns 1 */
-int FASTMM_CDECL fastmm_exit_debug_mode(void);   /* nesting counter -1; returns 1 */
-int FASTMM_CDECL fastmm_debug_mode_active(void); /* 1 while the counter is above zero */
+FASTMM_API int FASTMM_CDECL fastmm_enter_debug_mode(void);  /* nesting counter +1; returns 1 */
+FASTMM_API int FASTMM_CDECL fastmm_exit_debug_mode(void);   /* nesting counter -1; returns 1 */
+FASTMM_API int FASTMM_CDECL fastmm_debug_mode_active(void); /* 1 while the counter is above zero */
 /* Checks every live and quarantined debug block; 1 when all are intact, else 0 (and each fault
  * is reported). */
-int FASTMM_CDECL fastmm_scan_debug_blocks_for_corruption(void);
-void FASTMM_CDECL fastmm_set_scan_before_every_operation(int on);
-void FASTMM_CDECL fastmm_set_debug_mode_stack_trace_entry_count(size_t count); /* max 62 */
-size_t FASTMM_CDECL fastmm_get_debug_mode_stack_trace_entry_count(void);
+FASTMM_API int FASTMM_CDECL fastmm_scan_debug_blocks_for_corruption(void);
+FASTMM_API void FASTMM_CDECL fastmm_set_scan_before_every_operation(int on);
+FASTMM_API void FASTMM_CDECL
+fastmm_set_debug_mode_stack_trace_entry_count(size_t count); /* max 62 */
+FASTMM_API size_t FASTMM_CDECL fastmm_get_debug_mode_stack_trace_entry_count(void);
 /* Outside debug mode too: fill freed blocks with 0x80 / new blocks with 0x90 (nesting). */
-void FASTMM_CDECL fastmm_begin_erase_freed_block_content(void);
-void FASTMM_CDECL fastmm_end_erase_freed_block_content(void);
-int FASTMM_CDECL fastmm_erase_freed_block_content_active(void);
-void FASTMM_CDECL fastmm_begin_erase_allocated_block_content(void);
-void FASTMM_CDECL fastmm_end_erase_allocated_block_content(void);
-int FASTMM_CDECL fastmm_erase_allocated_block_content_active(void);
+FASTMM_API void FASTMM_CDECL fastmm_begin_erase_freed_block_content(void);
+FASTMM_API void FASTMM_CDECL fastmm_end_erase_freed_block_content(void);
+FASTMM_API int FASTMM_CDECL fastmm_erase_freed_block_content_active(void);
+FASTMM_API void FASTMM_CDECL fastmm_begin_erase_allocated_block_content(void);
+FASTMM_API void FASTMM_CDECL fastmm_end_erase_allocated_block_content(void);
+FASTMM_API int FASTMM_CDECL fastmm_erase_allocated_block_content_active(void);
 /* The event log's path (empty or NULL: the default beside the program), and whether events
  * also go to OutputDebugString (standard error natively). */
-void FASTMM_CDECL fastmm_set_event_log_filename(const char *path);
-const char *FASTMM_CDECL fastmm_get_event_log_filename(void);
-void FASTMM_CDECL fastmm_set_output_debug_string_events(int on);
+FASTMM_API void FASTMM_CDECL fastmm_set_event_log_filename(const char *path);
+FASTMM_API const char *FASTMM_CDECL fastmm_get_event_log_filename(void);
+FASTMM_API void FASTMM_CDECL fastmm_set_output_debug_string_events(int on);
 /* Writes the leak report of live debug blocks not registered as expected leaks; returns how
  * many there were. It runs by itself when the process ends if debug mode was ever on. */
-size_t FASTMM_CDECL fastmm_report_leaks(void);
+FASTMM_API size_t FASTMM_CDECL fastmm_report_leaks(void);
 /* Called (if set) when a virtual method is called on a freed object, before the manager ends
  * the call with an exception (Windows) or abort (natively); a handler may leave by longjmp. */
-void FASTMM_CDECL fastmm_set_freed_object_call_handler(void (*handler)(void));
+FASTMM_API void FASTMM_CDECL fastmm_set_freed_object_call_handler(void (*handler)(void));
 
 /* What debug mode found: fastmm_debug_event.kind and fastmm_get_debug_event_count's argument. */
 typedef enum fastmm_event_kind {
@@ -171,8 +189,8 @@ typedef struct fastmm_debug_event {
   void *free_frames[FASTMM_DEBUG_EVENT_FRAMES];
 } fastmm_debug_event;
 
-size_t FASTMM_CDECL fastmm_get_debug_event_count(int kind); /* events of a kind so far */
-void FASTMM_CDECL fastmm_get_last_debug_event(fastmm_debug_event *event);
+FASTMM_API size_t FASTMM_CDECL fastmm_get_debug_event_count(int kind); /* events of a kind so far */
+FASTMM_API void FASTMM_CDECL fastmm_get_last_debug_event(fastmm_debug_event *event);
 
 /* The record Delphi's SetMemoryManager takes (System.TMemoryManagerEx): six entry points in
  * this order. On Win32 they use Delphi's `register` convention (EAX, EDX), on Win64 the one
@@ -193,9 +211,9 @@ typedef struct fastmm_memory_manager_ex {
   uint8_t(FASTMM_DELPHI_CALL *unregister_expected_memory_leak)(void *p); /* Boolean in AL */
 } fastmm_memory_manager_ex;
 
-void FASTMM_CDECL fastmm_get_memory_manager(fastmm_memory_manager_ex *mm);
+FASTMM_API void FASTMM_CDECL fastmm_get_memory_manager(fastmm_memory_manager_ex *mm);
 /* The same, after entering debug mode (fastmm_enter_debug_mode). */
-void FASTMM_CDECL fastmm_get_memory_manager_debug(fastmm_memory_manager_ex *mm);
+FASTMM_API void FASTMM_CDECL fastmm_get_memory_manager_debug(fastmm_memory_manager_ex *mm);
 
 #ifdef __cplusplus
 }

@@ -1,7 +1,8 @@
 /* FMM_HIDDEN marks a global the fast paths read: in the POSIX shared library it then binds
  * inside the library, so the code addresses it directly instead of loading its address from
- * the GOT first (one instruction and one load fewer per use). Windows DLLs address their own
- * data directly anyway. */
+ * the GOT first (one instruction and one load fewer per use). The library is built with hidden
+ * visibility, but that covers definitions only: the fast paths see these globals through extern
+ * declarations, which need the attribute. Windows DLLs address their own data directly anyway. */
 #ifndef FASTMM_LINKAGE_H
 #define FASTMM_LINKAGE_H
 

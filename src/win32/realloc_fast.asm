@@ -5,7 +5,7 @@
 ; Each returns the same pointer when the block is an in-use small block and the new size keeps
 ; it in place under FastMM's policy (1 <= new <= usable and new*4 + 64 >= usable, compared
 ; unsigned so a negative size is a huge one). Every other case goes to the C code in
-; src/realloc.c with its arguments untouched: the cdecl entry tail-jumps to heap_realloc_slow
+; src/core/realloc.c with its arguments untouched: the cdecl entry tail-jumps to heap_realloc_slow
 ; with the stack as it found it; the register entry tail-jumps to heap_realloc_slow_register
 ; (GCC's regparm(3), the same convention) with EAX and EDX as they came. Only EAX, ECX, EDX
 ; are used (the register entry keeps EAX and EDX and works in ECX alone); no frame, no pushes.
@@ -15,7 +15,8 @@
 ; The page map is checked before the header word is read (32-bit builds have one static
 ; second-level table, so it is one indexed load), as the C path does. The table read is its
 ; fast copy, page_map_fast_l2, which holds no region while a debug or erase mode is on
-; (src/heap_mode.h): every pointer then takes the slow path.
+; (src/core/mode_hooks.h): every pointer then takes the slow path. layout.inc is made by the
+; build from the C headers (src/asm/layout.c).
 
 %include "layout.inc"
 %include "layout_assumptions.inc"
@@ -88,4 +89,11 @@ _fastmm_delphi_realloc_mem:
   ret
 %else
   jmp _heap_realloc_slow_register
+%endif
+
+%ifdef FASTMM_BUILDING_LIBRARY
+; Exported from the DLL like the C functions marked FASTMM_API (include/fastmm.h): the same
+; linker directive GCC writes for __declspec(dllexport) (undecorated, as for cdecl C).
+section .drectve info
+  db ' -export:"fastmm_reallocmem"'
 %endif

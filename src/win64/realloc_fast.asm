@@ -4,16 +4,17 @@
 ; It returns the same pointer when the block is an in-use small block and the new size keeps
 ; it in place under FastMM's policy (1 <= new <= usable and new*4 + 64 >= usable, compared
 ; unsigned so a negative size is a huge one). Every other case tail-jumps to the C code,
-; heap_realloc_slow in src/realloc.c, with RCX and RDX untouched: no frame, no pushes, only
+; heap_realloc_slow in src/core/realloc.c, with RCX and RDX untouched: no frame, no pushes, only
 ; volatile registers (RAX, R8-R10), and XMM registers are never touched.
 ;
 ; Before the header word is read, the page map must say that its 64 KB region is part of a
 ; medium span (where all small blocks live), so a foreign or NULL pointer cannot fault here
 ; and a word inside a large block is not taken for a small header: as the C path (alloc_fast.h).
 ; The map read is its fast copy, page_map_fast_l1, which is empty while a debug or erase mode
-; is on (src/heap_mode.h): every pointer then takes the slow path, at no cost to this one.
+; is on (src/core/mode_hooks.h): every pointer then takes the slow path, at no cost to this one.
 ; Cache lines touched: the page map's two entries (hot), the header word. The pure-C build
-; compiles fast_realloc in alloc_fast.h instead of this file.
+; compiles fast_realloc in src/core/alloc_fast.h instead of this file. layout.inc is made by
+; the build from the C headers (src/asm/layout.c).
 
 %include "layout.inc"
 %include "layout_assumptions.inc"
@@ -69,6 +70,13 @@ fastmm_reallocmem:
 
 %if REALLOC_SMALL_DOWNSIZE_SHIFT != 2
   %error "the downsize test multiplies by 4 in one lea"
+%endif
+
+%ifdef FASTMM_BUILDING_LIBRARY
+; Exported from the DLL like the C functions marked FASTMM_API (include/fastmm.h): the same
+; linker directive GCC writes for __declspec(dllexport).
+section .drectve info
+  db ' -export:"fastmm_reallocmem"'
 %endif
 
 %ifidn __OUTPUT_FORMAT__, elf64

@@ -1,0 +1,54 @@
+/* The numbers the assembly fast paths (src/win32/, src/win64/) assemble against, by name: the
+ * block header contract (core/block_header.h), the page map's shape (core/page_map.h) and the
+ * in-place rule of ReallocMem (core/policy.h). The build computes each with the C compiler
+ * (layout.c) into layout.inc, and tests/test_asm_layout.c checks that file against this list,
+ * so the assembly cannot assemble against a number the C code no longer uses. A name the
+ * assembly needs is added here. */
+#ifndef FASTMM_ASM_LAYOUT_VALUES_H
+#define FASTMM_ASM_LAYOUT_VALUES_H
+
+#include "core/block_header.h"
+#include "core/page_map.h"
+#include "core/policy.h"
+
+// clang-format off
+#define ASM_LAYOUT_VALUES(X) \
+  X(BLOCK_HEADER_SIZE) \
+  X(BLOCK_ALIGNMENT) \
+  X(BLOCK_FLAG_FREE) \
+  X(BLOCK_FLAG_SMALL) \
+  X(BLOCK_FLAG_MEDIUM) \
+  X(BLOCK_FLAG_LARGE) \
+  X(BLOCK_FLAG_DEBUG) \
+  X(BLOCK_KIND_MASK) \
+  X(SMALL_CLASS_SHIFT) \
+  X(SMALL_CLASS_MASK) \
+  X(SMALL_SLOT_SHIFT) \
+  X(SMALL_SLOT_MASK) \
+  X(SMALL_SLOT_UNIT) \
+  X(SMALL_SPAN_OFFSET_SHIFT) \
+  X(SMALL_SPAN_OFFSET_UNIT) \
+  X(SMALL_MAX_USER) \
+  X(MEDIUM_HEADER_SIZE) \
+  X(MEDIUM_FLAG_SMALL_SPAN) \
+  X(MEDIUM_FLAG_SENTINEL) \
+  X(MEDIUM_ARENA_SHIFT) \
+  X(MEDIUM_ARENA_MASK) \
+  X(LARGE_HEADER_SIZE) \
+  X(PAGE_MAP_REGION_SHIFT) \
+  X(PAGE_MAP_L2_BITS) \
+  X(PAGE_MAP_ADDRESS_BITS_64) \
+  X(PAGE_MAP_ADDRESS_BITS_32) \
+  X(REGION_NOT_OURS) \
+  X(REGION_MEDIUM_SPAN) \
+  X(REGION_LARGE_START) \
+  X(REGION_LARGE_REST) \
+  X(REALLOC_SMALL_DOWNSIZE_SHIFT) \
+  X(REALLOC_SMALL_DOWNSIZE_ADDER)
+// clang-format on
+
+#define ASM_LAYOUT_ONE(name) +1
+/* How many values the list holds. */
+enum { ASM_LAYOUT_COUNT = 0 ASM_LAYOUT_VALUES(ASM_LAYOUT_ONE) };
+
+#endif
