@@ -51,7 +51,7 @@ FASTMM_API void *FASTMM_CDECL fastmm_getmem(size_t size);
  * FASTMM_ERROR_INVALID_POINTER and the heap is left as it was. */
 FASTMM_API int FASTMM_CDECL fastmm_freemem(void *p);
 
-/* Resizes a block with FastMM's policy (see src/policy.h): it often stays in place.
+/* Resizes a block with FastMM's policy (see src/core/policy.h): it often stays in place.
  * p == NULL: like fastmm_getmem(size). size == 0: frees p and returns NULL (Delphi's meaning).
  * On failure returns NULL and the old block is left intact and still owned by the caller. */
 FASTMM_API void *FASTMM_CDECL fastmm_reallocmem(void *p, size_t size);
@@ -104,7 +104,7 @@ FASTMM_API size_t FASTMM_CDECL fastmm_get_small_class_usage(fastmm_kind_usage *o
 
 /* Walks every span and block and checks the headers, boundary tags, free lists and bins.
  * Returns 0 when the heap is consistent, else a non-zero code naming the first fault found
- * (see src/heap_check.c). Takes every lock: a diagnostic, not for hot paths. */
+ * (see src/core/heap_check.c). Takes every lock: a diagnostic, not for hot paths. */
 FASTMM_API int FASTMM_CDECL fastmm_check_heap(void);
 
 /* Returns the calling thread's cached free small blocks to the shared arenas. Threads do this

@@ -1,6 +1,6 @@
-/* The header-word contract of src/block_header.h: the numeric values against the documented
+/* The header-word contract of src/core/block_header.h: the numeric values against the documented
  * layout, and real blocks of every kind against the values. (The assembly fast paths assemble
- * against the same numbers; a later check makes their include agree with this one.) */
+ * against the same numbers through the build's layout.inc: tests/test_asm_layout.c.) */
 #include "test_blocks.h"
 
 /* A mask of `bits` bits starting at `shift`. */

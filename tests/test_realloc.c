@@ -1,4 +1,4 @@
-/* fastmm_reallocmem against the whole ReallocMem policy of src/policy.h:
+/* fastmm_reallocmem against the whole ReallocMem policy of src/core/policy.h:
  *   small:  downsize in place iff new*4 + 64 >= old usable, else move to the right class;
  *           upsize moves to a block of max(2*old usable + 32, new), copying the old usable bytes
  *   medium: nothing moves unless new < old usable / 2; upsize grows into a free next neighbour

@@ -30,8 +30,9 @@
  * Large blocks (LARGE set): a 64-byte header before the user pointer (struct large_header in
  *   large.h); the header word is its last field. User pointers of large blocks are 64-aligned.
  *
- * The values below are the ones src/win32/ and src/win64/ assemble against; a test checks
- * that the two agree (tests/test_header_contract.c). */
+ * The values below are the ones src/win32/ and src/win64/ assemble against (through the
+ * build's layout.inc, which tests/test_asm_layout.c checks); tests/test_header_contract.c
+ * checks the layout itself. */
 #ifndef FASTMM_BLOCK_HEADER_H
 #define FASTMM_BLOCK_HEADER_H
 

@@ -42,13 +42,15 @@ void mode_gate_page_map_changed(uintptr_t first_region, uintptr_t count) {
       l1_low = i1;
     if (i1 >= l1_high)
       l1_high = i1 + 1;
-    if (page_map_gate_open)
+    /* Written only when it changes (a new second-level table): the fast paths read the entry
+     * without a lock, and rewriting the same value would race with them for nothing. */
+    if (page_map_gate_open && page_map_fast_l1[i1] != page_map_l1[i1])
       page_map_fast_l1[i1] = page_map_l1[i1];
   }
 #endif
 }
 
-static void page_map_gate_switch(int open) {
+static void page_map_set_gate(int open) {
   page_map_lock_writers();
   page_map_gate_open = open;
 #if PAGE_MAP_L1_BITS == 0
@@ -61,7 +63,7 @@ static void page_map_gate_switch(int open) {
   page_map_unlock_writers();
 }
 
-static void size_class_gate_switch(int open) {
+static void size_class_set_gate(int open) {
   for (size_t i = 0; i < sizeof size_class_lookup; i++)
     size_class_fast_lookup[i] = open ? size_class_lookup[i] : (uint8_t)SIZE_CLASS_GATE;
 }
@@ -73,8 +75,8 @@ void heap_mode_set_bit(uint32_t bit, int on) {
   /* The word first, then the tables: a thread that finds a table closed finds the mode. */
   fmm_store_u32_relaxed(&heap_mode_word, next);
   if ((mode == 0) != (next == 0)) {
-    size_class_gate_switch(next == 0);
-    page_map_gate_switch(next == 0);
+    size_class_set_gate(next == 0);
+    page_map_set_gate(next == 0);
   }
   lock_release(&mode_lock);
 }

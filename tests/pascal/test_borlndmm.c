@@ -1,4 +1,4 @@
-/* borlndmm.dll, the drop-in for Delphi's ShareMem (src/borlndmm.c): loaded by name as ShareMem
+/* borlndmm.dll, the drop-in for Delphi's ShareMem (src/api/borlndmm.c): loaded by name as ShareMem
  * loads it, its export table holds exactly the names ShareMem imports, and each export is
  * called with Delphi's convention and checked:
  *   - the memory manager entries allocate, resize, zero, free, refuse bad pointers and

@@ -1,5 +1,5 @@
 { ReallocMem from Pascal, through FastMMC's adapter of Free Pascal's ReAllocMem (var p): data is
-  kept, and FastMM's policy (src/policy.h) holds at its boundaries. Sizes come from the DLL
+  kept, and FastMM's policy (src/core/policy.h) holds at its boundaries. Sizes come from the DLL
   (MemSize = the usable size), so the test follows the size classes wherever they are.
 
     small:  stays while new <= usable and new*4 + 64 >= usable; an upsize gets >= 2*usable + 32
