@@ -1,7 +1,7 @@
 /* The modes reach every entry point although the fast paths never test the mode word: a mode
- * closes the gates of src/core/mode_hooks.h (the size bound of GetMem, the page-map bound of FreeMem
- * and ReallocMem), and these checks fail when one of them stays open. Each one is arranged so
- * the fast path would give a different answer: a block waits in the thread cache, so a GetMem
+ * closes the gates of src/core/mode_hooks.h (the size bound of GetMem, the page-map bound of
+ * FreeMem and ReallocMem), and these checks fail when one of them stays open. Each one is arranged
+ * so the fast path would give a different answer: a block waits in the thread cache, so a GetMem
  * that stayed on the fast path would return it unmarked; a FreeMem that stayed there would
  * leave the freed bytes as they were; an in-place ReallocMem that stayed there would skip the
  * scan. Run through the C exports and through the Delphi record (on Win32 and Win64 its

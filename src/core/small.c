@@ -92,9 +92,11 @@ void small_drain_pending(small_manager *m) {
 
 /* One block from m's spans (m->lock held), FREE-flagged, or NULL when memory is exhausted. */
 static void *take_one(small_manager *m) {
-  list_node *first = list_first(&m->spans_with_room);
-  small_span *s = first ? list_entry(first, small_span, room_link) : span_create(m);
-  if (s == NULL)
+  list_node *first = m->spans_with_room.next;
+  small_span *s;
+  if (FMM_LIKELY(first != &m->spans_with_room))
+    s = list_entry(first, small_span, room_link);
+  else if ((s = span_create(m)) == NULL)
     return NULL;
   void *p = s->free_list;
   if (p != NULL) {

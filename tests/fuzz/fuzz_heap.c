@@ -34,8 +34,8 @@
 #include "test_util.h"
 
 #include "core/block_header.h"
-#include "fastmm.h"
 #include "core/policy.h"
+#include "fastmm.h"
 
 #define SLOTS 48
 #define STALE_RING 32
