@@ -8,7 +8,6 @@
 set(FASTMM_CORE_SOURCES
   src/core/heap.c
   src/core/realloc.c
-  src/core/copy.c
   src/core/size_class.c
   src/core/small.c
   src/core/medium.c
