@@ -51,6 +51,8 @@ have fpcmake || need+=(fp-utils-3.2.2)
 [ -d /usr/share/fpcsrc/3.2.2/rtl ] || need+=(fpc-source-3.2.2)
 # The packaging (cpack -G ZIP) and the MSVC import libraries (llvm-dlltool, from the .def files).
 have zip || need+=(zip)
+# The package test links a C program for the MSVC target with that .lib (clang, lld-link).
+have lld-link || need+=(lld)
 have llvm-dlltool || need+=(llvm)
 wine_ok() {
   [ -e /usr/lib/wine/wine64 ] && [ -e /usr/lib/wine/wine ] || return 1
