@@ -8,7 +8,7 @@
 #    packages, nothing of this project's) from this machine's own package sources: the
 #    sources files that name Debian's bookworm suites are copied into it, with the apt.conf.d
 #    files that set Acquire:: options (a snapshot mirror may need Check-Valid-Until "false").
-# 2. Reads the commands from README.md, between the markers
+# 2. Reads the commands from HEAD's README.md, between the markers
 #    <!-- fresh-machine-commands --> and <!-- /fresh-machine-commands -->, so the check runs
 #    exactly what the README tells a user to run.
 # 3. For each command: a copy of that root, a clone of this repository's HEAD (the committed
@@ -40,7 +40,7 @@ mapfile -t commands < <(awk '
   /<!-- fresh-machine-commands -->/ { inside = 1; next }
   /<!-- \/fresh-machine-commands -->/ { inside = 0 }
   inside && /^```/ { fence = !fence; next }
-  inside && fence && NF && $1 !~ /^#/ { print }' "$repo/README.md")
+  inside && fence && NF && $1 !~ /^#/ { print }' <(git -C "$repo" show HEAD:README.md))
 [ ${#commands[@]} -gt 0 ] || die "README.md has no commands between <!-- fresh-machine-commands --> and <!-- /fresh-machine-commands -->"
 
 # ---- What to run them on ------------------------------------------------------------------
