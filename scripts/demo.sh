@@ -63,7 +63,7 @@ cat <<EOF
 
 demo.sh: done in $((SECONDS - start)) s after the install.
 Next:
-  bash scripts/test-all.sh   # every test of every preset (README: "The commands")
+  bash scripts/test-all.sh   # every test of every preset (README: "The two commands")
   bench/run                  # the benchmark, fastmm-c against each platform's allocators; it
                              # measures the builds test-all makes (bench/README.md)
 EOF

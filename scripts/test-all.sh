@@ -74,7 +74,7 @@ for p in "${presets[@]}"; do
   # The whole output goes to the log; the terminal gets the test lines and any error, not
   # configure's and Ninja's progress.
   cmake --workflow --preset "$p" 2>&1 | tee "$log" |
-    grep --line-buffered -vE '^(-- |\[[0-9]+/[0-9]+\] |Executing workflow step|Preset CMake variables:|  [A-Z_]+="| +Start +[0-9]+: |$)'
+    grep --line-buffered -vE '^(-- |\[[0-9]+/[0-9]+\] |Executing workflow step|Preset CMake variables:|  [A-Z_]+(:[A-Z]+)?="| +Start +[0-9]+: |$)'
   rc=${PIPESTATUS[0]}
   secs=$((SECONDS - t0))
   if [ ! -f "$xml" ]; then
