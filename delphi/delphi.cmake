@@ -24,8 +24,6 @@ add_dependencies(borlndmm fastmm_asm_layout) # the NASM fast paths include layou
 target_compile_definitions(borlndmm PRIVATE $<TARGET_PROPERTY:fastmmc,COMPILE_DEFINITIONS>)
 set_target_properties(borlndmm PROPERTIES OUTPUT_NAME borlndmm PREFIX "")
 target_link_options(borlndmm PRIVATE -static-libgcc)
-install(TARGETS borlndmm RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-install(FILES ${PROJECT_SOURCE_DIR}/delphi/FastMMC.pas DESTINATION share/fastmm-c/delphi)
 
 # ---- Free Pascal -------------------------------------------------------------------------
 option(FASTMM_PASCAL "Build the Pascal tests and demo with Free Pascal (scripts/build-fpc.sh)" ON)

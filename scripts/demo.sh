@@ -1,71 +1,69 @@
 #!/usr/bin/env bash
 # Shows fastmm-c at work: installs what is missing, builds the Win32 and Win64 DLLs and the
-# native library, and runs the demo program (demo/demo.c) with each: fastmmc32.dll and
-# fastmmc64.dll under Wine, then libfastmmc.so natively. Arguments go to the demo.
+# native library, and runs
+#   - the C demo (demo/demo.c) with each: fastmmc32.dll and fastmmc64.dll under Wine, then
+#     libfastmmc.so natively (arguments to demo.sh go to it);
+#   - the Pascal demo (delphi/demo) for Win64 and Win32: one program built with FastMMC first in
+#     its uses clause and on Free Pascal's own heap, run in turns, time and memory side by side.
+# It builds only what the demos need; the benchmark is a command of its own (printed at the end).
+# Each step's time is printed, and the total after the install.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 bash scripts/install-deps.sh
 
-if [ ! -f demo/CMakeLists.txt ]; then
-  echo "demo.sh: demo/CMakeLists.txt is missing: there is no demo to build yet" >&2
-  exit 1
-fi
+start=$SECONDS
+mkdir -p build/logs
+
+# The Wine prefix (once per machine, about 10-30 s) is made while the native build runs.
+prefix_log=build/logs/demo-wine-prefix.log
+cmake/wine-run.sh --prepare >"$prefix_log" 2>&1 &
+prefix_pid=$!
 
 build() {
-  local preset=$1 targets=("${@:2}") log=build/logs/demo-$1.log
-  [ ${#targets[@]} -gt 0 ] || targets=(fastmm_demo)
-  mkdir -p build/logs
-  echo "demo.sh: building the $preset preset (log: $log)"
-  if ! { cmake --preset "$preset" && cmake --build --preset "$preset" --target "${targets[@]}"; } >"$log" 2>&1; then
+  local preset=$1 log=build/logs/demo-$1.log t0=$SECONDS
+  shift
+  if ! { cmake --preset "$preset" && cmake --build --preset "$preset" --target "$@"; } >"$log" 2>&1; then
     tail -n 40 "$log" >&2
-    echo "demo.sh: the $preset build failed" >&2
+    echo "demo.sh: the $preset build failed (log: $log)" >&2
     exit 1
   fi
+  echo "demo.sh: built $* ($preset preset, $((SECONDS - t0)) s; log: $log)"
 }
 
-for preset in win32 win64 native; do
-  build "$preset"
-done
-
 run() {
-  local title=$1
+  local title=$1 t0=$SECONDS
   shift
   echo
   echo "===== $title ====="
   "$@"
+  echo "($((SECONDS - t0)) s)"
 }
+
+build native fastmm_demo
+# The Win64 build makes the Free Pascal cross compilers the first time (scripts/build-fpc.sh,
+# cached for later builds).
+build win64 fastmm_demo fastmmc_pascal_demo
+build win32 fastmm_demo fastmmc_pascal_demo
+if ! wait "$prefix_pid"; then
+  cat "$prefix_log" >&2
+  echo "demo.sh: the Wine prefix could not be made" >&2
+  exit 1
+fi
 
 run "Win32: fastmmc32.dll under Wine" cmake/wine-run.sh build/win32/bin/fastmm_demo.exe "$@"
 run "Win64: fastmmc64.dll under Wine" cmake/wine-run.sh build/win64/bin/fastmm_demo.exe "$@"
 run "Native Linux: libfastmmc.so" build/native/bin/fastmm_demo "$@"
+run "Pascal, Win64: FastMMC (fastmmc64.dll) against Free Pascal's own heap" \
+  bash delphi/demo/compare.sh build/win64/pascal
+run "Pascal, Win32: FastMMC (fastmmc32.dll) against Free Pascal's own heap" \
+  bash delphi/demo/compare.sh build/win32/pascal
 
-# The Pascal demo (delphi/demo): one string- and object-heavy program, with FastMMC first in its
-# uses clause and on Free Pascal's own heap, run in turns; a table compares time and peak memory.
-if [ -f delphi/demo/compare.sh ]; then
-  for preset in win64 win32; do
-    build "$preset" fastmmc_pascal_demo
-  done
-  run "Pascal, Win64: FastMMC (fastmmc64.dll) against Free Pascal's own heap" \
-    bash delphi/demo/compare.sh build/win64/pascal
-  run "Pascal, Win32: FastMMC (fastmmc32.dll) against Free Pascal's own heap" \
-    bash delphi/demo/compare.sh build/win32/pascal
-fi
+cat <<EOF
 
-# The quick benchmark (bench/README.md): fastmm-c against the other allocators of each platform
-# (and against its pure-C ReallocMem where those presets exist), a few minutes; its summary
-# table ends the demo and the results folder is the last line. FASTMM_DEMO_BENCH=0 skips it.
-if [ "${FASTMM_DEMO_BENCH:-1}" != 0 ] && [ -x bench/run ]; then
-  for preset in win32 win64 native; do
-    build "$preset" fastmm_bench
-  done
-  presets=$(cmake --list-presets 2>/dev/null || true)
-  for preset in win32-purec win64-purec; do
-    if [[ $presets == *"\"$preset\""* ]]; then
-      build "$preset" fastmmc
-    fi
-  done
-  echo
-  echo "===== Quick benchmark: bench/run ====="
-  bench/run
-fi
+demo.sh: done in $((SECONDS - start)) s after the install.
+Next:
+  bash scripts/test-all.sh   # every test of every preset (README: "The two commands")
+  bench/run                  # the benchmark, fastmm-c against each platform's allocators; it
+                             # measures the builds test-all makes (bench/README.md)
+EOF

@@ -51,6 +51,8 @@ have fpcmake || need+=(fp-utils-3.2.2)
 [ -d /usr/share/fpcsrc/3.2.2/rtl ] || need+=(fpc-source-3.2.2)
 # The packaging (cpack -G ZIP) and the MSVC import libraries (llvm-dlltool, from the .def files).
 have zip || need+=(zip)
+# The package test links a C program for the MSVC target with that .lib (clang, lld-link).
+have lld-link || need+=(lld)
 have llvm-dlltool || need+=(llvm)
 wine_ok() {
   [ -e /usr/lib/wine/wine64 ] && [ -e /usr/lib/wine/wine ] || return 1
@@ -93,8 +95,10 @@ report_transaction() {
 # take the Wine packages from the main suite (-t bookworm) and, for every library whose i386
 # twin apt reports it cannot install, take both architectures of that library from the main
 # suite, repeating until the simulation passes. That downgrades the amd64 copies of those
-# libraries (printed), so it is done only when the twins cannot be had otherwise. A transaction
-# that would remove a package is never run.
+# libraries (printed), so it is done only when the twins cannot be had otherwise. A package the
+# simulation would remove (one that needs the exact version of such a library, as a -dev
+# package does) is taken from the main suite too. A transaction that would remove a package is
+# never run.
 install_wine() {
   local wine_pkgs=(wine wine64 wine32:i386
     libgstreamer-plugins-base1.0-0:amd64 libgstreamer-plugins-base1.0-0:i386)
@@ -104,10 +108,26 @@ install_wine() {
     if $SUDO apt-get install -s "${apt_opts[@]}" --allow-downgrades "${target_opts[@]}" \
       "${wine_pkgs[@]}" "${pins[@]}" >"$sim" 2>&1; then
       if grep -q '^Remv ' "$sim"; then
-        echo "install-deps: installing Wine would remove packages; not doing it:" >&2
-        grep '^Remv ' "$sim" >&2
-        rm -f "$sim"
-        return 1
+        # A package that needs the exact version of a library taken back to the main suite
+        # (a -dev package: liblzma-dev needs liblzma5 (= its own version)) would be removed:
+        # take it from the main suite too, at the version that matches.
+        extra=()
+        local pkg
+        for pkg in $(sed -nE 's/^Remv ([^ ]+) .*/\1/p' "$sim"); do
+          [[ $pkg == *:* ]] || pkg=$pkg:$(dpkg --print-architecture)
+          case " ${pins[*]} " in *" $pkg/bookworm "*) continue ;; esac
+          extra+=("$pkg/bookworm")
+        done
+        if [ ${#extra[@]} -eq 0 ] || [ "$round" = 9 ]; then
+          echo "install-deps: installing Wine would remove packages; not doing it:" >&2
+          grep '^Remv ' "$sim" >&2
+          rm -f "$sim"
+          return 1
+        fi
+        echo "install-deps: installing Wine would remove ${extra[*]%/bookworm}; taking them from the main suite instead"
+        pins+=("${extra[@]}")
+        target_opts=(-t bookworm)
+        continue
       fi
       if [ ${#pins[@]} -gt 0 ]; then
         echo "install-deps: the i386 twins of these libraries are not installable at their amd64 versions;"
@@ -119,7 +139,7 @@ install_wine() {
         "${wine_pkgs[@]}" "${pins[@]}"
       return 0
     fi
-    if [ $round = 0 ]; then
+    if [ ${#target_opts[@]} -eq 0 ]; then
       target_opts=(-t bookworm)
       continue
     fi

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# Runs every test of fastmm-c: installs what is missing (scripts/install-deps.sh), then for
-# each preset (native, native-asan, native-tsan, win32, win64, win32-purec, win64-purec)
-# configures, builds and runs ctest. The Windows tests run under Wine. Exits non-zero if
-# anything failed. The last lines are each preset's ctest summary and a total:
-# "N passed, N failed".
+# Runs every test of fastmm-c: installs what is missing (scripts/install-deps.sh), then runs
+# each test preset's workflow (CMakePresets.json: configure, build, test)
+# for native, native-asan, native-tsan, win32, win64, win32-purec, win64-purec. The Windows
+# tests run under Wine. ctest writes each preset's results to build/junit/<preset>.xml; the
+# summary counts come from those files. Exits non-zero if anything failed. The last lines are
+# each preset's result and the total: "N passed, N failed".
 #
 #   bash scripts/test-all.sh                   # every preset
 #   FASTMM_PRESETS="native win64" bash scripts/test-all.sh
 #
-# Logs of each step: build/logs/<preset>-{configure,build,test}.log
+# Each workflow's whole output: build/logs/<preset>.log
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -21,79 +22,86 @@ if ! bash scripts/install-deps.sh; then
 fi
 
 logs=build/logs
-mkdir -p "$logs"
+junit=build/junit
+mkdir -p "$logs" "$junit"
 total_passed=0
 total_failed=0
-declare -A result closing
+declare -A result
 
-# step PRESET NAME COMMAND...: runs a step, its output to the log; on failure shows the end.
-step() {
-  local preset=$1 name=$2
-  shift 2
-  local log="$logs/$preset-$name.log"
-  local t0=$SECONDS
-  if "$@" >"$log" 2>&1; then
-    echo "test-all: $preset: $name ok ($((SECONDS - t0)) s)"
-    return 0
-  fi
-  echo "test-all: $preset: $name FAILED ($((SECONDS - t0)) s); the end of $log:"
-  tail -n 60 "$log" | sed 's/^/    /'
-  return 1
+# junit_counts FILE: prints "passed failed skipped failed-names" from a ctest JUnit file. A test
+# ctest could not start (no executable) is "notrun" there, like a skipped one: it counts as
+# failed, as in ctest's own summary; only SKIP_RETURN_CODE/SKIP_REGULAR_EXPRESSION and disabled
+# tests count as skipped.
+junit_counts() {
+  python3 - "$1" <<'EOF'
+import sys, xml.etree.ElementTree as ET
+passed, failed, skipped, names = 0, 0, 0, []
+for case in ET.parse(sys.argv[1]).getroot().iter("testcase"):
+    status = case.get("status")
+    skip = case.find("skipped")
+    if status == "run":
+        passed += 1
+    elif status == "disabled" or (status == "notrun" and skip is not None
+                                  and skip.get("message", "").startswith("SKIP_")):
+        skipped += 1
+    else:
+        failed += 1
+        names.append(case.get("name"))
+print(passed, failed, skipped, ",".join(names) or "-")
+EOF
 }
 
 for p in "${presets[@]}"; do
   echo
   echo "===== $p ====="
   if [[ $p == win* ]] && [ -z "${wine_ready:-}" ]; then
-    # The Wine prefix, made once here rather than inside the first test's time.
+    # The Wine prefix and the Free Pascal cross compilers (both cached; the first test or the
+    # build would make them too), made once here so their time is not inside a test's.
     wine_ready=1
+    t0=$SECONDS
     cmake/wine-run.sh --prepare || echo "test-all: the Wine prefix could not be made" >&2
-    # The Free Pascal cross compilers for the Pascal tests (cached; the build would make them
-    # too), made here so their time and log are a step of their own.
-    step "$p" fpc bash scripts/build-fpc.sh || echo "test-all: the Free Pascal toolchain could not be built" >&2
+    if bash scripts/build-fpc.sh >"$logs/fpc.log" 2>&1; then
+      echo "test-all: Wine prefix and Free Pascal toolchain ready ($((SECONDS - t0)) s)"
+    else
+      echo "test-all: the Free Pascal toolchain could not be built; the end of $logs/fpc.log:" >&2
+      tail -n 40 "$logs/fpc.log" | sed 's/^/    /' >&2
+    fi
   fi
-  if ! step "$p" configure cmake --preset "$p"; then
-    result[$p]="configure failed"
-    total_failed=$((total_failed + 1))
-    continue
-  fi
-  if ! step "$p" build cmake --build --preset "$p"; then
-    result[$p]="build failed"
-    total_failed=$((total_failed + 1))
-    continue
-  fi
-  log="$logs/$p-test.log"
+  log="$logs/$p.log"
+  xml="$junit/$p.xml"
+  rm -f "$xml"
   t0=$SECONDS
-  ctest --preset "$p" 2>&1 | tee "$log"
+  # The whole output goes to the log; the terminal gets the test lines and any error, not
+  # configure's and Ninja's progress.
+  cmake --workflow --preset "$p" 2>&1 | tee "$log" |
+    grep --line-buffered -vE '^(-- |\[[0-9]+/[0-9]+\] |Executing workflow step|Preset CMake variables:|  [A-Z_]+(:[A-Z]+)?="| +Start +[0-9]+: |$)'
   rc=${PIPESTATUS[0]}
-  summary=$(grep -E '^[0-9]+% tests passed, [0-9]+ tests failed out of [0-9]+' "$log" | tail -n 1)
-  if [ -n "$summary" ]; then
-    failed=$(sed -E 's/.* ([0-9]+) tests failed out of ([0-9]+).*/\1/' <<<"$summary")
-    total=$(sed -E 's/.* tests failed out of ([0-9]+).*/\1/' <<<"$summary")
-    passed=$((total - failed))
-    if [ "$rc" != 0 ] && [ "$failed" = 0 ]; then failed=1; fi
-  else
-    passed=0
-    failed=1
-    summary="(no ctest summary; ctest exited with $rc)"
+  secs=$((SECONDS - t0))
+  if [ ! -f "$xml" ]; then
+    # No test ran: configure or build failed.
+    echo "test-all: $p: the workflow stopped before its tests (exit $rc); the end of $log:"
+    tail -n 40 "$log" | sed 's/^/    /'
+    result[$p]="0 passed, 1 failed: configure or build failed ($secs s)"
+    total_failed=$((total_failed + 1))
+    continue
+  fi
+  read -r passed failed skipped names < <(junit_counts "$xml")
+  if [ "$rc" != 0 ] && [ "$failed" = 0 ]; then
+    failed=1 # ctest failed without a failed test case (e.g. no tests found)
+    names="(ctest exited with $rc)"
   fi
   total_passed=$((total_passed + passed))
   total_failed=$((total_failed + failed))
-  closing[$p]="$summary"$'\n'"$(grep -E '^Total Test time' "$log" | tail -n 1)"
-  result[$p]="$passed passed, $failed failed ($((SECONDS - t0)) s)"
+  result[$p]="$passed passed, $failed failed"
+  [ "$skipped" = 0 ] || result[$p]+=", $skipped skipped"
+  [ "$failed" = 0 ] || result[$p]+=": $names"
+  result[$p]+=" ($secs s)"
 done
 
 echo
-echo "===== summary ====="
+echo "===== summary (from $junit/*.xml) ====="
 for p in "${presets[@]}"; do
   printf '%-12s %s\n' "$p" "${result[$p]}"
-done
-for p in "${presets[@]}"; do
-  if [ -n "${closing[$p]:-}" ]; then
-    echo
-    echo "ctest --preset $p:"
-    echo "${closing[$p]}"
-  fi
 done
 echo
 echo "$total_passed passed, $total_failed failed"

@@ -6,7 +6,14 @@
 
   Each run prints one line for delphi/demo/compare.sh, which runs the two in turns and prints
   the comparison table:
-    RESULT manager=<name> strings_ms=<t> objects_ms=<t> threads_ms=<t> peak_kb=<commit peak>
+    RESULT manager=<name> strings_ms=<t> objects_ms=<t> threads_ms=<t> start_ws_kb=<k>
+           peak_ws_kb=<k> private_exit_kb=<k> check=<n>
+  The memory figures come from GetProcessMemoryInfo: the working set when the main program
+  starts (the RTL, the DLL and Wine's own already loaded), PeakWorkingSetSize at the end (the
+  process's peak resident memory: a real peak, which Wine reads from Linux's VmHWM), and
+  PagefileUsage at the end (private memory still in use at exit; Wine reports the resident
+  anonymous memory there, and gives the same figure as PeakPagefileUsage, so that field is no
+  peak under Wine).
 
   The phases:
     strings  300000 short words made by concatenation and IntToStr, strings grown a character
@@ -225,23 +232,24 @@ begin
   end;
 end;
 
-function PeakCommitKB: NativeUInt;
-var
-  C: TProcessMemoryCounters;
+function MemoryCounters: TProcessMemoryCounters;
 begin
-  FillChar(C, SizeOf(C), 0);
-  C.cb := SizeOf(C);
-  if K32GetProcessMemoryInfo(GetCurrentProcess, C, SizeOf(C)) then
-    Result := C.PeakPagefileUsage div 1024
-  else
-    Result := 0;
+  FillChar(Result, SizeOf(Result), 0);
+  Result.cb := SizeOf(Result);
+  if not K32GetProcessMemoryInfo(GetCurrentProcess, Result, SizeOf(Result)) then
+  begin
+    WriteLn(ErrOutput, 'demo: GetProcessMemoryInfo failed');
+    Halt(1);
+  end;
 end;
 
 var
   T0, TStrings, TObjects, TThreads: Double;
   Check: Int64;
   Manager: string;
+  AtStart, AtEnd: TProcessMemoryCounters;
 begin
+  AtStart := MemoryCounters;
 {$ifdef USE_FASTMMC}
   if not FastMMC_Installed then
   begin
@@ -262,6 +270,9 @@ begin
   T0 := NowMs;
   Inc(Check, ThreadsPhase);
   TThreads := NowMs - T0;
+  AtEnd := MemoryCounters;
   WriteLn('RESULT manager=', Manager, ' strings_ms=', TStrings:0:1, ' objects_ms=', TObjects:0:1,
-    ' threads_ms=', TThreads:0:1, ' peak_kb=', PeakCommitKB, ' check=', Check);
+    ' threads_ms=', TThreads:0:1, ' start_ws_kb=', AtStart.WorkingSetSize div 1024,
+    ' peak_ws_kb=', AtEnd.PeakWorkingSetSize div 1024,
+    ' private_exit_kb=', AtEnd.PagefileUsage div 1024, ' check=', Check);
 end.

@@ -1,0 +1,141 @@
+# What a user of fastmm-c installs, and the tests that use the installed tree as a user would.
+# Included at the end of the top-level CMakeLists.txt, when the targets exist.
+#
+#   cmake --install build/win64 --prefix DIR     (likewise win32, native)
+#   cpack --preset win64                         build/win64/fastmm-c-<version>-win64.zip
+#
+# Windows (MinGW builds):            native:
+#   bin/fastmmcNN.dll                  lib/libfastmmc.so
+#   bin/borlndmm.dll                   lib/pkgconfig/fastmmc.pc
+#   lib/libfastmmcNN.dll.a  (MinGW)    lib/cmake/fastmmc/ (find_package)
+#   lib/fastmmcNN.lib       (MSVC)     include/fastmm.h
+#   lib/fastmmcNN.def
+#   lib/cmake/fastmmc/      (find_package(fastmmc), target fastmmc::fastmmc)
+#   include/fastmm.h
+#   delphi/FastMMC.pas
+#   README.md               (cmake/package/README.md.in)
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+set(fastmm_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/fastmmc)
+
+install(TARGETS fastmmc EXPORT fastmmcTargets
+        RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(FILES ${PROJECT_SOURCE_DIR}/include/fastmm.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+
+install(EXPORT fastmmcTargets NAMESPACE fastmmc:: DESTINATION ${fastmm_cmake_dir})
+configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/package/fastmmcConfig.cmake.in
+                              ${CMAKE_BINARY_DIR}/package/fastmmcConfig.cmake
+                              INSTALL_DESTINATION ${fastmm_cmake_dir})
+# 0.x: a new minor version may change the interface. The file also refuses a package of the
+# other bitness (a Win32 consumer never picks up the Win64 DLL).
+write_basic_package_version_file(${CMAKE_BINARY_DIR}/package/fastmmcConfigVersion.cmake
+                                 COMPATIBILITY SameMinorVersion)
+install(FILES ${CMAKE_BINARY_DIR}/package/fastmmcConfig.cmake
+              ${CMAKE_BINARY_DIR}/package/fastmmcConfigVersion.cmake
+        DESTINATION ${fastmm_cmake_dir})
+
+if(NOT WIN32)
+  # pkg-config, for builds without CMake: relocatable (the prefix is found from the .pc file's
+  # own folder), so an install moved elsewhere still works.
+  file(RELATIVE_PATH fastmm_pc_to_prefix /root/${CMAKE_INSTALL_LIBDIR}/pkgconfig /root)
+  configure_file(${CMAKE_CURRENT_LIST_DIR}/package/fastmmc.pc.in ${CMAKE_BINARY_DIR}/package/fastmmc.pc
+                 @ONLY)
+  install(FILES ${CMAKE_BINARY_DIR}/package/fastmmc.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+endif()
+
+if(WIN32 AND NOT MSVC)
+  # The MSVC import library, made from the exports of the DLL as linked (the linker writes them
+  # as a .def): llvm-dlltool gives each cdecl name the underscore MSVC's Win32 objects refer to
+  # (_fastmm_getmem, __imp__fastmm_getmem), and the DLL is named by its file name.
+  find_program(FASTMM_LLVM_DLLTOOL NAMES llvm-dlltool llvm-dlltool-14
+               DOC "llvm-dlltool, for the MSVC import library")
+  set(fastmm_dll_name fastmmc${FASTMM_BITS})
+  set(fastmm_def ${CMAKE_BINARY_DIR}/lib/${fastmm_dll_name}.def)
+  set(fastmm_msvc_lib ${CMAKE_BINARY_DIR}/lib/${fastmm_dll_name}.lib)
+  target_link_options(fastmmc PRIVATE "LINKER:--output-def,${fastmm_def}")
+  if(FASTMM_BITS EQUAL 32)
+    set(fastmm_dlltool_machine i386)
+  else()
+    set(fastmm_dlltool_machine i386:x86-64)
+  endif()
+  if(FASTMM_LLVM_DLLTOOL)
+    add_custom_command(OUTPUT ${fastmm_msvc_lib}
+                       COMMAND ${FASTMM_LLVM_DLLTOOL} -m ${fastmm_dlltool_machine} -d ${fastmm_def}
+                               -D $<TARGET_FILE_NAME:fastmmc> -l ${fastmm_msvc_lib}
+                       DEPENDS fastmmc
+                       COMMENT "MSVC import library lib/${fastmm_dll_name}.lib"
+                       VERBATIM)
+    add_custom_target(fastmmc_msvc_import_lib ALL DEPENDS ${fastmm_msvc_lib})
+    install(FILES ${fastmm_msvc_lib} ${fastmm_def} DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  else()
+    message(WARNING "llvm-dlltool was not found: no MSVC import library (run scripts/install-deps.sh);"
+                    " the package_msvc_import_lib test will fail")
+  endif()
+  if(TARGET borlndmm)
+    install(TARGETS borlndmm RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  endif()
+  install(FILES ${PROJECT_SOURCE_DIR}/delphi/FastMMC.pas DESTINATION delphi)
+  configure_file(${CMAKE_CURRENT_LIST_DIR}/package/README.md.in ${CMAKE_BINARY_DIR}/package/README.md
+                 @ONLY)
+  install(FILES ${CMAKE_BINARY_DIR}/package/README.md DESTINATION .)
+
+  set(CPACK_GENERATOR ZIP)
+  set(CPACK_PACKAGE_NAME fastmm-c)
+  set(CPACK_PACKAGE_VENDOR fastmm-c)
+  set(CPACK_PACKAGE_FILE_NAME fastmm-c-${PROJECT_VERSION}-win${FASTMM_BITS})
+  set(CPACK_PACKAGE_DIRECTORY ${CMAKE_BINARY_DIR})
+  include(CPack)
+endif()
+
+# ---- The package tests -------------------------------------------------------------------
+# On the builds a user takes (not under the sanitizers, whose runtime a consumer would not link,
+# nor the pure-C and no-modes variants): install into build/<preset>/package-test/prefix, then
+# build tests/consumer against that tree with find_package and run it (Windows: under Wine);
+# natively also with pkg-config; on Windows link a C program with the MSVC import library
+# (clang for the MSVC target, lld-link) and run it, and check the zip's file list.
+set(fastmm_package_tests_default ON)
+if(FASTMM_SANITIZE OR FASTMM_PURE_C OR FASTMM_NO_MODES OR MSVC)
+  set(fastmm_package_tests_default OFF)
+endif()
+option(FASTMM_PACKAGE_TESTS "Test the installed tree and the package (tests/consumer)"
+       ${fastmm_package_tests_default})
+if(NOT FASTMM_PACKAGE_TESTS)
+  return()
+endif()
+
+set(fastmm_package_test_dir ${CMAKE_BINARY_DIR}/package-test)
+set(fastmm_package_test_args
+    -DBUILD_DIR=${CMAKE_BINARY_DIR} -DWORK_DIR=${fastmm_package_test_dir}
+    -DSOURCE_DIR=${PROJECT_SOURCE_DIR}/tests/consumer -DGENERATOR=${CMAKE_GENERATOR}
+    -DC_COMPILER=${CMAKE_C_COMPILER} -DTOOLCHAIN_FILE=${CMAKE_TOOLCHAIN_FILE}
+    -DEMULATOR=${CMAKE_CROSSCOMPILING_EMULATOR} -DBITS=${FASTMM_BITS} -DWINDOWS=${WIN32}
+    -DVERSION=${PROJECT_VERSION} -DLIBDIR=${CMAKE_INSTALL_LIBDIR} -DOBJDUMP=${CMAKE_OBJDUMP})
+function(fastmm_package_test step)
+  add_test(NAME package_${step}
+           COMMAND ${CMAKE_COMMAND} ${fastmm_package_test_args} -DSTEP=${step}
+                   -P ${PROJECT_SOURCE_DIR}/tests/consumer/package_test.cmake)
+  if(step STREQUAL "install")
+    set_tests_properties(package_${step} PROPERTIES FIXTURES_SETUP fastmmc_installed)
+  else()
+    set_tests_properties(package_${step} PROPERTIES FIXTURES_REQUIRED fastmmc_installed)
+  endif()
+endfunction()
+
+fastmm_package_test(install)
+fastmm_package_test(consumer_cmake)
+if(WIN32)
+  find_program(FASTMM_CLANG NAMES clang clang-14 DOC "clang, for the MSVC import library test")
+  find_program(FASTMM_LLD_LINK NAMES lld-link lld-link-14 DOC "lld-link, for the same test")
+  fastmm_package_test(msvc_import_lib)
+  set_property(TEST package_msvc_import_lib APPEND PROPERTY ENVIRONMENT
+               FASTMM_CLANG=${FASTMM_CLANG} FASTMM_LLD_LINK=${FASTMM_LLD_LINK}
+               FASTMM_LLVM_DLLTOOL=${FASTMM_LLVM_DLLTOOL})
+  add_test(NAME package_zip
+           COMMAND ${CMAKE_COMMAND} ${fastmm_package_test_args} -DSTEP=zip
+                   -P ${PROJECT_SOURCE_DIR}/tests/consumer/package_test.cmake)
+else()
+  fastmm_package_test(consumer_pkgconfig)
+endif()
