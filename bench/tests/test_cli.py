@@ -17,13 +17,13 @@ class ModesTest(unittest.TestCase):
     def test_quick(self):
         a = cli.parse_args(["--quick"])
         self.assertEqual((a.pairs, a.warmups, a.scale, a.no_callgrind),
-                         (3, 1, 0.2, True))
+                         (3, 0, 0.2, True))
         self.assertEqual(a.targets, "native:glibc,native:mimalloc,win*:heapalloc")
         self.assertEqual(cli.mode_of(a), "quick")
 
     def test_options_override_the_quick_values(self):
         a = cli.parse_args(["--quick", "--pairs", "4", "--scale", "0.5", "--targets", "native:*"])
-        self.assertEqual((a.pairs, a.warmups, a.scale, a.targets), (4, 1, 0.5, "native:*"))
+        self.assertEqual((a.pairs, a.warmups, a.scale, a.targets), (4, 0, 0.5, "native:*"))
 
     def test_select(self):
         names = ["native:fastmm-c", "native:glibc", "win64:heapalloc", "win32:heapalloc"]
