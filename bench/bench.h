@@ -1,4 +1,4 @@
-/* fastmm-c benchmark: what the workloads (workloads.c) and the harness (bench_main.c) share.
+/* fastmm-c benchmark: what the workloads (workloads*.c) and the harness (bench_main.c) share.
  *
  * One program, fastmm_bench, built for Win32, Win64 and native Linux, runs one workload with
  * one allocator per process. The allocator is picked at run time and reached through the table
@@ -26,6 +26,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+
+#include "rng.h"
 
 #if defined(_WIN32) && !defined(_WIN64)
 #define BENCH_CALL __attribute__((regparm(3)))
@@ -71,10 +73,6 @@ void *bench_os_alloc(size_t bytes);
 /* Fails the run: prints the message and exits with status 3. */
 void bench_fail(const char *what);
 
-/* Runs fn(args[i]) on `count` new threads at once and waits for them all. */
-void bench_run_threads(int count, void (*fn)(void *), void *const *args);
-void bench_yield(void);
-
 /* Count of operations: base * scale, at least 1. */
 uint64_t bench_count(const bench_ctx *c, double base);
 
@@ -104,35 +102,6 @@ static inline void live_add(bench_ctx *c, size_t n) {
 static inline void live_sub(bench_ctx *c, size_t n) {
   c->live -= n;
 }
-
-/* xorshift64*: deterministic, one seed per workload (and per thread), the same for every
- * allocator, so every allocator sees the same sequence of requests. */
-typedef struct rng {
-  uint64_t s;
-} rng;
-static inline void rng_seed(rng *r, uint64_t seed) {
-  r->s = seed * 0x9E3779B97F4A7C15ull + 0x2545F4914F6CDD1Dull;
-  if (r->s == 0)
-    r->s = 1;
-}
-static inline uint64_t rng_next(rng *r) {
-  uint64_t x = r->s;
-  x ^= x >> 12;
-  x ^= x << 25;
-  x ^= x >> 27;
-  r->s = x;
-  return x * 0x2545F4914F6CDD1Dull;
-}
-/* Uniform in [lo, hi]. */
-static inline size_t rng_range(rng *r, size_t lo, size_t hi) {
-  return lo + (size_t)(rng_next(r) % (uint64_t)(hi - lo + 1));
-}
-/* Uniform in [0, n). */
-static inline size_t rng_below(rng *r, size_t n) {
-  return (size_t)(rng_next(r) % (uint64_t)n);
-}
-/* Log-uniform in [lo, hi] (each power of two range equally likely). */
-size_t rng_log_range(rng *r, size_t lo, size_t hi);
 
 /* Writes a tag word at the start of a block and a byte at its end (what a program does first
  * with what it gets), and reads them back. n >= 1. */

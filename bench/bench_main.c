@@ -32,7 +32,6 @@
 #include <psapi.h>
 #else
 #include <dlfcn.h>
-#include <pthread.h>
 #include <sched.h>
 #include <sys/mman.h>
 #include <time.h>
@@ -61,18 +60,7 @@ uint64_t bench_count(const bench_ctx *c, double base) {
   return n < 1.0 ? 1u : (uint64_t)n;
 }
 
-size_t rng_log_range(rng *r, size_t lo, size_t hi) {
-  /* Pick a power-of-two band uniformly, then a size uniformly inside it. */
-  unsigned bands = 0;
-  while (((size_t)lo << (bands + 1)) <= hi && bands < 62)
-    bands++;
-  unsigned b = (unsigned)rng_below(r, (size_t)bands + 1u);
-  size_t blo = lo << b;
-  size_t bhi = b == bands ? hi : (lo << (b + 1)) - 1u;
-  return rng_range(r, blo, bhi);
-}
-
-/* ---- Clock, memory, threads ------------------------------------------------------------- */
+/* ---- Clock and memory ------------------------------------------------------------------ */
 
 #if defined(_WIN32)
 static uint64_t now_ns(void) {
@@ -122,39 +110,6 @@ void *bench_os_alloc(size_t bytes) {
     bench_fail("VirtualAlloc failed for the workload's tables");
   memset(p, 0, bytes); /* touched now, so it is part of the base */
   return p;
-}
-
-void bench_yield(void) {
-  SwitchToThread();
-}
-
-typedef struct thread_start {
-  void (*fn)(void *);
-  void *arg;
-} thread_start;
-
-static DWORD WINAPI thread_main(LPVOID param) {
-  thread_start *s = (thread_start *)param;
-  s->fn(s->arg);
-  return 0;
-}
-
-void bench_run_threads(int count, void (*fn)(void *), void *const *args) {
-  HANDLE handles[16];
-  thread_start starts[16];
-  if (count > 16)
-    bench_fail("too many threads");
-  for (int i = 0; i < count; i++) {
-    starts[i].fn = fn;
-    starts[i].arg = args[i];
-    handles[i] = CreateThread(NULL, 0, thread_main, &starts[i], 0, NULL);
-    if (handles[i] == NULL)
-      bench_fail("CreateThread failed");
-  }
-  for (int i = 0; i < count; i++) {
-    WaitForSingleObject(handles[i], INFINITE);
-    CloseHandle(handles[i]);
-  }
 }
 
 #else /* POSIX */
@@ -211,35 +166,6 @@ void *bench_os_alloc(size_t bytes) {
   return p;
 }
 
-void bench_yield(void) {
-  sched_yield();
-}
-
-typedef struct thread_start {
-  void (*fn)(void *);
-  void *arg;
-} thread_start;
-
-static void *thread_main(void *param) {
-  thread_start *s = (thread_start *)param;
-  s->fn(s->arg);
-  return NULL;
-}
-
-void bench_run_threads(int count, void (*fn)(void *), void *const *args) {
-  pthread_t threads[16];
-  thread_start starts[16];
-  if (count > 16)
-    bench_fail("too many threads");
-  for (int i = 0; i < count; i++) {
-    starts[i].fn = fn;
-    starts[i].arg = args[i];
-    if (pthread_create(&threads[i], NULL, thread_main, &starts[i]) != 0)
-      bench_fail("pthread_create failed");
-  }
-  for (int i = 0; i < count; i++)
-    pthread_join(threads[i], NULL);
-}
 #endif
 
 /* ---- The timed region -------------------------------------------------------------------- */

@@ -1,0 +1,102 @@
+"""The fastmm_bench programs of each platform: where they are, the snapshot copies a run uses,
+the command and environment of one process, and the wineserver the Windows runs share."""
+
+import os
+import shutil
+import subprocess
+
+from .paths import REPO, WINE_RUN
+from .workloads import WORKLOAD_NAMES, threads_of
+
+# The Windows runs use a Wine prefix of their own, so that the wineserver they keep up for the
+# run (keep_wineserver) serves only them: other Wine programs on the machine neither share nor
+# stop it. Made on first use by cmake/wine-run.sh (about 10 s).
+WINE_PREFIX = os.environ.get("FASTMM_BENCH_WINEPREFIX") or os.path.join(
+    os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "fastmm-c",
+    "bench-wineprefix")
+# jemalloc's initial-exec TLS needs room in the static TLS block to be dlopen'ed; the same
+# environment is given to every native run so that every allocator runs alike.
+NATIVE_ENV = {"GLIBC_TUNABLES": "glibc.rtld.optional_static_tls=16384"}
+
+# platform -> the run's copy of its program (take_snapshot).
+SNAPSHOT_EXES = {}
+
+
+def bench_exe(platform, built=False):
+    """The program the runs start: the snapshot copy once there is one (built=True: the file
+    under build/)."""
+    name = "fastmm_bench" + ("" if platform == "native" else ".exe")
+    if not built and platform in SNAPSHOT_EXES:
+        return SNAPSHOT_EXES[platform]
+    return os.path.join(REPO, "build", platform, "bin", name)
+
+
+def take_snapshot(active, where):
+    """Copies each platform's program and every library loaded by path into `where`, and runs
+    those copies: a build that replaces a file in build/ during the run (the tree is shared)
+    cannot mix two builds into one comparison, nor make a run fail to start."""
+    for p, ts in active.items():
+        d = os.path.join(where, p)
+        os.makedirs(d, exist_ok=True)
+        src = bench_exe(p, built=True)
+        dst = os.path.join(d, os.path.basename(src))
+        shutil.copy2(src, dst)
+        SNAPSHOT_EXES[p] = dst
+        for t in ts:
+            if t.lib_path():
+                td = os.path.join(d, t.name)
+                os.makedirs(td, exist_ok=True)
+                t.snapshot_lib = os.path.join(td, os.path.basename(t.lib_path()))
+                shutil.copy2(t.lib_path(), t.snapshot_lib)
+
+
+def command(platform, args):
+    exe = bench_exe(platform)
+    if platform == "native":
+        return [exe] + args
+    return [WINE_RUN, exe] + args
+
+
+def environment(platform):
+    env = dict(os.environ)
+    if platform == "native":
+        env.update(NATIVE_ENV)
+    else:
+        env["FASTMM_WINEPREFIX"] = WINE_PREFIX  # read by cmake/wine-run.sh
+    return env
+
+
+def prepare_wine():
+    """Makes the benchmark's Wine prefix if it is not there yet."""
+    subprocess.run([WINE_RUN, "--prepare"], env=environment("win64"), check=False)
+
+
+def keep_wineserver():
+    """Starts a wineserver for the benchmark's Wine prefix that stays up for 60 s after its last
+    client. Debian's wineserver wrapper passes -p0, so a server that a program starts ends with
+    that program, and the next program pays for a new server and Wine's service processes
+    (about 1.2 s here, and noisy). If our server is already up, this does nothing."""
+    env = environment("win64")
+    env["WINEPREFIX"] = WINE_PREFIX
+    subprocess.run(["wineserver", "-p60"], env=env, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL, check=False)
+
+
+def check_program(platform):
+    """None if the platform's program is there and lists the workloads bench/run knows, else
+    why the platform is skipped."""
+    exe = bench_exe(platform)
+    if not os.path.exists(exe):
+        return "%s is missing (build it: cmake --preset %s && cmake --build --preset %s)" % (
+            os.path.relpath(exe, REPO), platform, platform)
+    try:
+        out = subprocess.run(command(platform, ["--list"]), capture_output=True, text=True,
+                             env=environment(platform), timeout=120, cwd=REPO).stdout
+    except (OSError, subprocess.SubprocessError) as e:
+        return "%s --list failed: %s" % (os.path.relpath(exe, REPO), e)
+    listed = [line.split("\t") for line in out.splitlines() if line.strip()]
+    names = [f[0] for f in listed]
+    if names != WORKLOAD_NAMES or any(int(f[1]) != threads_of(f[0]) for f in listed):
+        return ("%s lists other workloads than bench/run knows (rebuild it): %s" %
+                (os.path.relpath(exe, REPO), ",".join(names)))
+    return None

@@ -1,0 +1,309 @@
+"""What a run prints and writes: the issue's targets (reported, not enforced), the tables of
+gains and peak memory for the terminal and for results.md, and results.json."""
+
+import json
+import os
+
+from .progress import fmt_duration
+from .targets import PLATFORMS
+from .workloads import MEMORY_WORKLOADS, WORKLOAD_NAMES
+
+# What each program's peak-memory figure is (its "mem_kind"), said in every table that shows one.
+MEM_KIND_LABELS = {
+    "peak-rss": "the peak resident set, VmHWM",
+    "peak-working-set": "PeakWorkingSetSize, which Wine takes from the process's VmHWM",
+    "peak-commit": "the peak commit, PeakPagefileUsage",
+}
+
+
+def mem_kind_label(kind):
+    return "%s: %s" % (kind, MEM_KIND_LABELS[kind]) if kind in MEM_KIND_LABELS else kind
+
+
+def ratio_of(c):
+    return None if c is None or c.get("error") else 1.0 + c["median_gain_pct"] / 100.0
+
+
+def find(comps, target, workload, baseline):
+    for c in comps:
+        if c["target"] == target and c["workload"] == workload and c["baseline"] == baseline:
+            return c
+    return None
+
+
+def target_checks(comps):
+    """The issue's targets: (description, met?, figure) for each one that this run measured."""
+    checks = []
+
+    def throughput(target, workload, baseline, need, what):
+        c = find(comps, target, workload, baseline)
+        r = ratio_of(c)
+        if r is None:
+            return
+        lo = 1.0 + c["ci_low_pct"] / 100.0
+        hi = 1.0 + c["ci_high_pct"] / 100.0
+        met = r >= need
+        fig = "%.2fx (95%% CI %.2fx-%.2fx)" % (r, lo, hi)
+        if not met:
+            fig += ", %.2fx short of %.1fx" % (need - r, need)
+        checks.append(("%s %s: %s" % (target, workload, what), met, fig))
+
+    for t in ("win32", "win64"):
+        for w in ("small_churn_lifo", "small_churn_random", "string_append"):
+            throughput(t, w, "heapalloc", 3.0, ">= 3x HeapAlloc")
+    for w in ("small_churn_lifo", "small_churn_random", "object_churn", "string_append"):
+        throughput("native", w, "mimalloc", 1.0, ">= mimalloc")
+        throughput("native", w, "glibc", 1.5, ">= 1.5x glibc")
+    throughput("native", "mt_prodcons", "mimalloc", 1.0, ">= mimalloc")
+    mixed = [c for c in comps if c["target"] == "native" and c["workload"] == "mixed"
+             and not c.get("error")]
+    if mixed:
+        live = mixed[0]["peak_live"]
+        cand = mixed[0]["candidate_peak_mem"] / live
+        met = cand <= 1.2
+        checks.append(("native mixed: peak memory <= 1.2x peak live bytes", met,
+                       "%.3fx (%s above base, %s live)" % (cand, mb(mixed[0]["candidate_peak_mem"]),
+                                                           mb(live))))
+        best = min(mixed, key=lambda c: c["baseline_peak_mem"])
+        bratio = best["baseline_peak_mem"] / live
+        met = cand <= bratio
+        fig = "%.3fx vs %s %.3fx" % (cand, best["baseline"], bratio)
+        if not met:
+            fig += ", %.1f%% more" % ((cand / bratio - 1) * 100)
+        checks.append(("native mixed: peak memory no worse than the best peer", met, fig))
+    return checks
+
+
+def mb(n):
+    return "%.1f MB" % (n / 1e6)
+
+
+def fmt_gain(c, with_ci=True):
+    if c is None:
+        return ""
+    if c.get("error"):
+        return "FAILED"
+    s = "%+.1f%%" % c["median_gain_pct"]
+    if with_ci:
+        s += " [%+.0f,%+.0f]" % (c["ci_low_pct"], c["ci_high_pct"])
+    return s
+
+
+def fmt_instr(c):
+    if c is None or "instr_gain_pct" not in c:
+        return "n/a"
+    return "%+.0f%%" % c["instr_gain_pct"]
+
+
+def table(headers, rows, markdown_style=False):
+    if markdown_style:
+        out = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
+        out += ["| " + " | ".join(r) + " |" for r in rows]
+        return "\n".join(out)
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h)
+              for i, h in enumerate(headers)]
+    line = lambda cells: "  ".join(c.ljust(widths[i]) if i == 0 else c.rjust(widths[i])
+                                   for i, c in enumerate(cells))
+    return "\n".join([line(headers), line(["-" * w for w in widths])] + [line(r) for r in rows])
+
+
+def platform_tables(result, markdown_style):
+    comps = result["comparisons"]
+    out = []
+    for p in PLATFORMS:
+        pc = [c for c in comps if c["target"] == p]
+        if not pc:
+            continue
+        baselines = []
+        for c in pc:
+            if c["baseline"] not in baselines:
+                baselines.append(c["baseline"])
+        headers = ["workload"]
+        for b in baselines:
+            headers.append("vs %s" % b)
+            if p == "native":
+                headers.append("instr")
+        rows = []
+        for w in WORKLOAD_NAMES:
+            wc = [c for c in pc if c["workload"] == w]
+            if not wc:
+                continue
+            row = [w]
+            for b in baselines:
+                c = next((x for x in wc if x["baseline"] == b), None)
+                row.append(fmt_gain(c) if c else "-")
+                if p == "native":
+                    row.append(fmt_instr(c) if c else "-")
+            rows.append(row)
+        title = {"native": "Native Linux (libfastmmc.so)", "win64": "Win64 under Wine (fastmmc64.dll)",
+                 "win32": "Win32 under Wine (fastmmc32.dll)"}[p]
+        out.append(("### " if markdown_style else "== ") + title +
+                   ("" if markdown_style else " =="))
+        out.append("")
+        out.append(table(headers, rows, markdown_style))
+        out.append("")
+    return "\n".join(out)
+
+
+def memory_table(result, markdown_style, workloads=None):
+    comps = result["comparisons"]
+    out = []
+    for p in PLATFORMS:
+        pc = [c for c in comps if c["target"] == p and not c.get("error")]
+        if not pc:
+            continue
+        names = [pc[0]["candidate"]]
+        for c in pc:
+            if c["baseline"] not in names:
+                names.append(c["baseline"])
+        shown = [w for w in WORKLOAD_NAMES if workloads is None or w in workloads]
+        names = [n for n in names if n == names[0] or any(
+            c["baseline"] == n and c["workload"] in shown for c in pc)]
+        rows = []
+        for w in shown:
+            wc = [c for c in pc if c["workload"] == w]
+            if not wc:
+                continue
+            live = wc[0]["peak_live"]
+            row = [w, mb(live)]
+            for n in names:
+                if n == wc[0]["candidate"]:
+                    v = wc[0]["candidate_peak_mem"]
+                else:
+                    c = next((x for x in wc if x["baseline"] == n), None)
+                    v = c["baseline_peak_mem"] if c else None
+                row.append("-" if v is None else
+                           ("%.2fx" % (v / live) if live > 0 else mb(v)))
+            rows.append(row)
+        if rows:
+            kind = pc[0]["mem_kind"]
+            out.append("%s: peak memory above the base (%s) / the workload's peak live bytes" %
+                       (p, mem_kind_label(kind)))
+            out.append("")
+            out.append(table(["workload", "live"] + names, rows, markdown_style))
+            out.append("")
+    return "\n".join(out)
+
+
+def checks_text(checks, markdown_style):
+    if not checks:
+        return ""
+    lines = []
+    for what, met, fig in checks:
+        mark = "met" if met else "MISSED"
+        lines.append(("- **%s**: %s: %s" if markdown_style else "  %-7s %s: %s") %
+                     ((mark, what, fig) if markdown_style else (mark, what, fig)))
+    return "\n".join(lines)
+
+
+def header_text(meta):
+    return ("%s, %s; %s pairs after %s warmups (mode %s, scale %s); bootstrap %d resamples, "
+            "seed %d; commit %s; %s" % (
+                meta.get("cpu", "?"), "%s CPUs" % meta.get("cpus"), meta["pairs"], meta["warmups"],
+                meta["mode"], meta["scale"], meta["resamples"], meta["bootstrap_seed"],
+                meta.get("commit", "?"), meta["started"]))
+
+
+def terminal_report(result, checks):
+    meta = result["meta"]
+    out = ["", "fastmm-c throughput gain over each peer: median of (peer time / fastmm-c time - 1) "
+           "x 100, [95% bootstrap interval]; 'instr' = the same from callgrind's instruction "
+           "counts. Positive = fastmm-c faster.", header_text(meta), ""]
+    out.append(platform_tables(result, False))
+    out.append(memory_table(result, False, MEMORY_WORKLOADS))
+    if checks:
+        out.append("The issue's targets (reported, not enforced):")
+        out.append(checks_text(checks, False))
+        out.append("")
+    for n in meta["notes"]:
+        out.append("note: " + n)
+    for c in result["comparisons"]:
+        if c.get("error"):
+            out.append("FAILED %s %s vs %s: %s" % (c["target"], c["workload"], c["baseline"],
+                                                    c["error"]))
+    return "\n".join(out)
+
+
+def markdown(result, checks):
+    meta = result["meta"]
+    out = ["# fastmm-c benchmark results", ""]
+    out.append("Machine: %s (%s CPUs), %s, kernel %s, %s, %s. Commit %s. Started %s, took %s." % (
+        meta.get("cpu", "?"), meta.get("cpus"), meta.get("os", "?"), meta.get("kernel", "?"),
+        meta.get("wine", "no wine"), meta.get("valgrind", "no valgrind"), meta.get("commit", "?"),
+        meta["started"], fmt_duration(meta["duration_s"])) +
+        (" Phases: %s." % ", ".join("%s %s" % (k, fmt_duration(v)) for k, v in
+                                     meta.get("phase_durations_s", {}).items())
+         if meta.get("phase_durations_s") else ""))
+    out.append("")
+    out.append("Method: %d alternating baseline/candidate process pairs after %d warmup rounds, "
+               "single-thread runs pinned to CPU %s, 2-thread runs to CPUs %s; gain per pair = "
+               "(baseline time / candidate time - 1) x 100; the median of the pairs' gains and "
+               "its 95%% percentile bootstrap interval (%d resamples, seed %d). Candidate: "
+               "fastmm-c. %s Positive = fastmm-c faster." % (
+                   meta["pairs"], meta["warmups"], meta["single_thread_cpus"],
+                   meta["two_thread_cpus"], meta["resamples"], meta["bootstrap_seed"],
+                   "`instr`: the same formula on callgrind's instruction counts of the timed "
+                   "region (native, scale %s)." % meta["callgrind_scale"]
+                   if meta["callgrind_scale"] is not None else
+                   "No instruction counts in this run."))
+    out.append("")
+    out.append("![chart](chart.png)")
+    out.append("")
+    out.append("## Throughput gain of fastmm-c over each peer")
+    out.append("")
+    out.append(platform_tables(result, True))
+    if checks:
+        out.append("## The issue's targets (reported, not enforced)")
+        out.append("")
+        out.append(checks_text(checks, True))
+        out.append("")
+    out.append("## Peak memory")
+    out.append("")
+    out.append("Peak process memory above the base taken when the workload was ready, divided "
+               "by the most bytes the workload itself held at once. Native: the peak resident "
+               "set (VmHWM); under Wine: the peak working set (PeakWorkingSetSize, which Wine "
+               "takes from the process's VmHWM; Wine's PeakPagefileUsage is not a peak, it "
+               "equals the current commit); on Windows proper: the peak commit "
+               "(PeakPagefileUsage). Each table names its figure. Workloads that write only the "
+               "ends of large blocks can show less than 1x.")
+    out.append("")
+    out.append(memory_table(result, True))
+    out.append("## Every comparison")
+    out.append("")
+    rows = []
+    for c in result["comparisons"]:
+        if c.get("error"):
+            rows.append([c["target"], c["workload"], c["baseline"], "0", "FAILED: " +
+                         c["error"][:80].replace("|", "/"), "", "", "", "", "", ""])
+            continue
+        rows.append([c["target"], c["workload"], c["baseline"], str(c["pairs"]),
+                     "%+.2f%%" % c["median_gain_pct"],
+                     "%+.2f%% .. %+.2f%%" % (c["ci_low_pct"], c["ci_high_pct"]),
+                     fmt_instr(c) if c["target"] == "native" else "",
+                     "%.2f / %.2f" % (c["baseline_ns_per_op"], c["candidate_ns_per_op"]),
+                     "%s / %s" % (mb(c["baseline_peak_mem"]), mb(c["candidate_peak_mem"])),
+                     c["mem_kind"], mb(c["peak_live"])])
+    out.append(table(["target", "workload", "baseline", "pairs", "median gain", "95% interval",
+                      "instr gain", "ns/op base / fastmm-c", "peak mem base / fastmm-c",
+                      "peak mem figure", "peak live"], rows, True))
+    out.append("")
+    if meta["notes"]:
+        out.append("## Notes")
+        out.append("")
+        out += ["- " + n for n in meta["notes"]]
+        out.append("")
+    return "\n".join(out)
+
+
+def write_results(out_dir, result):
+    """results.json and results.md into `out_dir`; returns the issue's targets' checks."""
+    with open(os.path.join(out_dir, "results.json"), "w") as f:
+        json.dump(result, f, indent=1)
+    return write_markdown(out_dir, result)
+
+
+def write_markdown(out_dir, result):
+    checks = target_checks(result["comparisons"])
+    with open(os.path.join(out_dir, "results.md"), "w") as f:
+        f.write(markdown(result, checks))
+    return checks

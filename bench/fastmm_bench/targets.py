@@ -1,0 +1,94 @@
+"""bench/targets.conf: the allocators of each platform, one line each (the file explains the
+fields): platform, role, name, kind, library, symbol, workloads."""
+
+import os
+
+from .errors import BenchError
+from .paths import REPO, TARGETS_CONF
+from .workloads import SEED, WORKLOAD_NAMES
+
+PLATFORMS = ("native", "win64", "win32")
+ROLES = ("candidate", "baseline")
+KINDS = ("record", "malloc", "heap")
+
+
+class Target:
+    def __init__(self, platform, role, name, kind, lib, sym, workloads, line):
+        self.platform, self.role, self.name, self.kind = platform, role, name, kind
+        self.lib = None if lib == "-" else lib
+        self.sym = None if sym == "-" else sym
+        self.workloads = workloads
+        self.line = line
+        self.snapshot_lib = None  # the run's copy of the library (programs.take_snapshot)
+
+    @property
+    def key(self):
+        return "%s:%s" % (self.platform, self.name)
+
+    def lib_path(self):
+        """The library as a file of the repository, or None for a bare name / no library."""
+        if self.lib is None or "/" not in self.lib:
+            return None
+        return os.path.join(REPO, self.lib)
+
+    def run_lib_path(self):
+        """The file the runs load: the run's snapshot copy once take_snapshot made it."""
+        return self.snapshot_lib or self.lib_path()
+
+    def runs(self, workload):
+        if self.workloads == "all":
+            return True
+        if self.workloads == "seed":
+            return workload in SEED
+        return workload in self.workloads.split(",")
+
+    def alloc_args(self):
+        """fastmm_bench's options that choose this allocator."""
+        args = ["--alloc", self.kind]
+        path = self.run_lib_path()
+        if path is not None:
+            args += ["--lib", windows_path(path) if self.platform != "native" else path]
+        elif self.lib is not None:
+            args += ["--lib", self.lib]
+        if self.sym is not None:
+            args += ["--sym", self.sym]
+        return args
+
+
+def windows_path(path):
+    # Wine maps drive Z: to the Unix root.
+    return "Z:" + os.path.abspath(path).replace("/", "\\")
+
+
+def parse_targets(lines, source=TARGETS_CONF):
+    """Targets from the lines of a targets.conf; `source` names it in errors."""
+    targets = []
+    for number, raw in enumerate(lines, 1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        fields = line.split()
+        if len(fields) != 7:
+            raise BenchError("%s:%d: expected 7 fields, found %d" % (source, number, len(fields)))
+        platform, role, name, kind, lib, sym, workloads = fields
+        if platform not in PLATFORMS:
+            raise BenchError("%s:%d: unknown platform %s" % (source, number, platform))
+        if role not in ROLES:
+            raise BenchError("%s:%d: role must be candidate or baseline" % (source, number))
+        if kind not in KINDS:
+            raise BenchError("%s:%d: unknown kind %s" % (source, number, kind))
+        if workloads not in ("all", "seed"):
+            for w in workloads.split(","):
+                if w not in WORKLOAD_NAMES:
+                    raise BenchError("%s:%d: unknown workload %s" % (source, number, w))
+        targets.append(Target(platform, role, name, kind, lib, sym, workloads, number))
+    for p in PLATFORMS:
+        cands = [t for t in targets if t.platform == p and t.role == "candidate"]
+        if len(cands) > 1:
+            raise BenchError("%s: more than one candidate for %s" % (source, p))
+    return targets
+
+
+def read_targets(path=TARGETS_CONF):
+    with open(path) as f:
+        return parse_targets(f, path)

@@ -1,0 +1,48 @@
+"""The workloads bench/run knows. bench/workloads.c has the code; the names, their order and
+their thread counts must match `fastmm_bench --list` (programs.check_program compares them).
+
+group: what the issue calls it, or the Fastcode MM Challenge group it stands for.
+callgrind: whether an instruction count means anything (a spinning thread's count does not)."""
+
+# The seed's five ReallocMem cases (a target whose workloads are `seed` runs these).
+SEED = ["realloc_inplace", "realloc_upsize", "realloc_downsize", "realloc_medium", "realloc_large"]
+
+WORKLOADS = [
+    ("realloc_inplace", "seed: 64 -> 63 -> 64 in place", True),
+    ("realloc_upsize", "seed: forced upsize", True),
+    ("realloc_downsize", "seed: moving downsize", True),
+    ("realloc_medium", "seed: medium control", True),
+    ("realloc_large", "seed: large control", True),
+    ("small_churn_lifo", "small churn, LIFO frees", True),
+    ("small_churn_random", "small churn, random frees", True),
+    ("object_churn", "Delphi object churn", True),
+    ("string_append", "string building to 1 MB", True),
+    ("array_setlength", "SetLength growth; Fastcode array upsize", True),
+    ("mixed", "mixed 8 B-4 MB", True),
+    ("mt_prodcons", "2-thread producer/consumer", False),
+    ("mt_churn", "2-thread churn", True),
+    ("fc_realloc_small", "Fastcode ReallocMem small", True),
+    ("fc_realloc_medium", "Fastcode ReallocMem medium", True),
+    ("fc_realloc_large", "Fastcode ReallocMem large", True),
+    ("fc_downsize", "Fastcode block downsize", True),
+    ("fc_small_upsize", "Fastcode small upsize", True),
+    ("fc_addr_creep", "Fastcode address-space creep", True),
+    ("fc_fragmentation", "Fastcode fragmentation", True),
+    ("fc_size_spread", "Fastcode block-size spread", True),
+    ("fc_mt_alloc_realloc", "Fastcode MT alloc/realloc", True),
+    ("fc_string_threads", "Fastcode string threads", True),
+    ("fc_short_threads", "Fastcode short-lived threads", True),
+    ("fc_access_speed", "Fastcode speed of access", True),
+]
+WORKLOAD_NAMES = [w[0] for w in WORKLOADS]
+WORKLOAD_GROUP = {w[0]: w[1] for w in WORKLOADS}
+WORKLOAD_CALLGRIND = {w[0]: w[2] for w in WORKLOADS}
+
+# The workloads whose peak memory the terminal report shows.
+MEMORY_WORKLOADS = ["mixed", "fc_addr_creep", "fc_fragmentation", "fc_size_spread",
+                    "fc_realloc_medium", "fc_realloc_large"]
+
+
+def threads_of(workload):
+    return 2 if workload.startswith("mt_") or workload in (
+        "fc_mt_alloc_realloc", "fc_string_threads", "fc_short_threads") else 1

@@ -1,0 +1,105 @@
+"""The tables, results.json/results.md and chart.png of a run (fastmm_bench.report, .chart), on
+a made-up result."""
+
+import json
+import os
+import re
+import shutil
+import tempfile
+import unittest
+
+from fastmm_bench import chart, report
+
+
+def comparison(target, workload, baseline, gain, mem_kind, base_mem=30e6, cand_mem=20e6):
+    return {"workload": workload, "target": target, "baseline": baseline, "candidate": "fastmm-c",
+            "group": "", "pairs": 5, "median_gain_pct": gain, "ci_low_pct": gain - 5.0,
+            "ci_high_pct": gain + 5.0, "gains_pct": [gain] * 5, "baseline_ns_per_op": 20.0,
+            "candidate_ns_per_op": 10.0, "ops": 1000, "mem_kind": mem_kind,
+            "baseline_peak_mem": int(base_mem), "candidate_peak_mem": int(cand_mem),
+            "baseline_peak_mem_abs": int(base_mem + 5e6),
+            "candidate_peak_mem_abs": int(cand_mem + 5e6), "peak_live": int(18e6)}
+
+
+def result():
+    comps = [
+        comparison("native", "mixed", "glibc", 10.0, "peak-rss", 19e6, 20e6),
+        comparison("native", "mixed", "mimalloc", -12.0, "peak-rss", 22e6, 20e6),
+        comparison("native", "small_churn_lifo", "mimalloc", 5.0, "peak-rss"),
+        comparison("native", "small_churn_lifo", "glibc", 40.0, "peak-rss"),
+        comparison("win64", "small_churn_lifo", "heapalloc", 350.0, "peak-working-set"),
+        comparison("win64", "mixed", "heapalloc", 1.0, "peak-working-set"),
+        {"workload": "string_append", "target": "win64", "baseline": "heapalloc",
+         "candidate": "fastmm-c", "group": "", "pairs": 0, "error": "heapalloc failed: boom"},
+    ]
+    meta = {"cpu": "test CPU", "cpus": 2, "os": "Debian", "kernel": "6", "commit": "abc1234",
+            "mode": "default", "pairs": 5, "warmups": 3, "scale": 1.0, "resamples": 10000,
+            "bootstrap_seed": 20240611, "callgrind_scale": None, "single_thread_cpus": [1],
+            "two_thread_cpus": [0, 1], "started": "2026-12-01T10:00:00",
+            "finished": "2026-12-01T10:03:00", "duration_s": 180.0,
+            "phase_durations_s": {"native": 60.0, "win64": 120.0}, "notes": ["a note"]}
+    return {"meta": meta, "comparisons": comps}
+
+
+class ReportTest(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="fastmm-bench-test-")
+
+    def tearDown(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def test_the_issue_targets(self):
+        checks = {what: (met, fig) for what, met, fig in report.target_checks(result()["comparisons"])}
+        met, fig = checks["win64 small_churn_lifo: >= 3x HeapAlloc"]
+        self.assertTrue(met)
+        self.assertEqual(fig, "4.50x (95% CI 4.45x-4.55x)")
+        met, fig = checks["native small_churn_lifo: >= 1.5x glibc"]
+        self.assertFalse(met)
+        self.assertIn("0.10x short of 1.5x", fig)
+        met, fig = checks["native mixed: peak memory no worse than the best peer"]
+        self.assertFalse(met)  # glibc's 19 MB beats fastmm-c's 20 MB
+        self.assertIn("vs glibc", fig)
+        self.assertNotIn("win64 string_append: >= 3x HeapAlloc", checks)  # it failed: no figure
+
+    def test_every_memory_table_names_its_figure(self):
+        r = result()
+        checks = report.write_results(self.dir, r)
+        with open(os.path.join(self.dir, "results.json")) as f:
+            self.assertEqual(json.load(f), r)
+        with open(os.path.join(self.dir, "results.md")) as f:
+            md = f.read()
+        for text in (md, report.terminal_report(r, checks)):
+            for platform, kind in (("native", "peak-rss: the peak resident set, VmHWM"),
+                                   ("win64", "peak-working-set: PeakWorkingSetSize, which Wine "
+                                             "takes from the process's VmHWM")):
+                self.assertIn("%s: peak memory above the base (%s)" % (platform, kind), text)
+        # The table of every comparison has a column saying which figure each row's is.
+        header = next(line for line in md.splitlines() if line.startswith("| target | workload"))
+        self.assertIn("| peak mem figure |", header)
+        self.assertRegex(md, r"\| win64 \| mixed \| heapalloc \| 5 \|[^\n]*\| peak-working-set \|")
+        self.assertRegex(md, r"\| native \| mixed \| glibc \| 5 \|[^\n]*\| peak-rss \|")
+        self.assertIn("FAILED: heapalloc failed: boom", md)
+        self.assertIn("No instruction counts in this run.", md)
+
+    def test_gain_tables(self):
+        text = report.platform_tables(result(), False)
+        self.assertRegex(text, r"small_churn_lifo +\+40\.0% \[\+35,\+45\] +n/a +\+5\.0% \[\+0,\+10\]")
+        self.assertRegex(text, r"string_append +FAILED")
+        md = report.platform_tables(result(), True)
+        self.assertIn("| workload | vs glibc | instr | vs mimalloc | instr |", md)
+
+    def test_chart(self):
+        path = os.path.join(self.dir, "chart.png")
+        note = chart.make_chart(result(), path)
+        try:
+            import matplotlib  # noqa: F401 (Debian's python3-matplotlib)
+        except ImportError:
+            self.assertIn("python3-matplotlib is not installed", note)
+            return
+        self.assertIsNone(note)
+        with open(path, "rb") as f:
+            self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+
+
+if __name__ == "__main__":
+    unittest.main()
