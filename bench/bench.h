@@ -27,7 +27,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "rng.h"
+#include "../tests/common/rng.h" /* the generator the tests and the demo use */
 
 #if defined(_WIN32) && !defined(_WIN64)
 #define BENCH_CALL __attribute__((regparm(3)))

@@ -18,21 +18,21 @@ typedef struct slot {
 } slot;
 
 /* A table of `count` (a power of two) sizes drawn by `pick`. */
-typedef size_t (*size_picker)(rng *r);
+typedef size_t (*size_picker)(rng_state *r);
 static inline uint32_t *size_table(size_t count, uint64_t seed, size_picker pick) {
   uint32_t *t = (uint32_t *)bench_os_alloc(count * sizeof *t);
-  rng r;
+  rng_state r;
   rng_seed(&r, seed);
   for (size_t i = 0; i < count; i++)
     t[i] = (uint32_t)pick(&r);
   return t;
 }
 
-static inline size_t pick_small_8_256(rng *r) {
+static inline size_t pick_small_8_256(rng_state *r) {
   return rng_range(r, 8, 256);
 }
 
-static inline size_t pick_chunk_1_32(rng *r) {
+static inline size_t pick_chunk_1_32(rng_state *r) {
   return rng_range(r, 1, 32);
 }
 

@@ -13,7 +13,7 @@
 
 /* Delphi objects: instance sizes of typical classes (TObject descendants with a few fields),
  * weighted toward the small ones. */
-static size_t pick_object(rng *r) {
+static size_t pick_object(rng_state *r) {
   static const struct {
     uint16_t size, weight;
   } classes[] = {{16, 10}, {24, 15}, {32, 20}, {40, 12}, {48, 10}, {56, 8},
@@ -159,7 +159,7 @@ void wl_small_churn_lifo(bench_ctx *c) {
 void churn_random(bench_ctx *c, uint64_t n, uint64_t seed, uint32_t *sizes, slot *pool,
                   int own_region) {
   enum { POOL = 4096 };
-  rng r;
+  rng_state r;
   rng_seed(&r, seed);
   for (size_t i = 0; i < POOL; i++)
     fill_slot(c, &pool[i], sizes[i & (SIZES - 1)], (uint32_t)i);
@@ -196,7 +196,7 @@ void wl_object_churn(bench_ctx *c) {
   slot *mid = (slot *)bench_os_alloc(MID * sizeof *mid);
   slot *lng = (slot *)bench_os_alloc(LONG * sizeof *lng);
   size_t long_count = 0;
-  rng r;
+  rng_state r;
   rng_seed(&r, 13);
   bench_ready(c);
   bench_begin(c);
@@ -330,7 +330,7 @@ void wl_array_setlength(bench_ctx *c) {
 
 /* 80% of requests 8-256 bytes, 15% 257 B-8 KB, 4.5% 8-256 KB, 0.5% 256 KB-4 MB, log-uniform
  * within each band. */
-static size_t pick_mixed(rng *r) {
+static size_t pick_mixed(rng_state *r) {
   unsigned band = (unsigned)rng_below(r, 1000);
   if (band < 800)
     return rng_log_range(r, 8, 256);
@@ -348,7 +348,7 @@ void wl_mixed(bench_ctx *c) {
   enum { POOL = 8192 };
   uint64_t n = bench_count(c, 1e4);
   slot *pool = (slot *)bench_os_alloc(POOL * sizeof *pool);
-  rng r;
+  rng_state r;
   rng_seed(&r, 31);
   bench_ready(c);
   bench_begin(c);
@@ -377,7 +377,7 @@ void wl_mixed(bench_ctx *c) {
 static void realloc_mix(bench_ctx *c, uint64_t n, size_t count, size_t lo, size_t hi, uint64_t seed,
                         int pages) {
   slot *pool = (slot *)bench_os_alloc(count * sizeof *pool);
-  rng r;
+  rng_state r;
   rng_seed(&r, seed);
   bench_ready(c);
   for (size_t i = 0; i < count; i++) {
@@ -461,7 +461,7 @@ void wl_fc_small_upsize(bench_ctx *c) {
   enum { POOL = 256 };
   uint64_t n = bench_count(c, 7.5e5);
   slot *pool = (slot *)bench_os_alloc(POOL * sizeof *pool);
-  rng r;
+  rng_state r;
   rng_seed(&r, 55);
   bench_ready(c);
   for (size_t i = 0; i < POOL; i++) {
@@ -513,7 +513,7 @@ void wl_fc_addr_creep(bench_ctx *c) {
   uint64_t n = bench_count(c, 200);
   slot *bufs = (slot *)bench_os_alloc(BUFS * sizeof *bufs);
   slot *pins = (slot *)bench_os_alloc(PINS * sizeof *pins);
-  rng r;
+  rng_state r;
   rng_seed(&r, 61);
   bench_ready(c);
   bench_begin(c);
@@ -553,7 +553,7 @@ void wl_fc_fragmentation(bench_ctx *c) {
   uint32_t *free_slots = (uint32_t *)bench_os_alloc(SLOTS * sizeof *free_slots);
   size_t nfree = SLOTS;
   uint64_t ops = 0;
-  rng r;
+  rng_state r;
   rng_seed(&r, 71);
   for (size_t i = 0; i < SLOTS; i++)
     free_slots[i] = (uint32_t)(SLOTS - 1 - i);
@@ -592,7 +592,7 @@ void wl_fc_size_spread(bench_ctx *c) {
   enum { POOL = 2048 };
   uint64_t n = bench_count(c, 5e4);
   slot *pool = (slot *)bench_os_alloc(POOL * sizeof *pool);
-  rng r;
+  rng_state r;
   rng_seed(&r, 81);
   bench_ready(c);
   for (size_t i = 0; i < POOL; i++)
@@ -625,7 +625,7 @@ void wl_fc_access_speed(bench_ctx *c) {
   slot *pool = (slot *)bench_os_alloc(POOL * sizeof *pool);
   node **nodes = (node **)bench_os_alloc(NODES * sizeof *nodes);
   uint32_t *node_sizes = (uint32_t *)bench_os_alloc(NODES * sizeof *node_sizes);
-  rng r;
+  rng_state r;
   rng_seed(&r, 111);
   bench_ready(c);
   for (size_t i = 0; i < POOL; i++)

@@ -5,7 +5,7 @@
 #include "threads.h"
 #include "workloads.h"
 
-static size_t pick_8_512(rng *r) {
+static size_t pick_8_512(rng_state *r) {
   return rng_range(r, 8, 512);
 }
 
@@ -122,7 +122,7 @@ static void alloc_realloc_thread(void *arg) {
   thread_job *j = (thread_job *)arg;
   bench_ctx *c = &j->stats;
   slot *pool = j->pool;
-  rng r;
+  rng_state r;
   rng_seed(&r, j->seed);
   for (size_t i = 0; i < POOL; i++)
     fill_slot(c, &pool[i], rng_log_range(&r, 8, 4 * KB), (uint32_t)i);
@@ -198,7 +198,7 @@ typedef struct short_job {
 static void short_thread(void *arg) {
   short_job *j = (short_job *)arg;
   void *mine[50];
-  rng r;
+  rng_state r;
   rng_seed(&r, j->seed);
   for (int k = 0; k < 100; k++) {
     size_t size = rng_range(&r, 8, 512);
