@@ -46,6 +46,12 @@
   {$if not defined(FPC_DELPHI) and not defined(FPC_OBJFPC)}
     {$mode objfpc}
   {$ifend}
+  {Free Pascal's TMemoryManager, unless a test compiles the Delphi branch (TMemoryManagerEx):
+  FASTMMC_DELPHI_BRANCH is for tests only and needs a unit that supplies TMemoryManagerEx and
+  Get/SetMemoryManager for it, loaded with -Fa (tests/pascal/delphi_rtl/DelphiMemoryManager.pas).}
+  {$ifndef FASTMMC_DELPHI_BRANCH}
+    {$define FMMC_FPC_RECORD}
+  {$endif}
 {$endif}
 {$H+}
 {$R-}
@@ -129,6 +135,13 @@ type
     {100 * AllocatedBytes / (AllocatedBytes + OverheadBytes).}
     EfficiencyPercentage: Double;
   end;
+
+  {The record the RTL's GetMemoryManager / SetMemoryManager take.}
+{$ifdef FMMC_FPC_RECORD}
+  TFastMMC_RTLMemoryManager = TMemoryManager;
+{$else}
+  TFastMMC_RTLMemoryManager = TMemoryManagerEx;
+{$endif}
 
 {$ifdef FPC}
   {Delphi's System.TSmallBlockTypeState, which Free Pascal does not have.}
@@ -291,11 +304,7 @@ header corrupted, 2 guard corrupted, 3 write after free, 4 double free, 5 reallo
 block, 6 invalid pointer, 7 leak, 8 virtual call on a freed object).}
 function FastMMC_GetDebugEventCount(AKind: Integer): NativeUInt;
 {The memory manager this unit replaced (and hands foreign blocks to).}
-{$ifdef FPC}
-procedure FastMMC_GetPreviousMemoryManager(var AMemoryManager: TMemoryManager);
-{$else}
-procedure FastMMC_GetPreviousMemoryManager(var AMemoryManager: TMemoryManagerEx);
-{$endif}
+procedure FastMMC_GetPreviousMemoryManager(var AMemoryManager: TFastMMC_RTLMemoryManager);
 
 var
   {FastMM5's variables.}
@@ -422,6 +431,7 @@ var
     MM: TDllMemoryManager;
     UsableSize: TDll_UsableSize;
     OwnsBlock: TDll_OwnsBlock;
+    HeapContains: TDll_OwnsBlock;
     GetState: TDll_GetState;
     CheckHeap: TDll_CheckHeap;
     FlushThreadCache: TDll_Procedure;
@@ -780,6 +790,7 @@ begin
   Dll.SmallClassSlotSize := TDll_SmallClassSlotSize(Find('fastmm_small_class_slot_size'));
   if DllLoadError <> 0 then
     Exit; {an older DLL: not used (and not unloaded: nothing of it ran)}
+  Dll.HeapContains := TDll_OwnsBlock(FMMC_GetProcAddress(H, 'fastmm_heap_contains'));
   Dll.SetMemoryUsageLimit := TDll_SetSize(FMMC_GetProcAddress(H, 'fastmm_set_memory_usage_limit'));
   Dll.GetMemoryUsageLimit := TDll_GetSize(FMMC_GetProcAddress(H, 'fastmm_get_memory_usage_limit'));
   Dll.EnterDebugMode := TDll_IntFunction(FMMC_GetProcAddress(H, 'fastmm_enter_debug_mode'));
@@ -964,30 +975,53 @@ end;
 
 {------------------------The memory manager records------------------------}
 
-
-{$ifdef FPC}
+{What differs between the RTL's two records is kept to the entry points each gets and a few
+fields (SetOurEntryPoints, SetPreviousAllocators); installing, checking and uninstalling are
+one body for both.}
 
 var
-  PreviousMM: TMemoryManager;
-  InstalledMM: TMemoryManager;
+  PreviousMM: TFastMMC_RTLMemoryManager;
+  InstalledMM: TFastMMC_RTLMemoryManager;
   {False once uninstalled: new blocks then come from the previous manager.}
   AllocateFromDll: Boolean;
 
-{The code address a procedure variable holds, the same way in mode delphi and mode objfpc (in
-objfpc @ gives the variable's own address).}
+{The code address a procedure variable holds, the same way in Delphi and in Free Pascal's mode
+delphi and mode objfpc (in objfpc @ gives the variable's own address): an untyped parameter
+receives the variable itself.}
 function CodeOf(const AProcVar): Pointer;
 begin
   Result := PPointer(@AProcVar)^;
 end;
 
-{Free Pascal's heap errors: ErrorProc (SysUtils raises EOutOfMemory / EInvalidPointer), else a
-run-time error, as Free Pascal's own heap does.}
+{The RTL's heap errors, raised as the RTL raises them: 203 (out of memory) or 204 (invalid
+pointer). Free Pascal: through ErrorProc (SysUtils turns it into EOutOfMemory /
+EInvalidPointer), else a run-time error, as its own heap does. Delphi: System.Error, which
+SysUtils turns into the same exceptions.}
 procedure HeapError(ACode: Longint);
 begin
+{$ifdef FPC}
   if Assigned(ErrorProc) then
     ErrorProc(ACode, get_caller_addr(get_frame), get_caller_frame(get_frame));
   RunError(ACode);
+{$else}
+  if ACode = 203 then
+    System.Error(reOutOfMemory)
+  else
+    System.Error(reInvalidPtr);
+{$endif}
 end;
+
+{A pointer the DLL refuses but that lies in memory it maps for blocks is not a live block (freed
+twice, or inside a block): an error, never the previous manager's business. Only a pointer in
+no memory of the DLL's is the previous manager's block.}
+function InDllMemory(APointer: Pointer): Boolean;
+begin
+  Result := Assigned(Dll.HeapContains) and (Dll.HeapContains(APointer) <> 0);
+end;
+
+{$ifdef FMMC_FPC_RECORD}
+
+{ Free Pascal's TMemoryManager }
 
 function OutOfMemory: Pointer;
 begin
@@ -1005,12 +1039,16 @@ end;
 
 function FpcFreeMem(APointer: Pointer): PtrUInt;
 begin
-  {The DLL refuses what it does not own without touching it: that goes to the previous
-  manager. Free Pascal ignores the size returned; 0 as its cmem unit does.}
-  if Dll.MM.FreeMem(APointer) = 0 then
-    Result := 0
-  else
-    Result := PreviousMM.FreeMem(APointer);
+  {The DLL refuses what it does not own without touching it. Free Pascal ignores the size
+  returned; 0 as its cmem unit does.}
+  Result := 0;
+  if Dll.MM.FreeMem(APointer) <> 0 then
+  begin
+    if InDllMemory(APointer) then
+      HeapError(204)
+    else
+      Result := PreviousMM.FreeMem(APointer);
+  end;
 end;
 
 function FpcFreeMemSize(APointer: Pointer; ASize: PtrUInt): PtrUInt;
@@ -1049,11 +1087,16 @@ begin
   R := Dll.MM.ReallocMem(APointer, NativeInt(ASize));
   if R = nil then
   begin
-    if Dll.OwnsBlock(APointer) = 0 then
-      {The previous manager's block: it resizes it (and updates APointer).}
-      Exit(PreviousMM.ReAllocMem(APointer, ASize));
-    {Out of memory: the block is left as it was.}
-    Exit(OutOfMemory);
+    if Dll.OwnsBlock(APointer) <> 0 then
+      {Out of memory: the block is left as it was.}
+      Exit(OutOfMemory);
+    if InDllMemory(APointer) then
+    begin
+      HeapError(204);
+      Exit(nil);
+    end;
+    {The previous manager's block: it resizes it (and updates APointer).}
+    Exit(PreviousMM.ReAllocMem(APointer, ASize));
   end;
   APointer := R;
   Result := R;
@@ -1064,7 +1107,7 @@ begin
   if APointer = nil then
     Exit(0);
   Result := Dll.UsableSize(APointer);
-  if Result = 0 then
+  if (Result = 0) and not InDllMemory(APointer) then
     Result := PreviousMM.MemSize(APointer);
 end;
 
@@ -1097,25 +1140,93 @@ begin
     Result.CurrHeapFree := 0;
 end;
 
+procedure SetOurEntryPoints(var AManager: TFastMMC_RTLMemoryManager);
+begin
+  {NeedLock, InitThread, DoneThread, RelocateHeap stay as they were.}
+  AManager.GetMem := @FpcGetMem;
+  AManager.FreeMem := @FpcFreeMem;
+  AManager.FreeMemSize := @FpcFreeMemSize;
+  AManager.AllocMem := @FpcAllocMem;
+  AManager.ReAllocMem := @FpcReAllocMem;
+  AManager.MemSize := @FpcMemSize;
+  AManager.GetHeapStatus := @FpcGetHeapStatus;
+  AManager.GetFPCHeapStatus := @FpcGetFPCHeapStatus;
+end;
+
+{$else}
+
+{ Delphi's TMemoryManagerEx: System raises EOutOfMemory when GetMem, AllocMem or ReallocMem
+  return nil, EInvalidPointer when FreeMem returns non-zero. }
+
+function DelphiFreeMem(APointer: Pointer): Integer;
+begin
+  Result := Dll.MM.FreeMem(APointer);
+  if (Result <> 0) and not InDllMemory(APointer) then
+    Result := PreviousMM.FreeMem(APointer);
+end;
+
+function DelphiReallocMem(APointer: Pointer; ASize: NativeInt): Pointer;
+begin
+  Result := Dll.MM.ReallocMem(APointer, ASize);
+  if (Result = nil) and (Dll.OwnsBlock(APointer) = 0) then
+  begin
+    {Delphi's System would report a nil result as out of memory: a pointer that is not a live
+    block is an invalid pointer (as FastMM5 reports a damaged debug block).}
+    if InDllMemory(APointer) then
+      HeapError(204)
+    else
+      Result := PreviousMM.ReallocMem(APointer, ASize);
+  end;
+end;
+
+function DelphiRegisterExpectedMemoryLeak(APointer: Pointer): Boolean;
+begin
+  Result := RegisterLeakPointer(APointer);
+end;
+
+function DelphiUnregisterExpectedMemoryLeak(APointer: Pointer): Boolean;
+begin
+  Result := UnregisterLeakPointer(APointer);
+end;
+
+procedure SetOurEntryPoints(var AManager: TFastMMC_RTLMemoryManager);
+begin
+  {GetMem and AllocMem are the DLL's own entry points (register convention on Win32).}
+  AManager.GetMem := Dll.MM.GetMem;
+  AManager.FreeMem := @DelphiFreeMem;
+  AManager.ReallocMem := @DelphiReallocMem;
+  AManager.AllocMem := Dll.MM.AllocMem;
+  AManager.RegisterExpectedMemoryLeak := @DelphiRegisterExpectedMemoryLeak;
+  AManager.UnregisterExpectedMemoryLeak := @DelphiUnregisterExpectedMemoryLeak;
+end;
+
+{$endif}
+
+{New blocks from the previous manager again; everything else stays ours.}
+procedure SetPreviousAllocators(var AManager: TFastMMC_RTLMemoryManager);
+begin
+  AManager.GetMem := PreviousMM.GetMem;
+  AManager.AllocMem := PreviousMM.AllocMem;
+{$ifdef FMMC_FPC_RECORD}
+  {Its statistics describe what it allocates.}
+  AManager.GetHeapStatus := PreviousMM.GetHeapStatus;
+  AManager.GetFPCHeapStatus := PreviousMM.GetFPCHeapStatus;
+{$endif}
+end;
+
 procedure InstallRecord;
 begin
   GetMemoryManager(PreviousMM);
-  InstalledMM := PreviousMM; {NeedLock, InitThread, DoneThread, RelocateHeap stay as they were}
-  InstalledMM.GetMem := @FpcGetMem;
-  InstalledMM.FreeMem := @FpcFreeMem;
-  InstalledMM.FreeMemSize := @FpcFreeMemSize;
-  InstalledMM.AllocMem := @FpcAllocMem;
-  InstalledMM.ReAllocMem := @FpcReAllocMem;
-  InstalledMM.MemSize := @FpcMemSize;
-  InstalledMM.GetHeapStatus := @FpcGetHeapStatus;
-  InstalledMM.GetFPCHeapStatus := @FpcGetFPCHeapStatus;
+  InstalledMM := PreviousMM;
+  SetOurEntryPoints(InstalledMM);
   AllocateFromDll := True;
   SetMemoryManager(InstalledMM);
 end;
 
+{False when another memory manager was installed after ours.}
 function RecordStillOurs: Boolean;
 var
-  Current: TMemoryManager;
+  Current: TFastMMC_RTLMemoryManager;
 begin
   GetMemoryManager(Current);
   Result := (CodeOf(Current.GetMem) = CodeOf(InstalledMM.GetMem)) and
@@ -1127,99 +1238,21 @@ still alive (the RTL frees some after the last finalization) keep being freed an
 the DLL, which is never unloaded.}
 procedure UninstallRecord;
 var
-  Drained: TMemoryManager;
+  Drained: TFastMMC_RTLMemoryManager;
 begin
   AllocateFromDll := False;
   Drained := InstalledMM;
-  Drained.GetMem := PreviousMM.GetMem;
-  Drained.AllocMem := PreviousMM.AllocMem;
-  Drained.GetHeapStatus := PreviousMM.GetHeapStatus;
-  Drained.GetFPCHeapStatus := PreviousMM.GetFPCHeapStatus;
+  SetPreviousAllocators(Drained);
   SetMemoryManager(Drained);
 end;
 
-procedure FastMMC_GetPreviousMemoryManager(var AMemoryManager: TMemoryManager);
+procedure FastMMC_GetPreviousMemoryManager(var AMemoryManager: TFastMMC_RTLMemoryManager);
 begin
   if InstallationState in [mmisInstalled, mmisUsingSharedMemoryManager] then
     AMemoryManager := PreviousMM
   else
     GetMemoryManager(AMemoryManager);
 end;
-
-{$else}
-
-{ Delphi }
-
-var
-  PreviousMM: TMemoryManagerEx;
-  InstalledMM: TMemoryManagerEx;
-
-function DelphiFreeMem(P: Pointer): Integer;
-begin
-  Result := Dll.MM.FreeMem(P);
-  if Result <> 0 then
-    Result := PreviousMM.FreeMem(P);
-end;
-
-function DelphiReallocMem(P: Pointer; Size: NativeInt): Pointer;
-begin
-  Result := Dll.MM.ReallocMem(P, Size);
-  if (Result = nil) and (Dll.OwnsBlock(P) = 0) then
-    Result := PreviousMM.ReallocMem(P, Size);
-end;
-
-function DelphiRegisterExpectedMemoryLeak(P: Pointer): Boolean;
-begin
-  Result := RegisterLeakPointer(P);
-end;
-
-function DelphiUnregisterExpectedMemoryLeak(P: Pointer): Boolean;
-begin
-  Result := UnregisterLeakPointer(P);
-end;
-
-procedure InstallRecord;
-begin
-  GetMemoryManager(PreviousMM);
-  {GetMem and AllocMem are the DLL's own entry points (register convention on Win32): System
-  raises EOutOfMemory when they return nil, EInvalidPointer when FreeMem returns non-zero.}
-  InstalledMM.GetMem := Dll.MM.GetMem;
-  InstalledMM.FreeMem := DelphiFreeMem;
-  InstalledMM.ReallocMem := DelphiReallocMem;
-  InstalledMM.AllocMem := Dll.MM.AllocMem;
-  InstalledMM.RegisterExpectedMemoryLeak := DelphiRegisterExpectedMemoryLeak;
-  InstalledMM.UnregisterExpectedMemoryLeak := DelphiUnregisterExpectedMemoryLeak;
-  SetMemoryManager(InstalledMM);
-end;
-
-function RecordStillOurs: Boolean;
-var
-  Current: TMemoryManagerEx;
-begin
-  GetMemoryManager(Current);
-  {In Delphi @ on a procedure variable gives the address it holds.}
-  Result := (@Current.GetMem = @InstalledMM.GetMem) and (@Current.FreeMem = @InstalledMM.FreeMem);
-end;
-
-procedure UninstallRecord;
-var
-  Drained: TMemoryManagerEx;
-begin
-  Drained := InstalledMM;
-  Drained.GetMem := PreviousMM.GetMem;
-  Drained.AllocMem := PreviousMM.AllocMem;
-  SetMemoryManager(Drained);
-end;
-
-procedure FastMMC_GetPreviousMemoryManager(var AMemoryManager: TMemoryManagerEx);
-begin
-  if InstallationState in [mmisInstalled, mmisUsingSharedMemoryManager] then
-    AMemoryManager := PreviousMM
-  else
-    GetMemoryManager(AMemoryManager);
-end;
-
-{$endif}
 
 {------------------------Core interface------------------------}
 
