@@ -25,20 +25,26 @@
   before the first unit's initialization runs) are freed and resized by the previous manager:
   the DLL refuses a pointer it does not own, and the unit passes it on.
 
-  The FastMM_* routines have FastMM5's names, parameters and meaning where fastmm-c can do the
-  same job (the debug mode, the erase modes and the memory usage limit included), so a program
-  written against FastMM5 builds against this unit by changing its uses clause (delphi/README.md:
-  which routines exist, which differ and why). FastMMC_* routines are fastmm-c's own.
+  Every routine, type, constant and variable of FastMM5's interface section is here with
+  FastMM5's name and signature, so a program written against FastMM5 builds against this unit by
+  changing its uses clause; where the meaning differs (mostly: what waits for an export of the
+  DLL, marked TODO(dll)) the README says how, in "FastMM5's routines in FastMMC". FastMMC_*
+  routines are fastmm-c's own.
 
   Conditional defines read when the unit is compiled (as FastMM5's):
     FastMM_FullDebugMode (or FullDebugMode, FastMM_FullDebugModeWhenDLLAvailable): start in
       the DLL's debug mode (FastMM_EnterDebugMode; no support library is needed).
     FastMM_EnableMemoryLeakReporting (or EnableMemoryLeakReporting): report leaks at exit
-      (log file and message box / standard error).
+      (log file and message box / standard error); with
+      FastMM_RequireDebuggerPresenceForLeakReporting only under a debugger, with
+      FastMM_RequireIDEPresenceForLeakReporting only while the Delphi IDE runs.
     FastMM_NoMessageBoxes (or NoMessageBoxes): no message boxes.
     FastMM_NeverUninstall (or NeverUninstall): FastMM_NeverUninstall := True.
     FastMM_ClearLogFileOnStartup (or ClearLogFileOnStartup): delete the event log at start.
+    FastMM_Align16Bytes (or Align16Bytes): FastMM_EnterMinimumAddressAlignment(maa16Bytes).
     FastMM_DisableAutomaticInstall: call FastMM_Initialize / FastMM_Finalize yourself.
+  And one for fastmm-c's tests only: FASTMMC_DELPHI_BRANCH makes Free Pascal compile the Delphi
+  branch (TMemoryManagerEx); see below.
 
   fastmm-c; this unit is part of its sources. }
 
@@ -92,6 +98,9 @@ uses
 {$ifdef NoMessageBoxes} {$define FastMM_NoMessageBoxes} {$endif}
 {$ifdef NeverUninstall} {$define FastMM_NeverUninstall} {$endif}
 {$ifdef ClearLogFileOnStartup} {$define FastMM_ClearLogFileOnStartup} {$endif}
+{$ifdef Align16Bytes} {$define FastMM_Align16Bytes} {$endif}
+{$ifdef RequireDebuggerPresenceForLeakReporting} {$define FastMM_RequireDebuggerPresenceForLeakReporting} {$endif}
+{$ifdef RequireIDEPresenceForLeakReporting} {$define FastMM_RequireIDEPresenceForLeakReporting} {$endif}
 
 const
   CFastMMC_Version = '0.1.0';
@@ -673,6 +682,8 @@ procedure FMMC_LeaveCriticalSection(var ASection: TFMMC_CriticalSection);
   stdcall; external kernel32 name 'LeaveCriticalSection';
 function FMMC_MessageBoxW(AWnd: NativeUInt; AText, ACaption: PWideChar; AType: Cardinal): Integer;
   stdcall; external user32 name 'MessageBoxW';
+function FMMC_FindWindowA(AClassName, AWindowName: PAnsiChar): NativeUInt; stdcall; external user32 name 'FindWindowA';
+function FMMC_IsDebuggerPresent: LongBool; stdcall; external kernel32 name 'IsDebuggerPresent';
 
 {------------------------The DLL------------------------}
 
@@ -1229,39 +1240,57 @@ type
 
 var
   LeakPointers: array[0..CMaxLeakPointers - 1] of Pointer;
+  {How many times each pointer is registered (FastMM5 counts a pointer registered twice).}
+  LeakPointerCounts: array[0..CMaxLeakPointers - 1] of Integer;
   LeakPointerCount: Integer;
   LeakEntries: array[0..CMaxLeakEntries - 1] of TLeakEntry;
   LeakEntryCount: Integer;
 
+{As FastMM5: any pointer is accepted (False only when the list is full); the DLL learns the
+first registration of one of its blocks, for its debug-mode leak report.}
 function RegisterLeakPointer(APointer: Pointer): Boolean;
+var
+  I: Integer;
 begin
-  Result := False;
-  if (Dll.Handle = 0) or (APointer = nil) then
-    Exit;
+  Result := True;
   FMMC_EnterCriticalSection(LeakLock);
-  if (LeakPointerCount < CMaxLeakPointers) and Dll.MM.RegisterExpectedMemoryLeak(APointer) then
+  I := 0;
+  while (I < LeakPointerCount) and (LeakPointers[I] <> APointer) do
+    Inc(I);
+  if I < LeakPointerCount then
+    Inc(LeakPointerCounts[I])
+  else if LeakPointerCount < CMaxLeakPointers then
   begin
     LeakPointers[LeakPointerCount] := APointer;
+    LeakPointerCounts[LeakPointerCount] := 1;
     Inc(LeakPointerCount);
-    Result := True;
-  end;
+    if Dll.Handle <> 0 then
+      Dll.MM.RegisterExpectedMemoryLeak(APointer);
+  end
+  else
+    Result := False;
   FMMC_LeaveCriticalSection(LeakLock);
 end;
 
+{False when the pointer is not registered; the last unregistration removes it.}
 function UnregisterLeakPointer(APointer: Pointer): Boolean;
 var
   I: Integer;
 begin
   Result := False;
-  if Dll.Handle = 0 then
-    Exit;
   FMMC_EnterCriticalSection(LeakLock);
   for I := 0 to LeakPointerCount - 1 do
     if LeakPointers[I] = APointer then
     begin
-      Dec(LeakPointerCount);
-      LeakPointers[I] := LeakPointers[LeakPointerCount];
-      Dll.MM.UnregisterExpectedMemoryLeak(APointer);
+      Dec(LeakPointerCounts[I]);
+      if LeakPointerCounts[I] = 0 then
+      begin
+        Dec(LeakPointerCount);
+        LeakPointers[I] := LeakPointers[LeakPointerCount];
+        LeakPointerCounts[I] := LeakPointerCounts[LeakPointerCount];
+        if Dll.Handle <> 0 then
+          Dll.MM.UnregisterExpectedMemoryLeak(APointer);
+      end;
       Result := True;
       Break;
     end;
@@ -1336,6 +1365,7 @@ end;
 function FastMM_GetRegisteredMemoryLeaks: TFastMM_RegisteredMemoryLeaks;
 var
   Pointers: array[0..CMaxLeakPointers - 1] of Pointer;
+  Counts: array[0..CMaxLeakPointers - 1] of Integer;
   Entries: array[0..CMaxLeakEntries - 1] of TLeakEntry;
   NP, NE, I: Integer;
 begin
@@ -1344,7 +1374,10 @@ begin
   NP := LeakPointerCount;
   NE := LeakEntryCount;
   if NP > 0 then
+  begin
     Move(LeakPointers[0], Pointers[0], NP * SizeOf(Pointer));
+    Move(LeakPointerCounts[0], Counts[0], NP * SizeOf(Integer));
+  end;
   if NE > 0 then
     Move(LeakEntries[0], Entries[0], NE * SizeOf(TLeakEntry));
   FMMC_LeaveCriticalSection(LeakLock);
@@ -1355,7 +1388,7 @@ begin
     Result[I].LeakAddress := Pointers[I];
     Result[I].LeakedClass := nil;
     Result[I].LeakSize := 0;
-    Result[I].LeakCount := 1;
+    Result[I].LeakCount := Counts[I];
   end;
   for I := 0 to NE - 1 do
   begin
@@ -2795,9 +2828,22 @@ begin
 {$ifdef FastMM_ClearLogFileOnStartup}
   FastMM_DeleteEventLogFile;
 {$endif}
+{$ifdef FastMM_Align16Bytes}
+  FastMM_EnterMinimumAddressAlignment(maa16Bytes);
+{$endif}
 {$ifdef FastMM_EnableMemoryLeakReporting}
-  FastMM_LogToFileEvents := FastMM_LogToFileEvents + [mmetUnexpectedMemoryLeakDetail, mmetUnexpectedMemoryLeakSummary];
-  FastMM_MessageBoxEvents := FastMM_MessageBoxEvents + [mmetUnexpectedMemoryLeakSummary];
+  if True
+  {$ifdef FastMM_RequireDebuggerPresenceForLeakReporting}
+    and FMMC_IsDebuggerPresent
+  {$endif}
+  {$ifdef FastMM_RequireIDEPresenceForLeakReporting}
+    and (FMMC_FindWindowA('TAppBuilder', nil) <> 0)
+  {$endif}
+  then
+  begin
+    FastMM_LogToFileEvents := FastMM_LogToFileEvents + [mmetUnexpectedMemoryLeakDetail, mmetUnexpectedMemoryLeakSummary];
+    FastMM_MessageBoxEvents := FastMM_MessageBoxEvents + [mmetUnexpectedMemoryLeakSummary];
+  end;
 {$endif}
 {$ifdef FastMM_NoMessageBoxes}
   FastMM_MessageBoxEvents := [];
