@@ -156,8 +156,8 @@ type
   both platforms. The footer follows the UserSize user bytes: a Cardinal checksum, then the
   allocation stack trace and the free stack trace (StackTraceEntryCount entries each).
   HeaderCheckSum is the xor, seeded with $FFFFFFFF, of the Cardinals after it in the header;
-  the footer checksum the same over both stack traces. (fastmm-c's DLL lays its debug blocks
-  out this way from the version that exports fastmm_walk_blocks: delphi/DLL_EXPORTS_NEEDED.md.)}
+  the footer checksum the same over both stack traces. (TODO(dll): the DLL's debug blocks are
+  not laid out so yet: delphi/DLL_EXPORTS_NEEDED.md, section 1.)}
 {$PointerMath On}
   PFastMM_DebugBlockHeader = ^TFastMM_DebugBlockHeader;
 {$PointerMath Off}
@@ -334,7 +334,7 @@ function FastMM_AllocMem(ASize: NativeInt): Pointer;
 {------------------------Debug mode core memory manager interface (FastMM5)------------------------}
 {FastMM5 hands out a debug block from these whatever the mode. The DLL does so while debug mode
 is on (FastMM_EnterDebugMode); outside it these give normal blocks until the DLL exports its
-debug entry points (delphi/DLL_EXPORTS_NEEDED.md). FastMM_DebugFreeMem and
+debug entry points (TODO(dll): fastmm_debug_getmem and the others). FastMM_DebugFreeMem and
 FastMM_DebugReallocMem raise EInvalidPointer for a pointer that is not aligned as every block
 is (FastMM5 does), and scan the debug blocks first when
 FastMM_DebugMode_ScanForCorruptionBeforeEveryOperation is True.}
@@ -363,7 +363,7 @@ function FastMM_BlockMaximumUserBytes(APointer: Pointer): NativeInt;
 {Returns the calling thread's cached free blocks to the shared heap. Always True.}
 function FastMM_ProcessAllPendingFrees: Boolean;
 {Calls ACallBack for each block of the kinds in AWalkBlockTypes ([] = all). Needs the DLL's block
-walk (delphi/DLL_EXPORTS_NEEDED.md): until then it calls nothing and returns False.}
+walk (TODO(dll): fastmm_walk_blocks): until then it calls nothing and returns False.}
 function FastMM_WalkBlocks(ACallBack: TFastMM_WalkBlocksCallback; AWalkBlockTypes: TFastMM_WalkBlocksBlockTypes = [];
   AWalkUsedBlocksOnly: Boolean = True; AUserData: Pointer = nil; ALockTimeoutMilliseconds: Cardinal = 1000;
   AMinimumAllocationGroup: Cardinal = 0; AMaximumAllocationGroup: Cardinal = $ffffffff): Boolean;
@@ -414,11 +414,11 @@ function FastMM_Finalize: Boolean;
 function FastMM_GetInstallationState: TFastMM_MemoryManagerInstallationState;
 {The strategy is recorded and returned (default mmosBalanced). In FastMM5 it sets the size of
 new medium block spans (4 MB, 3 MB, 1.5 MB); the DLL's spans are 2 MB whatever the strategy
-until it takes the setting (delphi/DLL_EXPORTS_NEEDED.md).}
+until it takes the setting (TODO(dll): fastmm_set_optimization_strategy).}
 procedure FastMM_SetOptimizationStrategy(AStrategy: TFastMM_MemoryManagerOptimizationStrategy);
 function FastMM_GetCurrentOptimizationStrategy: TFastMM_MemoryManagerOptimizationStrategy;
 {Requests nest and are counted as in FastMM5. Every block is 16-byte aligned; 32 and 64 need the
-DLL's aligned allocation (delphi/DLL_EXPORTS_NEEDED.md), so until then the alignment in effect
+DLL's aligned allocation (TODO(dll): fastmm_set_minimum_alignment), so until then the alignment in effect
 stays maa16Bytes.}
 procedure FastMM_EnterMinimumAddressAlignment(AMinimumAddressAlignment: TFastMM_MinimumAddressAlignment);
 procedure FastMM_ExitMinimumAddressAlignment(AMinimumAddressAlignment: TFastMM_MinimumAddressAlignment);
@@ -446,7 +446,7 @@ function FastMM_EnterDebugMode: Boolean;
 function FastMM_ExitDebugMode: Boolean;
 function FastMM_DebugModeActive: Boolean;
 {Recorded and returned (default [dmoNeverFreeSmallBlockSpans, dmoNeverMergeFreeMediumBlocks]);
-the DLL's debug mode follows them once it takes them (delphi/DLL_EXPORTS_NEEDED.md).}
+the DLL's debug mode follows them once it takes them (TODO(dll): fastmm_set_debug_mode_options).}
 function FastMM_GetDebugModeOptions: TFastMM_DebugModeOptions;
 procedure FastMM_SetDebugModeOptions(ADebugModeOptions: TFastMM_DebugModeOptions);
 {Fill new blocks with $90 / freed blocks with $80, outside debug mode too. Calls nest, with the
@@ -519,7 +519,7 @@ var
   {True: FastMM_Finalize does not uninstall (new blocks keep coming from the DLL after it).}
   FastMM_NeverUninstall: Boolean = False;
   {FastMM5: every OS allocation from the top of the address space down. Recorded; the DLL maps
-  bottom-up until it reads this variable (delphi/DLL_EXPORTS_NEEDED.md).}
+  bottom-up until it reads this variable (TODO(dll): fastmm_bind_variables).}
   FastMM_AllocateTopDown: Boolean = False;
   {Scan every debug block before each GetMem, FreeMem, ReallocMem and AllocMem while debug mode
   is on. The unit passes it to the DLL at FastMM_EnterDebugMode and
@@ -547,12 +547,12 @@ var
 
   {FastMM5: debug blocks record this group, allocation numbers count debug allocations, and the
   allocation numbered FastMM_DebugBreakAllocationNumber breaks into the debugger. Declared; the
-  DLL reads and updates them once it is given their addresses (delphi/DLL_EXPORTS_NEEDED.md).}
+  DLL reads and updates them once it is given their addresses (TODO(dll): fastmm_bind_variables).}
   FastMM_CurrentAllocationGroup: Cardinal;
   FastMM_LastAllocationNumber: Cardinal;
   FastMM_DebugBreakAllocationNumber: Cardinal;
   {FastMM5: how often a thread found every arena of a kind locked and gave up its time slice.
-  They stay 0 until the DLL counts into them (delphi/DLL_EXPORTS_NEEDED.md).}
+  They stay 0 until the DLL counts into them (TODO(dll): fastmm_bind_variables).}
   FastMM_SmallBlockThreadContentionCount: Cardinal;
   FastMM_MediumBlockThreadContentionCount: Cardinal;
   FastMM_LargeBlockThreadContentionCount: Cardinal;
@@ -565,7 +565,7 @@ var
   event log's path), 18 (kilobytes allocated), 19 (kilobytes of overhead) and 20 (efficiency
   percentage); the others (3-13, 15, 17, 21-26: details of a block) need the DLL's block walk
   and debug headers. The debug block messages are declared for programs that set them; the DLL
-  writes its own texts until it takes these (delphi/DLL_EXPORTS_NEEDED.md).}
+  writes its own texts until it hands its events to the unit (TODO(dll): fastmm_set_event_handler).}
   FastMM_LogFileEntryHeader: PWideChar = '--------------------------------{1} {2}--------------------------------'#13#10;
   FastMM_CannotInstallAfterDefaultMemoryManagerHasBeenUsedMessage: PWideChar =
     'fastmm-c was not installed: the default memory manager has allocated memory already.';
@@ -1568,6 +1568,8 @@ end;
 
 procedure SetOurEntryPoints(var AManager: TFastMMC_RTLMemoryManager);
 begin
+  {TODO(dll): fastmm_get_fpc_memory_manager (delphi/DLL_EXPORTS_NEEDED.md) - the DLL's own entry
+  points for Free Pascal's record instead of these adapters.}
   {NeedLock, InitThread, DoneThread, RelocateHeap stay as they were.}
   AManager.GetMem := @FpcGetMem;
   AManager.FreeMem := @FpcFreeMem;
@@ -2484,6 +2486,7 @@ end;
 
 function FastMM_DebugFreeMem(APointer: Pointer): Integer;
 begin
+  {TODO(dll): fastmm_debug_freemem (delphi/DLL_EXPORTS_NEEDED.md).}
   ScanBeforeOperationIfAsked;
   if NativeUInt(APointer) and CBlockAlignmentMask <> 0 then
     HeapError(204);
@@ -2555,7 +2558,7 @@ end;
 
 function FastMM_LoadDebugSupportLibrary: Boolean;
 begin
-  {TODO(dll): fastmm_set_stack_trace_handlers (delphi/DLL_EXPORTS_NEEDED.md) - let the DLL take
+  {TODO(dll): fastmm_bind_variables (delphi/DLL_EXPORTS_NEEDED.md) - let the DLL take
   and print its debug blocks' stack traces through FastMM_GetStackTrace and
   FastMM_ConvertStackTraceToText.}
   if DebugSupportLibraryHandle <> 0 then
@@ -2634,6 +2637,7 @@ end;
 
 function FastMM_GetCurrentMinimumAddressAlignment: TFastMM_MinimumAddressAlignment;
 begin
+  {TODO(dll): fastmm_get_minimum_alignment (delphi/DLL_EXPORTS_NEEDED.md).}
   {Every block of the DLL is 16-byte aligned, on Win32 too; coarser requests are counted but not
   yet served (FastMM_EnterMinimumAddressAlignment).}
   Result := maa16Bytes;
@@ -2897,6 +2901,9 @@ begin
   InstallRecord;
   TellDllEventLogFilename(False);
   ClaimOwnership;
+  {TODO(dll): fastmm_bind_variables, fastmm_set_event_handler (delphi/DLL_EXPORTS_NEEDED.md) - the
+  owner gives the DLL FastMM5's variables and takes its debug events (and unbinds in
+  FastMM_Finalize).}
   if IsOwner then
     InstallationState := mmisInstalled
   else

@@ -477,7 +477,7 @@ begin
   begin
     FastMM_EnterMinimumAddressAlignment(Alignment);
     {FastMM5 serves 32 and 64 bytes too; fastmm-c needs the DLL's aligned allocation for them
-    (delphi/DLL_EXPORTS_NEEDED.md): until then the alignment in effect stays 16 bytes, and is
+    (fastmm_set_minimum_alignment, not exported yet): until then the alignment in effect stays 16 bytes, and is
     honoured.}
     if Alignment <= maa16Bytes then
       Check(FastMM_GetCurrentMinimumAddressAlignment >= Alignment, 'at least the alignment requested');
@@ -536,7 +536,7 @@ end;
 procedure NameTheRest;
 begin
   {FastMM5's walk, allocation groups, contention counters and top-down switch: compiled here,
-  tested when the DLL exports the walk (delphi/DLL_EXPORTS_NEEDED.md).}
+  tested when the DLL exports the walk (fastmm_walk_blocks).}
   FastMM_WalkBlocks(CountBlock, [btSmallBlock, btMediumBlock, btLargeBlock], True, nil);
   FastMM_CurrentAllocationGroup := 0;
   FastMM_DebugBreakAllocationNumber := 0;
