@@ -25,20 +25,26 @@
   before the first unit's initialization runs) are freed and resized by the previous manager:
   the DLL refuses a pointer it does not own, and the unit passes it on.
 
-  The FastMM_* routines have FastMM5's names, parameters and meaning where fastmm-c can do the
-  same job (the debug mode, the erase modes and the memory usage limit included), so a program
-  written against FastMM5 builds against this unit by changing its uses clause (delphi/README.md:
-  which routines exist, which differ and why). FastMMC_* routines are fastmm-c's own.
+  Every routine, type, constant and variable of FastMM5's interface section is here with
+  FastMM5's name and signature, so a program written against FastMM5 builds against this unit by
+  changing its uses clause; where the meaning differs (mostly: what waits for an export of the
+  DLL, marked TODO(dll)) the README says how, in "FastMM5's routines in FastMMC". FastMMC_*
+  routines are fastmm-c's own.
 
   Conditional defines read when the unit is compiled (as FastMM5's):
     FastMM_FullDebugMode (or FullDebugMode, FastMM_FullDebugModeWhenDLLAvailable): start in
       the DLL's debug mode (FastMM_EnterDebugMode; no support library is needed).
     FastMM_EnableMemoryLeakReporting (or EnableMemoryLeakReporting): report leaks at exit
-      (log file and message box / standard error).
+      (log file and message box / standard error); with
+      FastMM_RequireDebuggerPresenceForLeakReporting only under a debugger, with
+      FastMM_RequireIDEPresenceForLeakReporting only while the Delphi IDE runs.
     FastMM_NoMessageBoxes (or NoMessageBoxes): no message boxes.
     FastMM_NeverUninstall (or NeverUninstall): FastMM_NeverUninstall := True.
     FastMM_ClearLogFileOnStartup (or ClearLogFileOnStartup): delete the event log at start.
+    FastMM_Align16Bytes (or Align16Bytes): FastMM_EnterMinimumAddressAlignment(maa16Bytes).
     FastMM_DisableAutomaticInstall: call FastMM_Initialize / FastMM_Finalize yourself.
+  And one for fastmm-c's tests only: FASTMMC_DELPHI_BRANCH makes Free Pascal compile the Delphi
+  branch (TMemoryManagerEx); see below.
 
   fastmm-c; this unit is part of its sources. }
 
@@ -46,6 +52,17 @@
   {$if not defined(FPC_DELPHI) and not defined(FPC_OBJFPC)}
     {$mode objfpc}
   {$ifend}
+  {Record methods (TFastMM_DebugBlockHeader) in mode objfpc too; enumerations of one byte, as
+  Delphi's.}
+  {$modeswitch advancedrecords}
+  {$packenum 1}
+  {Free Pascal's TMemoryManager, unless a test compiles the Delphi branch (TMemoryManagerEx):
+  FASTMMC_DELPHI_BRANCH is for tests only; the unit then uses DelphiMemoryManager
+  (tests/pascal/delphi_rtl), which supplies Delphi's TMemoryManagerEx and Get/SetMemoryManager
+  for it, compiled beforehand on its own.}
+  {$ifndef FASTMMC_DELPHI_BRANCH}
+    {$define FMMC_FPC_RECORD}
+  {$endif}
 {$endif}
 {$H+}
 {$R-}
@@ -67,6 +84,13 @@ interface
   {$ifend}
 {$endif}
 
+{$ifdef FPC}
+{$ifdef FASTMMC_DELPHI_BRANCH}
+uses
+  DelphiMemoryManager;
+{$endif}
+{$endif}
+
 {$ifdef FullDebugMode} {$define FastMM_FullDebugMode} {$endif}
 {$ifdef FullDebugModeWhenDLLAvailable} {$define FastMM_FullDebugMode} {$endif}
 {$ifdef FastMM_FullDebugModeWhenDLLAvailable} {$define FastMM_FullDebugMode} {$endif}
@@ -74,6 +98,9 @@ interface
 {$ifdef NoMessageBoxes} {$define FastMM_NoMessageBoxes} {$endif}
 {$ifdef NeverUninstall} {$define FastMM_NeverUninstall} {$endif}
 {$ifdef ClearLogFileOnStartup} {$define FastMM_ClearLogFileOnStartup} {$endif}
+{$ifdef Align16Bytes} {$define FastMM_Align16Bytes} {$endif}
+{$ifdef RequireDebuggerPresenceForLeakReporting} {$define FastMM_RequireDebuggerPresenceForLeakReporting} {$endif}
+{$ifdef RequireIDEPresenceForLeakReporting} {$define FastMM_RequireIDEPresenceForLeakReporting} {$endif}
 
 const
   CFastMMC_Version = '0.1.0';
@@ -85,8 +112,25 @@ const
   CFastMMC_DLLName = 'fastmmc32.dll';
 {$endif}
 
+  {The version of FastMM5's interface this unit follows (5.07).}
+  CFastMM_Version = 507;
+  {fastmm-c's arenas (src/policy.h, ARENA_COUNT): small and medium blocks come from 4 arenas, large
+  blocks from one list. FastMM5's defines FastMM_5Arenas .. FastMM_16Arenas change nothing here:
+  the DLL is built with its own count.}
+  CFastMM_SmallBlockArenaCount = 4;
+  CFastMM_MediumBlockArenaCount = 4;
+  CFastMM_LargeBlockArenaCount = 1;
+  {The default name of FastMM's debug support library (FastMM_LoadDebugSupportLibrary).}
+{$ifdef WIN64}
+  CFastMM_DefaultDebugSupportLibraryName = 'FastMM_FullDebugMode64.dll';
+{$else}
+  CFastMM_DefaultDebugSupportLibraryName = 'FastMM_FullDebugMode.dll';
+{$endif}
+
 type
   {FastMM5's types, with FastMM5's names and layouts.}
+  TFastMM_MemoryManagerOptimizationStrategy = (mmosOptimizeForSpeed, mmosBalanced, mmosOptimizeForLowMemoryUsage);
+
   TFastMM_MemoryManagerEventType = (
     mmetAnotherThirdPartyMemoryManagerAlreadyInstalled,
     mmetCannotInstallAfterDefaultMemoryManagerHasBeenUsed,
@@ -108,10 +152,111 @@ type
     mmisUsingSharedMemoryManager,
     mmisInstalled);
 
+  {FastMM5's debug block header: 64 bytes directly before the user data of a debug block, on
+  both platforms. The footer follows the UserSize user bytes: a Cardinal checksum, then the
+  allocation stack trace and the free stack trace (StackTraceEntryCount entries each).
+  HeaderCheckSum is the xor, seeded with $FFFFFFFF, of the Cardinals after it in the header;
+  the footer checksum the same over both stack traces. (TODO(dll): the DLL's debug blocks are
+  not laid out so yet: delphi/DLL_EXPORTS_NEEDED.md, section 1.)}
+{$PointerMath On}
+  PFastMM_DebugBlockHeader = ^TFastMM_DebugBlockHeader;
+{$PointerMath Off}
+  TFastMM_DebugBlockHeader = packed record
+    {Room the small and medium block managers use in a free block.}
+    Reserved1: Pointer;
+    Reserved2: Pointer;
+{$ifdef WIN64}
+    ReservedSpace1: array[0..3] of Byte;
+{$else}
+    ReservedSpace1: array[0..19] of Byte;
+{$endif}
+    HeaderCheckSum: Cardinal;
+    {Milliseconds since the system started (GetTickCount) when the block was allocated.}
+    AllocationTickCount: Cardinal;
+    {Debug allocations are numbered from 1 (wrapping at 4G).}
+    AllocationNumber: Cardinal;
+    {The size the program asked for.}
+    UserSize: NativeInt;
+    {In a freed block: the first pointer of the user data before the free (the class of a
+    freed object).}
+    PreviouslyUsedByClass: Pointer;
+    {FastMM_CurrentAllocationGroup when the block was allocated.}
+    AllocationGroup: Cardinal;
+    AllocatedByThread: Cardinal;
+    FreedByThread: Cardinal;
+    {Which debug features the block got: 1 checksums, 2 fill pattern (freed blocks).}
+    DebugFeatureFlags: Byte;
+    StackTraceEntryCount: Byte;
+    {32 while the block is in use, 33 once freed.}
+    DebugBlockFlags: SmallInt;
+    function DebugFooterPtr: PCardinal; inline;
+    function DebugFooter_AllocationStackTracePtr: PNativeUInt; inline;
+    function DebugFooter_FreeStackTracePtr: PNativeUInt; inline;
+    function CalculateHeaderCheckSum: Cardinal;
+    function CalculateFooterCheckSum: Cardinal;
+    procedure CalculateAndSetHeaderAndFooterCheckSums;
+  end;
+
+  TFastMM_WalkAllocatedBlocksBlockType = (
+    btLargeBlock,
+    btMediumBlockSpan,
+    btMediumBlock,
+    btSmallBlockSpan,
+    btSmallBlock);
+  TFastMM_WalkBlocksBlockTypes = set of TFastMM_WalkAllocatedBlocksBlockType;
+
+  TFastMM_WalkAllocatedBlocks_BlockInfo = record
+    BlockAddress: Pointer;
+    {The debug header of a debug block (BlockAddress is then its user data), else nil.}
+    DebugInformation: PFastMM_DebugBlockHeader;
+    {The size of the block or span, headers and padding included.}
+    BlockSize: NativeInt;
+    {What the program may use: the requested size of a debug block.}
+    UsableSize: NativeInt;
+    {FastMM_WalkBlocks's AUserData.}
+    UserData: Pointer;
+    ArenaIndex: Byte;
+    BlockType: TFastMM_WalkAllocatedBlocksBlockType;
+    BlockIsFree: Boolean;
+    {Medium block spans only.}
+    IsSequentialFeedMediumBlockSpan: Boolean;
+    MediumBlockSequentialFeedSpanUnusedBytes: Integer;
+    {Small block spans only.}
+    IsSequentialFeedSmallBlockSpan: Boolean;
+    SmallBlockSpanBlockSize: Word;
+    SmallBlockSequentialFeedSpanUnusedBytes: Integer;
+  end;
+
+  TFastMM_WalkBlocksCallback = procedure(const ABlockInfo: TFastMM_WalkAllocatedBlocks_BlockInfo);
+
+  TFastMM_StringDataType = (sdtNotAString, sdtAnsiString, sdtUnicodeString);
+
   TFastMM_MinimumAddressAlignment = (maa8Bytes, maa16Bytes, maa32Bytes, maa64Bytes);
   TFastMM_MinimumAddressAlignmentSet = set of TFastMM_MinimumAddressAlignment;
 
+  TFastMM_DebugModeOption = (dmoNeverFreeSmallBlockSpans, dmoNeverMergeFreeMediumBlocks, dmoNoBlockFillPatterns,
+    dmoNoBlockCheckSums);
+  TFastMM_DebugModeOptions = set of TFastMM_DebugModeOption;
+
   TFastMM_TextFileEncoding = (teUTF8, teUTF8_BOM, teUTF16LE, teUTF16LE_BOM);
+
+  {Fills APReturnAddresses with up to AMaxDepth return addresses of the calling thread, skipping
+  ASkipFrames frames; unused entries are 0.}
+  TFastMM_GetStackTrace = procedure(APReturnAddresses: PNativeUInt; AMaxDepth, ASkipFrames: Cardinal);
+  {Writes the text of a stack trace (zero entries ignored) from APBuffer on, not past
+  APBufferEnd; returns the new end of the text.}
+  TFastMM_ConvertStackTraceToText = function(APReturnAddresses: PNativeUInt; AMaxDepth: Cardinal;
+    APBuffer, APBufferEnd: PWideChar): PWideChar;
+  {The support library's LogStackTrace (FastMM4's).}
+  TFastMM_LegacyConvertStackTraceToText = function(APReturnAddresses: PNativeUInt; AMaxDepth: Cardinal;
+    APBuffer: PAnsiChar): PAnsiChar;
+
+{$ifdef FPC}
+  {Delphi's System.TChunkStatus and TMemoryMap (FastMM_GetMemoryMap), which Free Pascal does not
+  have: the state of each 64 KB of the lower 4 GB of the address space.}
+  TChunkStatus = (csUnallocated, csAllocated, csReserved, csSysAllocated, csSysReserved);
+  TMemoryMap = array[0..65535] of TChunkStatus;
+{$endif}
 
   TFastMM_RegisteredMemoryLeak = record
     LeakAddress: Pointer;
@@ -129,6 +274,13 @@ type
     {100 * AllocatedBytes / (AllocatedBytes + OverheadBytes).}
     EfficiencyPercentage: Double;
   end;
+
+  {The record the RTL's GetMemoryManager / SetMemoryManager take.}
+{$ifdef FMMC_FPC_RECORD}
+  TFastMMC_RTLMemoryManager = TMemoryManager;
+{$else}
+  TFastMMC_RTLMemoryManager = TMemoryManagerEx;
+{$endif}
 
 {$ifdef FPC}
   {Delphi's System.TSmallBlockTypeState, which Free Pascal does not have.}
@@ -179,10 +331,22 @@ function FastMM_FreeMem(APointer: Pointer): Integer;
 function FastMM_ReallocMem(APointer: Pointer; ANewSize: NativeInt): Pointer;
 function FastMM_AllocMem(ASize: NativeInt): Pointer;
 
+{------------------------Debug mode core memory manager interface (FastMM5)------------------------}
+{FastMM5 hands out a debug block from these whatever the mode. The DLL does so while debug mode
+is on (FastMM_EnterDebugMode); outside it these give normal blocks until the DLL exports its
+debug entry points (TODO(dll): fastmm_debug_getmem and the others). FastMM_DebugFreeMem and
+FastMM_DebugReallocMem raise EInvalidPointer for a pointer that is not aligned as every block
+is (FastMM5 does), and scan the debug blocks first when
+FastMM_DebugMode_ScanForCorruptionBeforeEveryOperation is True.}
+function FastMM_DebugGetMem(ASize: NativeInt): Pointer;
+function FastMM_DebugFreeMem(APointer: Pointer): Integer;
+function FastMM_DebugReallocMem(APointer: Pointer; ANewSize: NativeInt): Pointer;
+function FastMM_DebugAllocMem(ASize: NativeInt): Pointer;
+
 {------------------------Expected memory leaks (FastMM5)------------------------}
 {By pointer: the block is left out of the leak report. By class or size: ACount blocks are
-taken off the report's count (fastmm-c reports a summary, not a list of blocks, until its
-debug mode lands).}
+taken off the report's count (fastmm-c reports a summary, not a list of blocks, until the DLL
+exports a walk of its blocks).}
 function FastMM_RegisterExpectedMemoryLeak(ALeakedPointer: Pointer): Boolean; overload;
 function FastMM_RegisterExpectedMemoryLeak(ALeakedObjectClass: TClass; ACount: Integer = 1): Boolean; overload;
 function FastMM_RegisterExpectedMemoryLeak(ALeakedBlockSize: NativeInt; ACount: Integer = 1): Boolean; overload;
@@ -198,48 +362,42 @@ function FastMM_BlockCurrentUserBytes(APointer: Pointer): NativeInt;
 function FastMM_BlockMaximumUserBytes(APointer: Pointer): NativeInt;
 {Returns the calling thread's cached free blocks to the shared heap. Always True.}
 function FastMM_ProcessAllPendingFrees: Boolean;
+{Calls ACallBack for each block of the kinds in AWalkBlockTypes ([] = all). Needs the DLL's block
+walk (TODO(dll): fastmm_walk_blocks): until then it calls nothing and returns False.}
+function FastMM_WalkBlocks(ACallBack: TFastMM_WalkBlocksCallback; AWalkBlockTypes: TFastMM_WalkBlocksBlockTypes = [];
+  AWalkUsedBlocksOnly: Boolean = True; AUserData: Pointer = nil; ALockTimeoutMilliseconds: Cardinal = 1000;
+  AMinimumAllocationGroup: Cardinal = 0; AMaximumAllocationGroup: Cardinal = $ffffffff): Boolean;
+{Whether the AAvailableSpaceInBlock bytes at APMemoryBlock look like the start of a string
+block of this compiler's RTL (header, then characters of at least #9, then #0).}
+function FastMM_DetectStringData(APMemoryBlock: Pointer; AAvailableSpaceInBlock: NativeInt): TFastMM_StringDataType;
+{The class of the object at APointer (at least one pointer readable there), or nil: the first
+pointer must be a VMT whose parent chain is valid readable memory.}
+function FastMM_DetectClassInstance(APointer: Pointer): TClass;
+{Checks every debug block, live or quarantined. On damage it reports each fault to the event
+log and raises EInvalidPointer (run-time error 204 without SysUtils), as FastMM5 does; else
+True.}
+function FastMM_ScanDebugBlocksForCorruption(ALockTimeoutMilliseconds: Cardinal = 50): Boolean;
 {The memory the DLL holds from the OS, in bytes.}
 function FastMM_GetCurrentMemoryUsage: NativeUInt;
 {The lock timeout parameters are accepted for FastMM5 compatibility; fastmm-c's statistics
 wait for each lock briefly and are always complete.}
 function FastMM_GetHeapStatus(ALockTimeoutMilliseconds: Cardinal = 50): THeapStatus;
 function FastMM_GetUsageSummary(ALockTimeoutMilliseconds: Cardinal = 50): TFastMM_UsageSummary;
+{The DLL's small size classes in ascending order with their live blocks and span bytes, medium
+and large totals.}
 procedure FastMM_GetMemoryManagerState(var AMemoryManagerState: TFastMM_MemoryManagerState;
   ALockTimeoutMilliseconds: Cardinal = 50);
-{Writes the usage summary and the usage by block kind. APFilename = nil: the default state log
-(<application>_MemoryManager_StateLog.txt). The allocation group parameters are accepted for
-compatibility: fastmm-c has no allocation groups yet.}
+{The state of every 64 KB of the lower 4 GB of the address space: csAllocated where the DLL
+maps memory for blocks, csSysAllocated / csSysReserved for other committed / reserved memory.}
+procedure FastMM_GetMemoryMap(var AMemoryMap: TMemoryMap; ALockTimeoutMilliseconds: Cardinal = 50);
+{Writes the usage summary (FastMM_LogStateToFileTemplate) and the usage by block kind and small
+size class. APFilename = nil: the default state log (<application>_MemoryManager_StateLog.txt).
+The usage by object class and the allocation group filters need the DLL's block walk.}
 function FastMM_LogStateToFile(APFilename: PWideChar; APAdditionalDetails: PWideChar = nil;
   ATruncateFile: Boolean = True; ASortOrder: TFastMM_LogStateToFile_SortOrder = soDescendingTotalMemoryUsage;
   ALockTimeoutMilliseconds: Cardinal = 50; AAddUsageInAllocationGroupsFrom: Cardinal = 0;
   AAddUsageInAllocationGroupsUpTo: Cardinal = $ffffffff; ASubtractUsageInAllocationGroupsFrom: Cardinal = $ffffffff;
   ASubtractUsageInAllocationGroupsUpTo: Cardinal = 0): Boolean;
-
-{------------------------Debug mode (FastMM5)------------------------}
-{The DLL's debug mode (include/fastmm.h): while it is on, new blocks carry a checksummed header
-with the allocation's stack and a guard after the data; freed ones are filled with $80 and kept
-in a quarantine. Calls nest. Errors and the leak report of debug blocks go to the event log.
-Enter/Exit return False when fastmm-c is not installed (the counter is not changed then).}
-function FastMM_EnterDebugMode: Boolean;
-function FastMM_ExitDebugMode: Boolean;
-function FastMM_DebugModeActive: Boolean;
-{True when every debug block, live or quarantined, is intact; each fault found is reported to
-the event log. (FastMM5 raises EInvalidPointer instead of returning False.)}
-function FastMM_ScanDebugBlocksForCorruption(ALockTimeoutMilliseconds: Cardinal = 50): Boolean;
-{At most 62 entries (FastMM5: 64).}
-function FastMM_GetDebugModeStackTraceEntryCount: Byte;
-procedure FastMM_SetDebugModeStackTraceEntryCount(AStackTraceEntryCount: Byte);
-{Fill new blocks with $90 / freed blocks with $80, outside debug mode too. Calls nest.}
-function FastMM_BeginEraseAllocatedBlockContent: Boolean;
-function FastMM_EndEraseAllocatedBlockContent: Boolean;
-function FastMM_EraseAllocatedBlockContentActive: Boolean;
-function FastMM_BeginEraseFreedBlockContent: Boolean;
-function FastMM_EndEraseFreedBlockContent: Boolean;
-function FastMM_EraseFreedBlockContentActive: Boolean;
-{A limit on the memory the DLL takes from the OS, in bytes (0: none). Past it allocations fail
-as when the OS has no memory left: EOutOfMemory.}
-procedure FastMM_SetMemoryUsageLimit(AMaximumAllowedMemoryUsage: NativeUInt);
-function FastMM_GetMemoryUsageLimit: NativeUInt;
 
 {------------------------Sharing (FastMM5)------------------------}
 {Every module that installs fastmm-c shares the DLL's one heap already: these return True when
@@ -254,8 +412,59 @@ asked to) and uninstalls; False if FastMM_Initialize was not called.}
 function FastMM_Initialize: Boolean;
 function FastMM_Finalize: Boolean;
 function FastMM_GetInstallationState: TFastMM_MemoryManagerInstallationState;
-{Every block is 16-byte aligned: maa16Bytes.}
+{The strategy is recorded and returned (default mmosBalanced). In FastMM5 it sets the size of
+new medium block spans (4 MB, 3 MB, 1.5 MB); the DLL's spans are 2 MB whatever the strategy
+until it takes the setting (TODO(dll): fastmm_set_optimization_strategy).}
+procedure FastMM_SetOptimizationStrategy(AStrategy: TFastMM_MemoryManagerOptimizationStrategy);
+function FastMM_GetCurrentOptimizationStrategy: TFastMM_MemoryManagerOptimizationStrategy;
+{Requests nest and are counted as in FastMM5. Every block is 16-byte aligned; 32 and 64 need the
+DLL's aligned allocation (TODO(dll): fastmm_set_minimum_alignment), so until then the alignment in effect
+stays maa16Bytes.}
+procedure FastMM_EnterMinimumAddressAlignment(AMinimumAddressAlignment: TFastMM_MinimumAddressAlignment);
+procedure FastMM_ExitMinimumAddressAlignment(AMinimumAddressAlignment: TFastMM_MinimumAddressAlignment);
 function FastMM_GetCurrentMinimumAddressAlignment: TFastMM_MinimumAddressAlignment;
+{A limit on the memory the DLL takes from the OS, in bytes (0: none). Past it allocations fail
+as when the OS has no memory left: EOutOfMemory.}
+procedure FastMM_SetMemoryUsageLimit(AMaximumAllowedMemoryUsage: NativeUInt);
+function FastMM_GetMemoryUsageLimit: NativeUInt;
+{Loads FastMM_DebugSupportLibraryName and points FastMM_GetStackTrace and
+FastMM_ConvertStackTraceToText at its routines where they are still the no-op ones; True when
+it is loaded. FastMM_FreeDebugSupportLibrary points them back and unloads it. The DLL takes its
+own stack traces for its debug blocks: these handlers serve the program (and the unit's own
+reports) until the DLL can call them.}
+function FastMM_LoadDebugSupportLibrary: Boolean;
+function FastMM_FreeDebugSupportLibrary: Boolean;
+
+{------------------------Debug mode (FastMM5)------------------------}
+{The DLL's debug mode (include/fastmm.h): while it is on, new blocks carry a checksummed header
+with the allocation's stack and a guard after the data; freed ones are filled with $80 and kept
+in a quarantine. Calls nest: the counter changes whatever the result, and the mode follows it
+when this module's memory manager is still installed (FastMM5: False and the mode unchanged
+when another memory manager was installed since, or fastmm-c is not installed). Errors and the
+leak report of debug blocks go to the event log.}
+function FastMM_EnterDebugMode: Boolean;
+function FastMM_ExitDebugMode: Boolean;
+function FastMM_DebugModeActive: Boolean;
+{Recorded and returned (default [dmoNeverFreeSmallBlockSpans, dmoNeverMergeFreeMediumBlocks]);
+the DLL's debug mode follows them once it takes them (TODO(dll): fastmm_set_debug_mode_options).}
+function FastMM_GetDebugModeOptions: TFastMM_DebugModeOptions;
+procedure FastMM_SetDebugModeOptions(ADebugModeOptions: TFastMM_DebugModeOptions);
+{Fill new blocks with $90 / freed blocks with $80, outside debug mode too. Calls nest, with the
+same rules as FastMM_EnterDebugMode.}
+function FastMM_BeginEraseAllocatedBlockContent: Boolean;
+function FastMM_EndEraseAllocatedBlockContent: Boolean;
+function FastMM_EraseAllocatedBlockContentActive: Boolean;
+function FastMM_BeginEraseFreedBlockContent: Boolean;
+function FastMM_EndEraseFreedBlockContent: Boolean;
+function FastMM_EraseFreedBlockContentActive: Boolean;
+{At most 62 entries (FastMM5: 64).}
+function FastMM_GetDebugModeStackTraceEntryCount: Byte;
+procedure FastMM_SetDebugModeStackTraceEntryCount(AStackTraceEntryCount: Byte);
+{The no-op stack trace routines: the first fills AMaxDepth entries with 0, the second writes
+nothing and returns APBufferPosition.}
+procedure FastMM_NoOpGetStackTrace(APReturnAddresses: PNativeUInt; AMaxDepth, ASkipFrames: Cardinal);
+function FastMM_NoOpConvertStackTraceToText(APReturnAddresses: PNativeUInt; AMaxDepth: Cardinal;
+  APBufferPosition, APBufferEnd: PWideChar): PWideChar;
 
 {------------------------Event log (FastMM5)------------------------}
 procedure FastMM_SetDefaultEventLogFilename;
@@ -279,8 +488,8 @@ function FastMMC_CheckHeap: Integer;
 procedure FastMMC_FlushThreadCache;
 {Spare spans back to the OS.}
 procedure FastMMC_ReleaseFreeMemory;
-{FastMM5's FastMM_DebugMode_ScanForCorruptionBeforeEveryOperation is a variable; the DLL takes
-the switch through this call.}
+{Sets FastMM_DebugMode_ScanForCorruptionBeforeEveryOperation and passes it to the DLL now (the
+unit passes the variable itself on at FastMM_EnterDebugMode and FastMM_ScanDebugBlocksForCorruption).}
 procedure FastMMC_SetScanForCorruptionBeforeEveryOperation(AValue: Boolean);
 {Writes the leak report of live debug blocks (not registered as expected leaks) to the event
 log now, returning how many there were. The DLL writes it by itself when the process ends if
@@ -291,29 +500,116 @@ header corrupted, 2 guard corrupted, 3 write after free, 4 double free, 5 reallo
 block, 6 invalid pointer, 7 leak, 8 virtual call on a freed object).}
 function FastMMC_GetDebugEventCount(AKind: Integer): NativeUInt;
 {The memory manager this unit replaced (and hands foreign blocks to).}
-{$ifdef FPC}
-procedure FastMMC_GetPreviousMemoryManager(var AMemoryManager: TMemoryManager);
-{$else}
-procedure FastMMC_GetPreviousMemoryManager(var AMemoryManager: TMemoryManagerEx);
-{$endif}
+procedure FastMMC_GetPreviousMemoryManager(var AMemoryManager: TFastMMC_RTLMemoryManager);
 
 var
-  {FastMM5's variables.}
+  {------------------------FastMM5's variables------------------------}
+
+  {The stack trace routines (FastMM_NoOpGetStackTrace / FastMM_NoOpConvertStackTraceToText
+  until the program or FastMM_LoadDebugSupportLibrary sets others). FastMM_EnterDebugMode
+  tries FastMM_LoadDebugSupportLibrary the first time while either is still the no-op one.}
+  FastMM_GetStackTrace: TFastMM_GetStackTrace;
+  FastMM_ConvertStackTraceToText: TFastMM_ConvertStackTraceToText;
+  {The routines of the loaded support library (nil while none is loaded).}
+  DebugLibrary_GetRawStackTrace: TFastMM_GetStackTrace;
+  DebugLibrary_GetFrameBasedStackTrace: TFastMM_GetStackTrace;
+  DebugLibrary_LogStackTrace_Legacy: TFastMM_LegacyConvertStackTraceToText;
+  FastMM_DebugSupportLibraryName: PWideChar = CFastMM_DefaultDebugSupportLibraryName;
+
   {True: FastMM_Finalize does not uninstall (new blocks keep coming from the DLL after it).}
   FastMM_NeverUninstall: Boolean = False;
-  {Where events go. The defaults are FastMM5's: installation problems everywhere, leaks nowhere
-  unless asked for (ReportMemoryLeaksOnShutdown or FastMM_EnableMemoryLeakReporting). A
-  console program gets its "message boxes" on standard error.}
-  FastMM_OutputDebugStringEvents: TFastMM_MemoryManagerEventTypeSet = [
-    mmetAnotherThirdPartyMemoryManagerAlreadyInstalled, mmetCannotInstallAfterDefaultMemoryManagerHasBeenUsed,
-    mmetCannotSwitchToSharedMemoryManagerWithLivePointers];
-  FastMM_LogToFileEvents: TFastMM_MemoryManagerEventTypeSet = [
-    mmetAnotherThirdPartyMemoryManagerAlreadyInstalled, mmetCannotInstallAfterDefaultMemoryManagerHasBeenUsed,
-    mmetCannotSwitchToSharedMemoryManagerWithLivePointers];
-  FastMM_MessageBoxEvents: TFastMM_MemoryManagerEventTypeSet = [
-    mmetAnotherThirdPartyMemoryManagerAlreadyInstalled, mmetCannotInstallAfterDefaultMemoryManagerHasBeenUsed,
-    mmetCannotSwitchToSharedMemoryManagerWithLivePointers];
+  {FastMM5: every OS allocation from the top of the address space down. Recorded; the DLL maps
+  bottom-up until it reads this variable (TODO(dll): fastmm_bind_variables).}
+  FastMM_AllocateTopDown: Boolean = False;
+  {Scan every debug block before each GetMem, FreeMem, ReallocMem and AllocMem while debug mode
+  is on. The unit passes it to the DLL at FastMM_EnterDebugMode and
+  FastMM_ScanDebugBlocksForCorruption (or at once through
+  FastMMC_SetScanForCorruptionBeforeEveryOperation).}
+  FastMM_DebugMode_ScanForCorruptionBeforeEveryOperation: Boolean = False;
+
+  {Where events go. The defaults are FastMM5's: installation problems and debug block errors
+  everywhere, leaks nowhere unless asked for (ReportMemoryLeaksOnShutdown or
+  FastMM_EnableMemoryLeakReporting). A console program gets its "message boxes" on standard
+  error. The unit's events (installation, leak summary) follow these sets; the DLL writes its
+  debug block events to the event log whatever they say.}
+  FastMM_OutputDebugStringEvents: TFastMM_MemoryManagerEventTypeSet = [mmetDebugBlockDoubleFree,
+    mmetDebugBlockReallocOfFreedBlock, mmetDebugBlockHeaderCorruption, mmetDebugBlockFooterCorruption,
+    mmetDebugBlockModifiedAfterFree, mmetVirtualMethodCallOnFreedObject, mmetAnotherThirdPartyMemoryManagerAlreadyInstalled,
+    mmetCannotInstallAfterDefaultMemoryManagerHasBeenUsed, mmetCannotSwitchToSharedMemoryManagerWithLivePointers];
+  FastMM_LogToFileEvents: TFastMM_MemoryManagerEventTypeSet = [mmetDebugBlockDoubleFree,
+    mmetDebugBlockReallocOfFreedBlock, mmetDebugBlockHeaderCorruption, mmetDebugBlockFooterCorruption,
+    mmetDebugBlockModifiedAfterFree, mmetVirtualMethodCallOnFreedObject, mmetAnotherThirdPartyMemoryManagerAlreadyInstalled,
+    mmetCannotInstallAfterDefaultMemoryManagerHasBeenUsed, mmetCannotSwitchToSharedMemoryManagerWithLivePointers];
+  FastMM_MessageBoxEvents: TFastMM_MemoryManagerEventTypeSet = [mmetDebugBlockDoubleFree,
+    mmetDebugBlockReallocOfFreedBlock, mmetDebugBlockHeaderCorruption, mmetDebugBlockFooterCorruption,
+    mmetDebugBlockModifiedAfterFree, mmetVirtualMethodCallOnFreedObject, mmetAnotherThirdPartyMemoryManagerAlreadyInstalled,
+    mmetCannotInstallAfterDefaultMemoryManagerHasBeenUsed, mmetCannotSwitchToSharedMemoryManagerWithLivePointers];
+
+  {FastMM5: debug blocks record this group, allocation numbers count debug allocations, and the
+  allocation numbered FastMM_DebugBreakAllocationNumber breaks into the debugger. Declared; the
+  DLL reads and updates them once it is given their addresses (TODO(dll): fastmm_bind_variables).}
+  FastMM_CurrentAllocationGroup: Cardinal;
+  FastMM_LastAllocationNumber: Cardinal;
+  FastMM_DebugBreakAllocationNumber: Cardinal;
+  {FastMM5: how often a thread found every arena of a kind locked and gave up its time slice.
+  They stay 0 until the DLL counts into them (TODO(dll): fastmm_bind_variables).}
+  FastMM_SmallBlockThreadContentionCount: Cardinal;
+  FastMM_MediumBlockThreadContentionCount: Cardinal;
+  FastMM_LargeBlockThreadContentionCount: Cardinal;
+
   FastMM_TextFileEncoding: TFastMM_TextFileEncoding = teUTF8;
+
+  {The texts of the unit's reports, FastMM5's templates: a token number in braces is replaced by
+  the token's value. The unit
+  fills 1 (date, yyyy-mm-dd), 2 (time, HH:nn:ss), 14 (the leak summary's entries), 16 (the
+  event log's path), 18 (kilobytes allocated), 19 (kilobytes of overhead) and 20 (efficiency
+  percentage); the others (3-13, 15, 17, 21-26: details of a block) need the DLL's block walk
+  and debug headers. The debug block messages are declared for programs that set them; the DLL
+  writes its own texts until it hands its events to the unit (TODO(dll): fastmm_set_event_handler).}
+  FastMM_LogFileEntryHeader: PWideChar = '--------------------------------{1} {2}--------------------------------'#13#10;
+  FastMM_CannotInstallAfterDefaultMemoryManagerHasBeenUsedMessage: PWideChar =
+    'fastmm-c was not installed: the default memory manager has allocated memory already.';
+  FastMM_CannotSwitchToSharedMemoryManagerWithLivePointersMessage: PWideChar =
+    'The shared memory manager cannot be used: this module''s memory manager has live blocks.';
+  FastMM_AnotherMemoryManagerAlreadyInstalledMessage: PWideChar =
+    'fastmm-c was not installed: another memory manager is already installed in this module.';
+  FastMM_CannotSwitchMemoryManagerMessageBoxCaption: PWideChar = 'Cannot Switch Memory Managers';
+  FastMM_MemoryLeakDetailMessage_NormalBlock: PWideChar = 'A block of {3} bytes was still allocated at exit.'#13#10
+    + 'Object class: {8}'#13#10'The first {10} bytes at {11}:'#13#10'{12}'#13#10'{13}'#13#10;
+  FastMM_MemoryLeakDetailMessage_DebugBlock: PWideChar = 'A block of {3} bytes was still allocated at exit.'#13#10
+    + 'Allocated on {25} {26} by thread {4}, number {9}, at:{6}'#13#10'Object class: {8}'#13#10
+    + 'The first {10} bytes at {11}:'#13#10'{12}'#13#10'{13}'#13#10;
+  FastMM_MemoryLeakSummaryMessage_LeakDetailNotLogged: PWideChar =
+    'This application has leaked memory: blocks were still allocated at exit.'#13#10'{14}'#13#10;
+  FastMM_MemoryLeakSummaryMessage_LeakDetailLoggedToEventLog: PWideChar =
+    'This application has leaked memory: blocks were still allocated at exit.'#13#10'{14}'#13#10
+    + 'This report is in {16}'#13#10;
+  FastMM_MemoryLeakMessageBoxCaption: PWideChar = 'Unexpected Memory Leak';
+  FastMM_DebugBlockDoubleFree: PWideChar = 'A block of {3} bytes was freed twice.'#13#10
+    + 'Allocated on {25} {26} by thread {4}, number {9}, at:{6}'#13#10'Freed by thread {5} at:{7}'#13#10;
+  FastMM_DebugBlockReallocOfFreedBlock: PWideChar = 'A freed block of {3} bytes was resized.'#13#10
+    + 'Allocated on {25} {26} by thread {4}, number {9}, at:{6}'#13#10'Freed by thread {5} at:{7}'#13#10;
+  FastMM_BlockModifiedAfterFreeMessage: PWideChar = 'A block of {3} bytes was written to after it was freed, '
+    + 'at offsets (lengths): {15}.'#13#10'Allocated on {25} {26} by thread {4}, number {9}, at:{6}'#13#10
+    + 'Freed by thread {5} at:{7}'#13#10'The first {10} bytes at {11}:'#13#10'{12}'#13#10'{13}'#13#10;
+  FastMM_BlockHeaderCorruptedMessage: PWideChar = 'The header of a debug block is damaged.'#13#10
+    + 'The first {10} bytes at {11}:'#13#10'{12}'#13#10'{13}'#13#10;
+  FastMM_BlockFooterCorruptedMessage_AllocatedBlock: PWideChar = 'The bytes after a block of {3} bytes were '
+    + 'overwritten.'#13#10'Allocated on {25} {26} by thread {4}, number {9}, at:{6}'#13#10
+    + 'The first {10} bytes at {11}:'#13#10'{12}'#13#10'{13}'#13#10;
+  FastMM_BlockFooterCorruptedMessage_FreedBlock: PWideChar = 'The bytes after a freed block of {3} bytes were '
+    + 'overwritten.'#13#10'Allocated on {25} {26} by thread {4}, number {9}, at:{6}'#13#10
+    + 'Freed by thread {5} at:{7}'#13#10'The first {10} bytes at {11}:'#13#10'{12}'#13#10'{13}'#13#10;
+  FastMM_MemoryCorruptionMessageBoxCaption: PWideChar = 'Memory Corruption Detected';
+  FastMM_VirtualMethodCallOnFreedObjectMessage: PWideChar = 'The virtual method {17} was called on a freed '
+    + 'object of class {8} ({3} bytes).'#13#10'Allocated on {25} {26} by thread {4}, number {9}, at:{6}'#13#10
+    + 'Freed by thread {5} at:{7}'#13#10'Called at:{24}'#13#10;
+  FastMM_VirtualMethodCallOnFreedObjectMessageBoxCaption: PWideChar = 'Virtual Method Call On Freed Object';
+  FastMM_LogStateToFileTemplate: PWideChar = 'FastMM State Capture:'#13#10'---------------------'#13#10#13#10
+    + 'Timestamp:'#13#10'{1} {2}'#13#10#13#10'Usage Summary:'#13#10'{18}K Allocated'#13#10'{19}K Overhead'#13#10
+    + '{20}% Efficiency'#13#10#13#10'Usage Detail:'#13#10;
+  FastMM_LogStateToFileTemplate_UsageDetail: PWideChar = '{21} bytes: {8} x {22} ({23} bytes avg.)'#13#10;
+
 {$ifdef FPC}
   {Delphi's System.ReportMemoryLeaksOnShutdown, which Free Pascal does not have: set it to True
   to get the leak summary at exit.}
@@ -356,6 +652,7 @@ function FMMC_GetProcAddress(AModule: NativeUInt; AProcName: PAnsiChar): Pointer
 function FMMC_GetModuleFileNameW(AModule: NativeUInt; AFileName: PWideChar; ASize: Cardinal): Cardinal;
   stdcall; external kernel32 name 'GetModuleFileNameW';
 function FMMC_GetLastError: Cardinal; stdcall; external kernel32 name 'GetLastError';
+function FMMC_FreeLibrary(AModule: NativeUInt): LongBool; stdcall; external kernel32 name 'FreeLibrary';
 function FMMC_CreateFileW(AFileName: PWideChar; AAccess, AShareMode: Cardinal; ASecurity: Pointer;
   ACreation, AFlags: Cardinal; ATemplate: NativeUInt): NativeUInt; stdcall; external kernel32 name 'CreateFileW';
 function FMMC_WriteFile(AFile: NativeUInt; const ABuffer; ACount: Cardinal; var AWritten: Cardinal;
@@ -385,6 +682,8 @@ procedure FMMC_LeaveCriticalSection(var ASection: TFMMC_CriticalSection);
   stdcall; external kernel32 name 'LeaveCriticalSection';
 function FMMC_MessageBoxW(AWnd: NativeUInt; AText, ACaption: PWideChar; AType: Cardinal): Integer;
   stdcall; external user32 name 'MessageBoxW';
+function FMMC_FindWindowA(AClassName, AWindowName: PAnsiChar): NativeUInt; stdcall; external user32 name 'FindWindowA';
+function FMMC_IsDebuggerPresent: LongBool; stdcall; external kernel32 name 'IsDebuggerPresent';
 
 {------------------------The DLL------------------------}
 
@@ -415,6 +714,7 @@ type
   TDll_SetText = procedure(AText: PAnsiChar); cdecl;
   TDll_ReportLeaks = function: NativeUInt; cdecl;
   TDll_EventCount = function(AKind: Integer): NativeUInt; cdecl;
+  TDll_SmallClassUsage = function(AOut: Pointer; ACount: NativeUInt): NativeUInt; cdecl;
 
 var
   Dll: record
@@ -422,6 +722,7 @@ var
     MM: TDllMemoryManager;
     UsableSize: TDll_UsableSize;
     OwnsBlock: TDll_OwnsBlock;
+    HeapContains: TDll_OwnsBlock;
     GetState: TDll_GetState;
     CheckHeap: TDll_CheckHeap;
     FlushThreadCache: TDll_Procedure;
@@ -439,6 +740,7 @@ var
     SetEventLogFilename: TDll_SetText;
     ReportLeaks: TDll_ReportLeaks;
     GetDebugEventCount: TDll_EventCount;
+    GetSmallClassUsage: TDll_SmallClassUsage;
   end;
   DllLoadError: Cardinal;
 
@@ -517,24 +819,137 @@ begin
   TextAdd(T, UIntToStr(V));
 end;
 
+procedure TextAddWideCount(var T: TFMMC_Text; P: PWideChar; ACount: Integer); forward;
+
 procedure TextAddWide(var T: TFMMC_Text; P: PWideChar);
+begin
+  TextAddWideCount(T, P, -1);
+end;
+
+{Up to ACount wide characters (stopping at #0 when ACount is -1) as UTF-8.}
+procedure TextAddWideCount(var T: TFMMC_Text; P: PWideChar; ACount: Integer);
 var
   N: Integer;
 begin
-  if (P = nil) or (T.Len >= CTextCapacity) then
+  if (P = nil) or (ACount = 0) or (T.Len >= CTextCapacity) then
     Exit;
-  N := FMMC_WideCharToMultiByte(CCodePageUTF8, 0, P, -1, @T.Data[T.Len], CTextCapacity - T.Len, nil, nil);
-  if N > 0 then
-    Inc(T.Len, N - 1); {without the terminating #0}
+  N := FMMC_WideCharToMultiByte(CCodePageUTF8, 0, P, ACount, @T.Data[T.Len], CTextCapacity - T.Len, nil, nil);
+  if N <= 0 then
+    Exit;
+  if ACount < 0 then
+    Dec(N); {without the terminating #0}
+  Inc(T.Len, N);
 end;
 
-procedure TextAddTimestamp(var T: TFMMC_Text);
+const
+  {FastMM5's token numbers (FastMM_LogFileEntryHeader and the other templates).}
+  CTokenCurrentDate = 1;
+  CTokenCurrentTime = 2;
+  CTokenLeakSummaryEntries = 14;
+  CTokenEventLogFilename = 16;
+  CTokenAllocatedKB = 18;
+  CTokenOverheadKB = 19;
+  CTokenEfficiencyPercentage = 20;
+  CMaxTokenID = 30;
+
+type
+  {The values of a template's tokens, UTF-8 text in Buffer; a token never set is empty.}
+  TFMMC_Tokens = record
+    Buffer: TFMMC_Text;
+    Start, Len: array[0..CMaxTokenID] of Integer;
+  end;
+
+procedure TokensClear(var ATokens: TFMMC_Tokens);
+begin
+  TextClear(ATokens.Buffer);
+  FillChar(ATokens.Len, SizeOf(ATokens.Len), 0);
+end;
+
+procedure TokenSet(var ATokens: TFMMC_Tokens; AID: Integer; const AText: TFMMC_Text);
+var
+  N: Integer;
+begin
+  N := AText.Len;
+  if N > CTextCapacity - ATokens.Buffer.Len then
+    N := CTextCapacity - ATokens.Buffer.Len;
+  ATokens.Start[AID] := ATokens.Buffer.Len;
+  ATokens.Len[AID] := N;
+  if N > 0 then
+  begin
+    Move(AText.Data[0], ATokens.Buffer.Data[ATokens.Buffer.Len], N);
+    Inc(ATokens.Buffer.Len, N);
+  end;
+end;
+
+procedure TokenSetShort(var ATokens: TFMMC_Tokens; AID: Integer; const S: ShortString);
+var
+  T: TFMMC_Text;
+begin
+  TextClear(T);
+  TextAdd(T, S);
+  TokenSet(ATokens, AID, T);
+end;
+
+procedure TokenSetWide(var ATokens: TFMMC_Tokens; AID: Integer; P: PWideChar);
+var
+  T: TFMMC_Text;
+begin
+  TextClear(T);
+  TextAddWideCount(T, P, -1);
+  TokenSet(ATokens, AID, T);
+end;
+
+{FastMM5's general tokens: the date, the time and the event log's path.}
+procedure TokensSetGeneral(var ATokens: TFMMC_Tokens);
 var
   Time: TFMMC_SystemTime;
 begin
   FMMC_GetLocalTime(Time);
-  TextAdd(T, UIntToStr(Time.Year) + '-' + TwoDigits(Time.Month) + '-' + TwoDigits(Time.Day) + ' ' +
-    TwoDigits(Time.Hour) + ':' + TwoDigits(Time.Minute) + ':' + TwoDigits(Time.Second));
+  TokenSetShort(ATokens, CTokenCurrentDate, UIntToStr(Time.Year) + '-' + TwoDigits(Time.Month) + '-' +
+    TwoDigits(Time.Day));
+  TokenSetShort(ATokens, CTokenCurrentTime, TwoDigits(Time.Hour) + ':' + TwoDigits(Time.Minute) + ':' +
+    TwoDigits(Time.Second));
+  TokenSetWide(ATokens, CTokenEventLogFilename, @EventLogFilename[0]);
+end;
+
+{Appends ATemplate with each token number in braces replaced by the token's value (FastMM5's
+rule: an unknown or unset token is empty).}
+procedure TextAddTemplate(var T: TFMMC_Text; ATemplate: PWideChar; const ATokens: TFMMC_Tokens);
+var
+  Run: PWideChar;
+  ID, N: Integer;
+begin
+  if ATemplate = nil then
+    Exit;
+  while ATemplate^ <> #0 do
+  begin
+    Run := ATemplate;
+    while (ATemplate^ <> #0) and (ATemplate^ <> '{') do
+      Inc(ATemplate);
+    TextAddWideCount(T, Run, (NativeUInt(ATemplate) - NativeUInt(Run)) div SizeOf(WideChar));
+    if ATemplate^ = #0 then
+      Break;
+    Inc(ATemplate);
+    ID := 0;
+    while (ATemplate^ <> #0) and (ATemplate^ <> '}') do
+    begin
+      ID := ID * 10 + Ord(ATemplate^) - Ord('0');
+      Inc(ATemplate);
+    end;
+    if ATemplate^ = '}' then
+      Inc(ATemplate);
+    if (ID >= 0) and (ID <= CMaxTokenID) then
+    begin
+      N := ATokens.Len[ID];
+      if N > CTextCapacity - T.Len then
+        N := CTextCapacity - T.Len;
+      if N > 0 then
+      begin
+        Move(ATokens.Buffer.Data[ATokens.Start[ID]], T.Data[T.Len], N);
+        Inc(T.Len, N);
+      end;
+    end;
+  end;
 end;
 
 {Percentage with one decimal, from integers.}
@@ -658,10 +1073,9 @@ begin
     FMMC_WriteFile(H, T.Data[0], T.Len, Written, nil);
 end;
 
-procedure ShowMessage(const ACaption: ShortString; const T: TFMMC_Text);
+procedure ShowMessage(ACaption: PWideChar; const T: TFMMC_Text);
 var
   Text: array[0..CTextCapacity - 1] of WideChar;
-  Caption: array[0..255] of WideChar;
   N: Integer;
   Line: TFMMC_Text;
 begin
@@ -669,7 +1083,7 @@ begin
   begin
     {A console program (and every test under Wine) gets the text on standard error.}
     TextClear(Line);
-    TextAdd(Line, ACaption);
+    TextAddWide(Line, ACaption);
     TextAdd(Line, ': ');
     WriteStdErr(Line);
     WriteStdErr(T);
@@ -682,9 +1096,7 @@ begin
   if N < 0 then
     N := 0;
   Text[N] := #0;
-  N := 0;
-  WideAppendAscii(Caption, N, ACaption);
-  FMMC_MessageBoxW(0, @Text[0], @Caption[0], CMBOk_IconError_TaskModal);
+  FMMC_MessageBoxW(0, @Text[0], ACaption, CMBOk_IconError_TaskModal);
 end;
 
 procedure OutputDebugText(const T: TFMMC_Text);
@@ -700,17 +1112,18 @@ begin
 end;
 
 {Sends an event where FastMM_*Events say it goes.}
-procedure LogEvent(AEvent: TFastMM_MemoryManagerEventType; const ACaption: ShortString; const T: TFMMC_Text);
+procedure LogEvent(AEvent: TFastMM_MemoryManagerEventType; ACaption: PWideChar; const T: TFMMC_Text);
 var
   Entry: TFMMC_Text;
+  Tokens: TFMMC_Tokens;
   N: Integer;
 begin
   if AEvent in FastMM_LogToFileEvents then
   begin
     TextClear(Entry);
-    TextAdd(Entry, '--------------------------------');
-    TextAddTimestamp(Entry);
-    TextAddLine(Entry, '--------------------------------');
+    TokensClear(Tokens);
+    TokensSetGeneral(Tokens);
+    TextAddTemplate(Entry, FastMM_LogFileEntryHeader, Tokens);
     N := T.Len;
     if N > CTextCapacity - 2 - Entry.Len then
       N := CTextCapacity - 2 - Entry.Len;
@@ -780,6 +1193,7 @@ begin
   Dll.SmallClassSlotSize := TDll_SmallClassSlotSize(Find('fastmm_small_class_slot_size'));
   if DllLoadError <> 0 then
     Exit; {an older DLL: not used (and not unloaded: nothing of it ran)}
+  Dll.HeapContains := TDll_OwnsBlock(FMMC_GetProcAddress(H, 'fastmm_heap_contains'));
   Dll.SetMemoryUsageLimit := TDll_SetSize(FMMC_GetProcAddress(H, 'fastmm_set_memory_usage_limit'));
   Dll.GetMemoryUsageLimit := TDll_GetSize(FMMC_GetProcAddress(H, 'fastmm_get_memory_usage_limit'));
   Dll.EnterDebugMode := TDll_IntFunction(FMMC_GetProcAddress(H, 'fastmm_enter_debug_mode'));
@@ -798,6 +1212,7 @@ begin
   Dll.SetEventLogFilename := TDll_SetText(FMMC_GetProcAddress(H, 'fastmm_set_event_log_filename'));
   Dll.ReportLeaks := TDll_ReportLeaks(FMMC_GetProcAddress(H, 'fastmm_report_leaks'));
   Dll.GetDebugEventCount := TDll_EventCount(FMMC_GetProcAddress(H, 'fastmm_get_debug_event_count'));
+  Dll.GetSmallClassUsage := TDll_SmallClassUsage(FMMC_GetProcAddress(H, 'fastmm_get_small_class_usage'));
   GetManager(Dll.MM);
   if not (Assigned(Dll.MM.GetMem) and Assigned(Dll.MM.FreeMem) and Assigned(Dll.MM.ReallocMem)
     and Assigned(Dll.MM.AllocMem)) then
@@ -825,39 +1240,57 @@ type
 
 var
   LeakPointers: array[0..CMaxLeakPointers - 1] of Pointer;
+  {How many times each pointer is registered (FastMM5 counts a pointer registered twice).}
+  LeakPointerCounts: array[0..CMaxLeakPointers - 1] of Integer;
   LeakPointerCount: Integer;
   LeakEntries: array[0..CMaxLeakEntries - 1] of TLeakEntry;
   LeakEntryCount: Integer;
 
+{As FastMM5: any pointer is accepted (False only when the list is full); the DLL learns the
+first registration of one of its blocks, for its debug-mode leak report.}
 function RegisterLeakPointer(APointer: Pointer): Boolean;
+var
+  I: Integer;
 begin
-  Result := False;
-  if (Dll.Handle = 0) or (APointer = nil) then
-    Exit;
+  Result := True;
   FMMC_EnterCriticalSection(LeakLock);
-  if (LeakPointerCount < CMaxLeakPointers) and Dll.MM.RegisterExpectedMemoryLeak(APointer) then
+  I := 0;
+  while (I < LeakPointerCount) and (LeakPointers[I] <> APointer) do
+    Inc(I);
+  if I < LeakPointerCount then
+    Inc(LeakPointerCounts[I])
+  else if LeakPointerCount < CMaxLeakPointers then
   begin
     LeakPointers[LeakPointerCount] := APointer;
+    LeakPointerCounts[LeakPointerCount] := 1;
     Inc(LeakPointerCount);
-    Result := True;
-  end;
+    if Dll.Handle <> 0 then
+      Dll.MM.RegisterExpectedMemoryLeak(APointer);
+  end
+  else
+    Result := False;
   FMMC_LeaveCriticalSection(LeakLock);
 end;
 
+{False when the pointer is not registered; the last unregistration removes it.}
 function UnregisterLeakPointer(APointer: Pointer): Boolean;
 var
   I: Integer;
 begin
   Result := False;
-  if Dll.Handle = 0 then
-    Exit;
   FMMC_EnterCriticalSection(LeakLock);
   for I := 0 to LeakPointerCount - 1 do
     if LeakPointers[I] = APointer then
     begin
-      Dec(LeakPointerCount);
-      LeakPointers[I] := LeakPointers[LeakPointerCount];
-      Dll.MM.UnregisterExpectedMemoryLeak(APointer);
+      Dec(LeakPointerCounts[I]);
+      if LeakPointerCounts[I] = 0 then
+      begin
+        Dec(LeakPointerCount);
+        LeakPointers[I] := LeakPointers[LeakPointerCount];
+        LeakPointerCounts[I] := LeakPointerCounts[LeakPointerCount];
+        if Dll.Handle <> 0 then
+          Dll.MM.UnregisterExpectedMemoryLeak(APointer);
+      end;
       Result := True;
       Break;
     end;
@@ -932,6 +1365,7 @@ end;
 function FastMM_GetRegisteredMemoryLeaks: TFastMM_RegisteredMemoryLeaks;
 var
   Pointers: array[0..CMaxLeakPointers - 1] of Pointer;
+  Counts: array[0..CMaxLeakPointers - 1] of Integer;
   Entries: array[0..CMaxLeakEntries - 1] of TLeakEntry;
   NP, NE, I: Integer;
 begin
@@ -940,7 +1374,10 @@ begin
   NP := LeakPointerCount;
   NE := LeakEntryCount;
   if NP > 0 then
+  begin
     Move(LeakPointers[0], Pointers[0], NP * SizeOf(Pointer));
+    Move(LeakPointerCounts[0], Counts[0], NP * SizeOf(Integer));
+  end;
   if NE > 0 then
     Move(LeakEntries[0], Entries[0], NE * SizeOf(TLeakEntry));
   FMMC_LeaveCriticalSection(LeakLock);
@@ -951,7 +1388,7 @@ begin
     Result[I].LeakAddress := Pointers[I];
     Result[I].LeakedClass := nil;
     Result[I].LeakSize := 0;
-    Result[I].LeakCount := 1;
+    Result[I].LeakCount := Counts[I];
   end;
   for I := 0 to NE - 1 do
   begin
@@ -964,30 +1401,53 @@ end;
 
 {------------------------The memory manager records------------------------}
 
-
-{$ifdef FPC}
+{What differs between the RTL's two records is kept to the entry points each gets and a few
+fields (SetOurEntryPoints, SetPreviousAllocators); installing, checking and uninstalling are
+one body for both.}
 
 var
-  PreviousMM: TMemoryManager;
-  InstalledMM: TMemoryManager;
+  PreviousMM: TFastMMC_RTLMemoryManager;
+  InstalledMM: TFastMMC_RTLMemoryManager;
   {False once uninstalled: new blocks then come from the previous manager.}
   AllocateFromDll: Boolean;
 
-{The code address a procedure variable holds, the same way in mode delphi and mode objfpc (in
-objfpc @ gives the variable's own address).}
+{The code address a procedure variable holds, the same way in Delphi and in Free Pascal's mode
+delphi and mode objfpc (in objfpc @ gives the variable's own address): an untyped parameter
+receives the variable itself.}
 function CodeOf(const AProcVar): Pointer;
 begin
   Result := PPointer(@AProcVar)^;
 end;
 
-{Free Pascal's heap errors: ErrorProc (SysUtils raises EOutOfMemory / EInvalidPointer), else a
-run-time error, as Free Pascal's own heap does.}
+{The RTL's heap errors, raised as the RTL raises them: 203 (out of memory) or 204 (invalid
+pointer). Free Pascal: through ErrorProc (SysUtils turns it into EOutOfMemory /
+EInvalidPointer), else a run-time error, as its own heap does. Delphi: System.Error, which
+SysUtils turns into the same exceptions.}
 procedure HeapError(ACode: Longint);
 begin
+{$ifdef FPC}
   if Assigned(ErrorProc) then
     ErrorProc(ACode, get_caller_addr(get_frame), get_caller_frame(get_frame));
   RunError(ACode);
+{$else}
+  if ACode = 203 then
+    System.Error(reOutOfMemory)
+  else
+    System.Error(reInvalidPtr);
+{$endif}
 end;
+
+{A pointer the DLL refuses but that lies in memory it maps for blocks is not a live block (freed
+twice, or inside a block): an error, never the previous manager's business. Only a pointer in
+no memory of the DLL's is the previous manager's block.}
+function InDllMemory(APointer: Pointer): Boolean;
+begin
+  Result := Assigned(Dll.HeapContains) and (Dll.HeapContains(APointer) <> 0);
+end;
+
+{$ifdef FMMC_FPC_RECORD}
+
+{ Free Pascal's TMemoryManager }
 
 function OutOfMemory: Pointer;
 begin
@@ -1005,12 +1465,16 @@ end;
 
 function FpcFreeMem(APointer: Pointer): PtrUInt;
 begin
-  {The DLL refuses what it does not own without touching it: that goes to the previous
-  manager. Free Pascal ignores the size returned; 0 as its cmem unit does.}
-  if Dll.MM.FreeMem(APointer) = 0 then
-    Result := 0
-  else
-    Result := PreviousMM.FreeMem(APointer);
+  {The DLL refuses what it does not own without touching it. Free Pascal ignores the size
+  returned; 0 as its cmem unit does.}
+  Result := 0;
+  if Dll.MM.FreeMem(APointer) <> 0 then
+  begin
+    if InDllMemory(APointer) then
+      HeapError(204)
+    else
+      Result := PreviousMM.FreeMem(APointer);
+  end;
 end;
 
 function FpcFreeMemSize(APointer: Pointer; ASize: PtrUInt): PtrUInt;
@@ -1049,11 +1513,16 @@ begin
   R := Dll.MM.ReallocMem(APointer, NativeInt(ASize));
   if R = nil then
   begin
-    if Dll.OwnsBlock(APointer) = 0 then
-      {The previous manager's block: it resizes it (and updates APointer).}
-      Exit(PreviousMM.ReAllocMem(APointer, ASize));
-    {Out of memory: the block is left as it was.}
-    Exit(OutOfMemory);
+    if Dll.OwnsBlock(APointer) <> 0 then
+      {Out of memory: the block is left as it was.}
+      Exit(OutOfMemory);
+    if InDllMemory(APointer) then
+    begin
+      HeapError(204);
+      Exit(nil);
+    end;
+    {The previous manager's block: it resizes it (and updates APointer).}
+    Exit(PreviousMM.ReAllocMem(APointer, ASize));
   end;
   APointer := R;
   Result := R;
@@ -1064,7 +1533,7 @@ begin
   if APointer = nil then
     Exit(0);
   Result := Dll.UsableSize(APointer);
-  if Result = 0 then
+  if (Result = 0) and not InDllMemory(APointer) then
     Result := PreviousMM.MemSize(APointer);
 end;
 
@@ -1097,25 +1566,95 @@ begin
     Result.CurrHeapFree := 0;
 end;
 
+procedure SetOurEntryPoints(var AManager: TFastMMC_RTLMemoryManager);
+begin
+  {TODO(dll): fastmm_get_fpc_memory_manager (delphi/DLL_EXPORTS_NEEDED.md) - the DLL's own entry
+  points for Free Pascal's record instead of these adapters.}
+  {NeedLock, InitThread, DoneThread, RelocateHeap stay as they were.}
+  AManager.GetMem := @FpcGetMem;
+  AManager.FreeMem := @FpcFreeMem;
+  AManager.FreeMemSize := @FpcFreeMemSize;
+  AManager.AllocMem := @FpcAllocMem;
+  AManager.ReAllocMem := @FpcReAllocMem;
+  AManager.MemSize := @FpcMemSize;
+  AManager.GetHeapStatus := @FpcGetHeapStatus;
+  AManager.GetFPCHeapStatus := @FpcGetFPCHeapStatus;
+end;
+
+{$else}
+
+{ Delphi's TMemoryManagerEx: System raises EOutOfMemory when GetMem, AllocMem or ReallocMem
+  return nil, EInvalidPointer when FreeMem returns non-zero. }
+
+function DelphiFreeMem(APointer: Pointer): Integer;
+begin
+  Result := Dll.MM.FreeMem(APointer);
+  if (Result <> 0) and not InDllMemory(APointer) then
+    Result := PreviousMM.FreeMem(APointer);
+end;
+
+function DelphiReallocMem(APointer: Pointer; ASize: NativeInt): Pointer;
+begin
+  Result := Dll.MM.ReallocMem(APointer, ASize);
+  if (Result = nil) and (Dll.OwnsBlock(APointer) = 0) then
+  begin
+    {Delphi's System would report a nil result as out of memory: a pointer that is not a live
+    block is an invalid pointer (as FastMM5 reports a damaged debug block).}
+    if InDllMemory(APointer) then
+      HeapError(204)
+    else
+      Result := PreviousMM.ReallocMem(APointer, ASize);
+  end;
+end;
+
+function DelphiRegisterExpectedMemoryLeak(APointer: Pointer): Boolean;
+begin
+  Result := RegisterLeakPointer(APointer);
+end;
+
+function DelphiUnregisterExpectedMemoryLeak(APointer: Pointer): Boolean;
+begin
+  Result := UnregisterLeakPointer(APointer);
+end;
+
+procedure SetOurEntryPoints(var AManager: TFastMMC_RTLMemoryManager);
+begin
+  {GetMem and AllocMem are the DLL's own entry points (register convention on Win32).}
+  AManager.GetMem := Dll.MM.GetMem;
+  AManager.FreeMem := @DelphiFreeMem;
+  AManager.ReallocMem := @DelphiReallocMem;
+  AManager.AllocMem := Dll.MM.AllocMem;
+  AManager.RegisterExpectedMemoryLeak := @DelphiRegisterExpectedMemoryLeak;
+  AManager.UnregisterExpectedMemoryLeak := @DelphiUnregisterExpectedMemoryLeak;
+end;
+
+{$endif}
+
+{New blocks from the previous manager again; everything else stays ours.}
+procedure SetPreviousAllocators(var AManager: TFastMMC_RTLMemoryManager);
+begin
+  AManager.GetMem := PreviousMM.GetMem;
+  AManager.AllocMem := PreviousMM.AllocMem;
+{$ifdef FMMC_FPC_RECORD}
+  {Its statistics describe what it allocates.}
+  AManager.GetHeapStatus := PreviousMM.GetHeapStatus;
+  AManager.GetFPCHeapStatus := PreviousMM.GetFPCHeapStatus;
+{$endif}
+end;
+
 procedure InstallRecord;
 begin
   GetMemoryManager(PreviousMM);
-  InstalledMM := PreviousMM; {NeedLock, InitThread, DoneThread, RelocateHeap stay as they were}
-  InstalledMM.GetMem := @FpcGetMem;
-  InstalledMM.FreeMem := @FpcFreeMem;
-  InstalledMM.FreeMemSize := @FpcFreeMemSize;
-  InstalledMM.AllocMem := @FpcAllocMem;
-  InstalledMM.ReAllocMem := @FpcReAllocMem;
-  InstalledMM.MemSize := @FpcMemSize;
-  InstalledMM.GetHeapStatus := @FpcGetHeapStatus;
-  InstalledMM.GetFPCHeapStatus := @FpcGetFPCHeapStatus;
+  InstalledMM := PreviousMM;
+  SetOurEntryPoints(InstalledMM);
   AllocateFromDll := True;
   SetMemoryManager(InstalledMM);
 end;
 
+{False when another memory manager was installed after ours.}
 function RecordStillOurs: Boolean;
 var
-  Current: TMemoryManager;
+  Current: TFastMMC_RTLMemoryManager;
 begin
   GetMemoryManager(Current);
   Result := (CodeOf(Current.GetMem) = CodeOf(InstalledMM.GetMem)) and
@@ -1127,99 +1666,21 @@ still alive (the RTL frees some after the last finalization) keep being freed an
 the DLL, which is never unloaded.}
 procedure UninstallRecord;
 var
-  Drained: TMemoryManager;
+  Drained: TFastMMC_RTLMemoryManager;
 begin
   AllocateFromDll := False;
   Drained := InstalledMM;
-  Drained.GetMem := PreviousMM.GetMem;
-  Drained.AllocMem := PreviousMM.AllocMem;
-  Drained.GetHeapStatus := PreviousMM.GetHeapStatus;
-  Drained.GetFPCHeapStatus := PreviousMM.GetFPCHeapStatus;
+  SetPreviousAllocators(Drained);
   SetMemoryManager(Drained);
 end;
 
-procedure FastMMC_GetPreviousMemoryManager(var AMemoryManager: TMemoryManager);
+procedure FastMMC_GetPreviousMemoryManager(var AMemoryManager: TFastMMC_RTLMemoryManager);
 begin
   if InstallationState in [mmisInstalled, mmisUsingSharedMemoryManager] then
     AMemoryManager := PreviousMM
   else
     GetMemoryManager(AMemoryManager);
 end;
-
-{$else}
-
-{ Delphi }
-
-var
-  PreviousMM: TMemoryManagerEx;
-  InstalledMM: TMemoryManagerEx;
-
-function DelphiFreeMem(P: Pointer): Integer;
-begin
-  Result := Dll.MM.FreeMem(P);
-  if Result <> 0 then
-    Result := PreviousMM.FreeMem(P);
-end;
-
-function DelphiReallocMem(P: Pointer; Size: NativeInt): Pointer;
-begin
-  Result := Dll.MM.ReallocMem(P, Size);
-  if (Result = nil) and (Dll.OwnsBlock(P) = 0) then
-    Result := PreviousMM.ReallocMem(P, Size);
-end;
-
-function DelphiRegisterExpectedMemoryLeak(P: Pointer): Boolean;
-begin
-  Result := RegisterLeakPointer(P);
-end;
-
-function DelphiUnregisterExpectedMemoryLeak(P: Pointer): Boolean;
-begin
-  Result := UnregisterLeakPointer(P);
-end;
-
-procedure InstallRecord;
-begin
-  GetMemoryManager(PreviousMM);
-  {GetMem and AllocMem are the DLL's own entry points (register convention on Win32): System
-  raises EOutOfMemory when they return nil, EInvalidPointer when FreeMem returns non-zero.}
-  InstalledMM.GetMem := Dll.MM.GetMem;
-  InstalledMM.FreeMem := DelphiFreeMem;
-  InstalledMM.ReallocMem := DelphiReallocMem;
-  InstalledMM.AllocMem := Dll.MM.AllocMem;
-  InstalledMM.RegisterExpectedMemoryLeak := DelphiRegisterExpectedMemoryLeak;
-  InstalledMM.UnregisterExpectedMemoryLeak := DelphiUnregisterExpectedMemoryLeak;
-  SetMemoryManager(InstalledMM);
-end;
-
-function RecordStillOurs: Boolean;
-var
-  Current: TMemoryManagerEx;
-begin
-  GetMemoryManager(Current);
-  {In Delphi @ on a procedure variable gives the address it holds.}
-  Result := (@Current.GetMem = @InstalledMM.GetMem) and (@Current.FreeMem = @InstalledMM.FreeMem);
-end;
-
-procedure UninstallRecord;
-var
-  Drained: TMemoryManagerEx;
-begin
-  Drained := InstalledMM;
-  Drained.GetMem := PreviousMM.GetMem;
-  Drained.AllocMem := PreviousMM.AllocMem;
-  SetMemoryManager(Drained);
-end;
-
-procedure FastMMC_GetPreviousMemoryManager(var AMemoryManager: TMemoryManagerEx);
-begin
-  if InstallationState in [mmisInstalled, mmisUsingSharedMemoryManager] then
-    AMemoryManager := PreviousMM
-  else
-    GetMemoryManager(AMemoryManager);
-end;
-
-{$endif}
 
 {------------------------Core interface------------------------}
 
@@ -1395,24 +1856,30 @@ procedure FastMM_GetMemoryManagerState(var AMemoryManagerState: TFastMM_MemoryMa
   ALockTimeoutMilliseconds: Cardinal);
 var
   S: TFastMMC_State;
+  Usage: array[0..63] of TFastMMC_KindUsage;
   I, N: Integer;
   Slot: NativeUInt;
 begin
   FillChar(AMemoryManagerState, SizeOf(AMemoryManagerState), 0);
   if not FastMMC_GetState(S) then
     Exit;
-  {The size classes are the DLL's; their counts need a per-class query the DLL does not export
-  yet, so AllocatedBlockCount and ReservedAddressSpace stay 0 (the totals are in the usage
-  summary and in FastMMC_GetState).}
+  {The DLL's small size classes, in ascending order: their live blocks (a block in a thread's
+  cache is free) and the bytes of their spans. The spans of small blocks are not counted in the
+  medium figures (as in FastMM5).}
+  FillChar(Usage, SizeOf(Usage), 0);
   N := S.SmallClassCount;
   if N > Length(AMemoryManagerState.SmallBlockTypeStates) then
     N := Length(AMemoryManagerState.SmallBlockTypeStates);
+  if Assigned(Dll.GetSmallClassUsage) then
+    Dll.GetSmallClassUsage(@Usage[0], N);
   AMemoryManagerState.SmallBlockTypeCount := N;
   for I := 0 to N - 1 do
   begin
     Slot := Dll.SmallClassSlotSize(I);
     AMemoryManagerState.SmallBlockTypeStates[I].InternalBlockSize := Slot;
     AMemoryManagerState.SmallBlockTypeStates[I].UseableBlockSize := Minus(Slot, 4);
+    AMemoryManagerState.SmallBlockTypeStates[I].AllocatedBlockCount := Usage[I].BlocksInUse;
+    AMemoryManagerState.SmallBlockTypeStates[I].ReservedAddressSpace := Usage[I].BytesReserved;
   end;
   AMemoryManagerState.AllocatedMediumBlockCount := S.Medium.BlocksInUse;
   AMemoryManagerState.TotalAllocatedMediumBlockSize := S.Medium.BytesInUse;
@@ -1441,9 +1908,11 @@ function FastMM_LogStateToFile(APFilename: PWideChar; APAdditionalDetails: PWide
 var
   S: TFastMMC_State;
   T: TFMMC_Text;
+  Tokens: TFMMC_Tokens;
   Name: array[0..CMaxPath] of WideChar;
   N: Integer;
-  Allocated, Overhead: NativeUInt;
+  Summary: TFastMM_UsageSummary;
+  MMState: TFastMM_MemoryManagerState;
 begin
   Result := False;
   if not FastMMC_GetState(S) then
@@ -1454,28 +1923,31 @@ begin
     WideAppendAscii(Name, N, '_MemoryManager_StateLog.txt');
     APFilename := @Name[0];
   end;
-  Allocated := AllocatedBytes(S);
-  Overhead := Minus(S.OSBytesReserved, Allocated);
+  Summary := FastMM_GetUsageSummary(ALockTimeoutMilliseconds);
+  TokensClear(Tokens);
+  TokensSetGeneral(Tokens);
+  TokenSetShort(Tokens, CTokenAllocatedKB, UIntToStr(Summary.AllocatedBytes div 1024));
+  TokenSetShort(Tokens, CTokenOverheadKB, UIntToStr(Summary.OverheadBytes div 1024));
+  TokenSetShort(Tokens, CTokenEfficiencyPercentage, UIntToStr(NativeUInt(Round(Summary.EfficiencyPercentage))));
   TextClear(T);
-  TextAddLine(T, 'FastMM State Capture (fastmm-c ' + CFastMMC_Version + ', ' + CFastMMC_DLLName + '):');
-  TextAddLine(T, '---------------------');
-  TextAddLine(T, '');
-  TextAddLine(T, 'Timestamp:');
-  TextAddTimestamp(T);
-  TextAddLine(T, '');
-  TextAddLine(T, '');
-  TextAddLine(T, 'Usage Summary:');
-  TextAddUInt(T, Allocated div 1024);
-  TextAddLine(T, 'K Allocated');
-  TextAddUInt(T, Overhead div 1024);
-  TextAddLine(T, 'K Overhead');
-  TextAdd(T, PercentText(Allocated, Allocated + Overhead));
-  TextAddLine(T, '% Efficiency');
-  TextAddLine(T, '');
-  TextAddLine(T, 'Usage Detail (by block kind: fastmm-c does not walk blocks by class yet):');
+  TextAddTemplate(T, FastMM_LogStateToFileTemplate, Tokens);
+  {TODO(dll): fastmm_walk_blocks (delphi/DLL_EXPORTS_NEEDED.md) - FastMM5's detail: the live
+  blocks grouped by content (FastMM_DetectClassInstance, FastMM_DetectStringData), one line of
+  FastMM_LogStateToFileTemplate_UsageDetail each, sorted by ASortOrder, counting only debug
+  blocks of the allocation groups asked for. Until then: by block kind and size class.}
   TextAddKind(T, 'Small blocks: ', S.Small);
   TextAddKind(T, 'Medium blocks: ', S.Medium);
   TextAddKind(T, 'Large blocks: ', S.Large);
+  FastMM_GetMemoryManagerState(MMState, ALockTimeoutMilliseconds);
+  for N := 0 to Integer(MMState.SmallBlockTypeCount) - 1 do
+    if MMState.SmallBlockTypeStates[N].AllocatedBlockCount <> 0 then
+    begin
+      TextAdd(T, '  ');
+      TextAddUInt(T, MMState.SmallBlockTypeStates[N].UseableBlockSize);
+      TextAdd(T, '-byte small blocks: ');
+      TextAddUInt(T, MMState.SmallBlockTypeStates[N].AllocatedBlockCount);
+      TextAddLine(T, '');
+    end;
   TextAdd(T, 'Thread caches: ');
   TextAddUInt(T, S.ThreadCachedBlocks);
   TextAddLine(T, ' free small blocks');
@@ -1488,27 +1960,400 @@ begin
   TextAdd(T, ' mappings (');
   TextAddUInt(T, S.OSUnmapCalls);
   TextAddLine(T, ' given back)');
-  if (APAdditionalDetails <> nil) and (APAdditionalDetails^ <> #0) then
+  if APAdditionalDetails <> nil then
   begin
-    TextAddLine(T, '');
-    TextAddLine(T, 'Additional Details:');
+    TextAdd(T, #13#10);
     TextAddWide(T, APAdditionalDetails);
-    TextAddLine(T, '');
   end;
-  TextAddLine(T, '');
   Result := WriteTextFile(APFilename, T, ATruncateFile);
+end;
+
+{------------------------Blocks: walk, content, map------------------------}
+
+function FastMM_WalkBlocks(ACallBack: TFastMM_WalkBlocksCallback; AWalkBlockTypes: TFastMM_WalkBlocksBlockTypes;
+  AWalkUsedBlocksOnly: Boolean; AUserData: Pointer; ALockTimeoutMilliseconds: Cardinal;
+  AMinimumAllocationGroup: Cardinal; AMaximumAllocationGroup: Cardinal): Boolean;
+begin
+  {TODO(dll): fastmm_walk_blocks (delphi/DLL_EXPORTS_NEEDED.md) - call ACallBack with a
+  TFastMM_WalkAllocatedBlocks_BlockInfo filled from each fastmm_block_info the DLL reports.}
+  Result := False;
+end;
+
+{A readable-memory test through VirtualQuery, remembering the last region asked about.}
+type
+  TFMMC_MemoryBasicInformation = record
+    BaseAddress: Pointer;
+    AllocationBase: Pointer;
+    AllocationProtect: Cardinal;
+    RegionSize: NativeUInt;
+    State: Cardinal;
+    Protect: Cardinal;
+    RegionType: Cardinal;
+  end;
+
+  TReadableCache = record
+    RegionStart, RegionEnd: NativeUInt;
+    Readable: Boolean;
+  end;
+
+function FMMC_VirtualQuery(AAddress: Pointer; var ABuffer: TFMMC_MemoryBasicInformation; ALength: NativeUInt): NativeUInt;
+  stdcall; external 'kernel32.dll' name 'VirtualQuery';
+
+const
+  CMemCommit = $1000;
+  CMemReserve = $2000;
+  CPageGuard = $100;
+  CPageNoAccess = 1;
+
+function IsReadable(var ACache: TReadableCache; AAddress: Pointer; ASize: NativeUInt): Boolean;
+var
+  Info: TFMMC_MemoryBasicInformation;
+  A: NativeUInt;
+begin
+  A := NativeUInt(AAddress);
+  while True do
+  begin
+    if (A < ACache.RegionStart) or (A >= ACache.RegionEnd) then
+    begin
+      if FMMC_VirtualQuery(Pointer(A), Info, SizeOf(Info)) = 0 then
+        Exit(False);
+      ACache.RegionStart := NativeUInt(Info.BaseAddress);
+      ACache.RegionEnd := ACache.RegionStart + Info.RegionSize;
+      ACache.Readable := (Info.State = CMemCommit) and (Info.Protect and (CPageGuard or CPageNoAccess) = 0) and
+        (Info.Protect <> 0);
+    end;
+    if not ACache.Readable then
+      Exit(False);
+    if (ASize <= 1) or (A + ASize - 1 < ACache.RegionEnd) then
+      Exit(True);
+    {The range crosses into the next region.}
+    Dec(ASize, ACache.RegionEnd - A);
+    A := ACache.RegionEnd;
+  end;
+end;
+
+function FastMM_DetectClassInstance(APointer: Pointer): TClass;
+const
+  {FastMM5's sanity limits: no class hierarchy is deeper, no VMT is bigger.}
+  CMaxDepth = 1000;
+  CMaxVMTSize = $1000;
+var
+  Cache: TReadableCache;
+  VMT, Parent: PByte;
+  Depth: Integer;
+  Name: PShortString;
+begin
+  Result := nil;
+  Cache.RegionStart := 0;
+  Cache.RegionEnd := 0;
+  if (NativeUInt(APointer) <= 65535) or not IsReadable(Cache, APointer, SizeOf(Pointer)) then
+    Exit;
+  VMT := PPointer(APointer)^;
+  for Depth := 0 to CMaxDepth do
+  begin
+    if (NativeUInt(VMT) <= 65535) or (NativeUInt(VMT) and (SizeOf(Pointer) - 1) <> 0) then
+      Exit;
+{$ifdef FPC}
+    {Free Pascal's VMT: the instance size and its negation, the parent's VMT reference, the
+    class name (objpash.inc, TVmt).}
+    if not IsReadable(Cache, VMT, 4 * SizeOf(Pointer)) then
+      Exit;
+    if (PNativeInt(VMT)^ <= 0) or (PNativeInt(VMT + SizeOf(Pointer))^ <> -PNativeInt(VMT)^) then
+      Exit;
+    Name := PPointer(VMT + vmtClassName)^;
+    Parent := PPointer(VMT + vmtParent)^;
+{$else}
+    {Delphi's VMT: the self pointer, the parent's VMT reference and the class name before it;
+    the name lies just after the VMT.}
+    if not (IsReadable(Cache, VMT + vmtSelfPtr, SizeOf(Pointer)) and IsReadable(Cache, VMT + vmtParent, SizeOf(Pointer))
+      and IsReadable(Cache, VMT + vmtClassName, SizeOf(Pointer))) then
+      Exit;
+    if PPointer(VMT + vmtSelfPtr)^ <> VMT then
+      Exit;
+    Name := PPointer(VMT + vmtClassName)^;
+    if NativeUInt(Name) - NativeUInt(VMT) > CMaxVMTSize then
+      Exit;
+    Parent := PPointer(VMT + vmtParent)^;
+{$endif}
+    if (NativeUInt(Name) <= 65535) or not IsReadable(Cache, Name, 1) or (Length(Name^) = 0) or
+      not IsReadable(Cache, Name, Length(Name^) + 1) then
+      Exit;
+    if Depth = 0 then
+      Result := TClass(VMT);
+    {The parent is reached through a reference to its VMT (nil for TObject).}
+    if Parent = nil then
+      Exit;
+    if (NativeUInt(Parent) and (SizeOf(Pointer) - 1) <> 0) or not IsReadable(Cache, Parent, SizeOf(Pointer)) then
+      Break;
+    VMT := PPointer(Parent)^;
+  end;
+  Result := nil;
+end;
+
+function FastMM_DetectStringData(APMemoryBlock: Pointer; AAvailableSpaceInBlock: NativeInt): TFastMM_StringDataType;
+type
+  {The header of a string block of this compiler's RTL: Delphi's StrRec; Free Pascal's
+  TAnsiRec / TUnicodeRec (3.2: reference count and length are SizeInt).}
+  PStringHeader = ^TStringHeader;
+  TStringHeader = packed record
+{$ifdef FPC}
+    CodePage: Word;
+    ElementSize: Word;
+  {$ifdef CPU64}
+    Padding: Cardinal;
+  {$endif}
+    RefCount: SizeInt;
+    Length: SizeInt;
+{$else}
+  {$ifdef CPUX64}
+    Padding: Cardinal;
+  {$endif}
+    CodePage: Word;
+    ElementSize: Word;
+    RefCount: Integer;
+    Length: Integer;
+{$endif}
+  end;
+const
+  {FastMM5's limits: a reference count above 255 is taken for something else, and so is a
+  character below tab.}
+  CMaxRefCount = 255;
+  CMinCharCode = 9;
+var
+  Header: PStringHeader;
+  Len, I: NativeInt;
+  ElementSize: Integer;
+  Chars: PByte;
+begin
+  Result := sdtNotAString;
+  if (APMemoryBlock = nil) or (AAvailableSpaceInBlock < SizeOf(TStringHeader) + 2) then
+    Exit;
+  Header := APMemoryBlock;
+  if Header^.RefCount > CMaxRefCount then
+    Exit;
+  ElementSize := Header^.ElementSize;
+  if (ElementSize <> 1) and (ElementSize <> 2) then
+    Exit;
+  Len := Header^.Length;
+  if (Len <= 0) or (Len >= (AAvailableSpaceInBlock - SizeOf(TStringHeader)) div ElementSize) then
+    Exit;
+  Chars := PByte(APMemoryBlock) + SizeOf(TStringHeader);
+  if ElementSize = 1 then
+  begin
+    if Chars[Len] <> 0 then
+      Exit;
+    for I := 0 to Len - 1 do
+      if Chars[I] < CMinCharCode then
+        Exit;
+    Result := sdtAnsiString;
+  end
+  else
+  begin
+    if PWord(Chars + 2 * Len)^ <> 0 then
+      Exit;
+    for I := 0 to Len - 1 do
+      if PWord(Chars + 2 * I)^ < CMinCharCode then
+        Exit;
+    Result := sdtUnicodeString;
+  end;
+end;
+
+procedure FastMM_GetMemoryMap(var AMemoryMap: TMemoryMap; ALockTimeoutMilliseconds: Cardinal);
+const
+  CChunkSize = 65536;
+var
+  Chunk, Next, Last: NativeUInt;
+  Info: TFMMC_MemoryBasicInformation;
+  Status: TChunkStatus;
+begin
+  FillChar(AMemoryMap, SizeOf(AMemoryMap), Ord(csUnallocated));
+  Last := High(AMemoryMap);
+  Chunk := 0;
+  while Chunk <= Last do
+  begin
+    {The DLL's page map says which 64 KB regions hold its spans and large blocks: each of those
+    is csAllocated, as FastMM5 marks its medium spans and large blocks.}
+    if InDllMemory(Pointer(Chunk * CChunkSize)) then
+    begin
+      AMemoryMap[Chunk] := csAllocated;
+      Inc(Chunk);
+      Continue;
+    end;
+    if FMMC_VirtualQuery(Pointer(Chunk * CChunkSize), Info, SizeOf(Info)) = 0 then
+    begin
+      {Beyond what the process may address (a 32-bit program without the large address flag).}
+      while Chunk <= Last do
+      begin
+        AMemoryMap[Chunk] := csSysReserved;
+        Inc(Chunk);
+      end;
+      Break;
+    end;
+    Next := (NativeUInt(Info.BaseAddress) + Info.RegionSize + CChunkSize - 1) div CChunkSize;
+    if Next <= Chunk then
+      Next := Chunk + 1;
+    if Info.State = CMemCommit then
+      Status := csSysAllocated
+    else if Info.State = CMemReserve then
+      Status := csSysReserved
+    else
+      Status := csUnallocated;
+    {The DLL's regions inside the range are found on the next turns.}
+    while (Chunk < Next) and (Chunk <= Last) do
+    begin
+      if InDllMemory(Pointer(Chunk * CChunkSize)) then
+        AMemoryMap[Chunk] := csAllocated
+      else
+        AMemoryMap[Chunk] := Status;
+      Inc(Chunk);
+    end;
+  end;
+end;
+
+{------------------------The debug block header------------------------}
+
+function TFastMM_DebugBlockHeader.DebugFooterPtr: PCardinal;
+begin
+  Result := PCardinal(PByte(@Self) + SizeOf(TFastMM_DebugBlockHeader) + UserSize);
+end;
+
+function TFastMM_DebugBlockHeader.DebugFooter_AllocationStackTracePtr: PNativeUInt;
+begin
+  Result := PNativeUInt(PByte(@Self) + SizeOf(TFastMM_DebugBlockHeader) + UserSize + SizeOf(Cardinal));
+end;
+
+function TFastMM_DebugBlockHeader.DebugFooter_FreeStackTracePtr: PNativeUInt;
+begin
+  Result := PNativeUInt(PByte(@Self) + SizeOf(TFastMM_DebugBlockHeader) + UserSize + SizeOf(Cardinal) +
+    StackTraceEntryCount * SizeOf(Pointer));
+end;
+
+function TFastMM_DebugBlockHeader.CalculateHeaderCheckSum: Cardinal;
+var
+  P, PEnd: PCardinal;
+begin
+  {The Cardinals after HeaderCheckSum, to the end of the header.}
+  P := @HeaderCheckSum;
+  Inc(P);
+  PEnd := PCardinal(PByte(@Self) + SizeOf(TFastMM_DebugBlockHeader));
+  Result := $FFFFFFFF;
+  while P <> PEnd do
+  begin
+    Result := Result xor P^;
+    Inc(P);
+  end;
+end;
+
+function TFastMM_DebugBlockHeader.CalculateFooterCheckSum: Cardinal;
+var
+  P, PEnd: PCardinal;
+begin
+  {Both stack traces, which follow the footer checksum.}
+  P := PCardinal(DebugFooter_AllocationStackTracePtr);
+  PEnd := PCardinal(PByte(P) + StackTraceEntryCount * 2 * SizeOf(Pointer));
+  Result := $FFFFFFFF;
+  while P <> PEnd do
+  begin
+    Result := Result xor P^;
+    Inc(P);
+  end;
+end;
+
+procedure TFastMM_DebugBlockHeader.CalculateAndSetHeaderAndFooterCheckSums;
+begin
+  HeaderCheckSum := CalculateHeaderCheckSum;
+  DebugFooterPtr^ := CalculateFooterCheckSum;
 end;
 
 {------------------------Debug mode------------------------}
 
+{A mode (debug, erase new blocks, erase freed blocks) as FastMM5 switches it: Counter is the
+Enter/Begin calls less the Exit/End calls, whatever their result; the DLL's mode follows the
+counter (0 to 1 switches it on, 1 to 0 off) when fastmm-c is installed in this module and its
+memory manager is still the one installed. Active says this module switched it on.}
+type
+  TModeSwitch = record
+    Counter: Integer;
+    Active: Boolean;
+  end;
+
+var
+  ModeLock: TFMMC_CriticalSection;
+  DebugModeSwitch, EraseAllocatedSwitch, EraseFreedSwitch: TModeSwitch;
+  DebugSupportConfigured: Boolean;
+  DebugModeOptions: TFastMM_DebugModeOptions = [dmoNeverFreeSmallBlockSpans, dmoNeverMergeFreeMediumBlocks];
+
+{The DLL's switches for a mode: entering/leaving debug mode, beginning/ending an erase mode.}
+procedure SwitchDll(AMode: Integer; AOn: Boolean);
+begin
+  case AMode of
+    0:
+      if AOn then
+        Dll.EnterDebugMode()
+      else
+        Dll.ExitDebugMode();
+    1:
+      if AOn then
+        Dll.BeginEraseAllocated()
+      else
+        Dll.EndEraseAllocated();
+  else
+    if AOn then
+      Dll.BeginEraseFreed()
+    else
+      Dll.EndEraseFreed();
+  end;
+end;
+
+function DllHasModes: Boolean;
+begin
+  Result := (Dll.Handle <> 0) and Assigned(Dll.EnterDebugMode) and Assigned(Dll.ExitDebugMode) and
+    Assigned(Dll.BeginEraseAllocated) and Assigned(Dll.EndEraseAllocated) and Assigned(Dll.BeginEraseFreed) and
+    Assigned(Dll.EndEraseFreed);
+end;
+
+procedure PassScanSwitchToDll;
+begin
+  if (Dll.Handle <> 0) and Assigned(Dll.SetScanBeforeEveryOperation) then
+    Dll.SetScanBeforeEveryOperation(Ord(FastMM_DebugMode_ScanForCorruptionBeforeEveryOperation));
+end;
+
+function AdjustMode(var ASwitch: TModeSwitch; AMode, AAdjustment: Integer): Boolean;
+begin
+  FMMC_EnterCriticalSection(ModeLock);
+  Inc(ASwitch.Counter, AAdjustment);
+  if not (FastMMC_Installed and DllHasModes) then
+    Result := False
+  else if (ASwitch.Counter > 0) = ASwitch.Active then
+    Result := True
+  else if not RecordStillOurs then
+    Result := False
+  else
+  begin
+    if (AMode = 0) and (ASwitch.Counter > 0) then
+    begin
+      {FastMM5 tries the support library the first time, unless the program set both handlers.}
+      if (not DebugSupportConfigured) and ((CodeOf(FastMM_GetStackTrace) = Pointer(@FastMM_NoOpGetStackTrace)) or
+        (CodeOf(FastMM_ConvertStackTraceToText) = Pointer(@FastMM_NoOpConvertStackTraceToText))) then
+        FastMM_LoadDebugSupportLibrary;
+      DebugSupportConfigured := True;
+      PassScanSwitchToDll;
+    end;
+    SwitchDll(AMode, ASwitch.Counter > 0);
+    ASwitch.Active := ASwitch.Counter > 0;
+    Result := True;
+  end;
+  FMMC_LeaveCriticalSection(ModeLock);
+end;
+
 function FastMM_EnterDebugMode: Boolean;
 begin
-  Result := FastMMC_Installed and Assigned(Dll.EnterDebugMode) and (Dll.EnterDebugMode() <> 0);
+  Result := AdjustMode(DebugModeSwitch, 0, 1);
 end;
 
 function FastMM_ExitDebugMode: Boolean;
 begin
-  Result := FastMMC_Installed and Assigned(Dll.ExitDebugMode) and (Dll.ExitDebugMode() <> 0);
+  Result := AdjustMode(DebugModeSwitch, 0, -1);
 end;
 
 function FastMM_DebugModeActive: Boolean;
@@ -1516,9 +2361,27 @@ begin
   Result := (Dll.Handle <> 0) and Assigned(Dll.DebugModeActive) and (Dll.DebugModeActive() <> 0);
 end;
 
+function FastMM_GetDebugModeOptions: TFastMM_DebugModeOptions;
+begin
+  Result := DebugModeOptions;
+end;
+
+procedure FastMM_SetDebugModeOptions(ADebugModeOptions: TFastMM_DebugModeOptions);
+begin
+  {TODO(dll): fastmm_set_debug_mode_options (delphi/DLL_EXPORTS_NEEDED.md) - pass the options
+  on; until then the DLL behaves as with [dmoNeverFreeSmallBlockSpans] (freed debug blocks wait
+  in a quarantine, checksums and fill patterns always).}
+  DebugModeOptions := ADebugModeOptions;
+end;
+
 function FastMM_ScanDebugBlocksForCorruption(ALockTimeoutMilliseconds: Cardinal): Boolean;
 begin
-  Result := (Dll.Handle = 0) or not Assigned(Dll.ScanDebugBlocks) or (Dll.ScanDebugBlocks() <> 0);
+  PassScanSwitchToDll;
+  {The DLL reports every damaged block to the event log; then, as FastMM5, an invalid pointer
+  error (EInvalidPointer with SysUtils).}
+  if (Dll.Handle <> 0) and Assigned(Dll.ScanDebugBlocks) and (Dll.ScanDebugBlocks() = 0) then
+    HeapError(204);
+  Result := True;
 end;
 
 function FastMM_GetDebugModeStackTraceEntryCount: Byte;
@@ -1535,21 +2398,14 @@ begin
     Dll.SetStackTraceEntryCount(AStackTraceEntryCount);
 end;
 
-function CallIfInstalled(AProc: TDll_Procedure): Boolean;
-begin
-  Result := FastMMC_Installed and Assigned(AProc);
-  if Result then
-    AProc();
-end;
-
 function FastMM_BeginEraseAllocatedBlockContent: Boolean;
 begin
-  Result := CallIfInstalled(Dll.BeginEraseAllocated);
+  Result := AdjustMode(EraseAllocatedSwitch, 1, 1);
 end;
 
 function FastMM_EndEraseAllocatedBlockContent: Boolean;
 begin
-  Result := CallIfInstalled(Dll.EndEraseAllocated);
+  Result := AdjustMode(EraseAllocatedSwitch, 1, -1);
 end;
 
 function FastMM_EraseAllocatedBlockContentActive: Boolean;
@@ -1559,12 +2415,12 @@ end;
 
 function FastMM_BeginEraseFreedBlockContent: Boolean;
 begin
-  Result := CallIfInstalled(Dll.BeginEraseFreed);
+  Result := AdjustMode(EraseFreedSwitch, 2, 1);
 end;
 
 function FastMM_EndEraseFreedBlockContent: Boolean;
 begin
-  Result := CallIfInstalled(Dll.EndEraseFreed);
+  Result := AdjustMode(EraseFreedSwitch, 2, -1);
 end;
 
 function FastMM_EraseFreedBlockContentActive: Boolean;
@@ -1588,8 +2444,8 @@ end;
 
 procedure FastMMC_SetScanForCorruptionBeforeEveryOperation(AValue: Boolean);
 begin
-  if (Dll.Handle <> 0) and Assigned(Dll.SetScanBeforeEveryOperation) then
-    Dll.SetScanBeforeEveryOperation(Ord(AValue));
+  FastMM_DebugMode_ScanForCorruptionBeforeEveryOperation := AValue;
+  PassScanSwitchToDll;
 end;
 
 function FastMMC_ReportDebugBlockLeaks: NativeUInt;
@@ -1606,6 +2462,185 @@ begin
     Result := Dll.GetDebugEventCount(AKind)
   else
     Result := 0;
+end;
+
+{------------------------Debug mode entry points------------------------}
+
+{Every block the DLL hands out is aligned to this.}
+const
+  CBlockAlignmentMask = 15;
+
+procedure ScanBeforeOperationIfAsked;
+begin
+  if FastMM_DebugMode_ScanForCorruptionBeforeEveryOperation then
+    FastMM_ScanDebugBlocksForCorruption;
+end;
+
+function FastMM_DebugGetMem(ASize: NativeInt): Pointer;
+begin
+  {TODO(dll): fastmm_debug_getmem (delphi/DLL_EXPORTS_NEEDED.md) - a debug block whatever the
+  mode; until then a debug block only while debug mode is on.}
+  ScanBeforeOperationIfAsked;
+  Result := FastMM_GetMem(ASize);
+end;
+
+function FastMM_DebugFreeMem(APointer: Pointer): Integer;
+begin
+  {TODO(dll): fastmm_debug_freemem (delphi/DLL_EXPORTS_NEEDED.md).}
+  ScanBeforeOperationIfAsked;
+  if NativeUInt(APointer) and CBlockAlignmentMask <> 0 then
+    HeapError(204);
+  {The DLL frees a debug block or a normal one alike, checking a debug block first.}
+  Result := FastMM_FreeMem(APointer);
+end;
+
+function FastMM_DebugReallocMem(APointer: Pointer; ANewSize: NativeInt): Pointer;
+begin
+  {TODO(dll): fastmm_debug_reallocmem (delphi/DLL_EXPORTS_NEEDED.md) - the result is a debug
+  block whatever the mode (a normal block is copied into a new debug block); until then the
+  DLL's ReallocMem, which gives a debug block only while debug mode is on.}
+  ScanBeforeOperationIfAsked;
+  if NativeUInt(APointer) and CBlockAlignmentMask <> 0 then
+    HeapError(204);
+  Result := FastMM_ReallocMem(APointer, ANewSize);
+end;
+
+function FastMM_DebugAllocMem(ASize: NativeInt): Pointer;
+begin
+  {TODO(dll): fastmm_debug_allocmem (delphi/DLL_EXPORTS_NEEDED.md), as FastMM_DebugGetMem.}
+  ScanBeforeOperationIfAsked;
+  Result := FastMM_AllocMem(ASize);
+end;
+
+{------------------------Stack traces and the support library------------------------}
+
+procedure FastMM_NoOpGetStackTrace(APReturnAddresses: PNativeUInt; AMaxDepth, ASkipFrames: Cardinal);
+var
+  I: Cardinal;
+begin
+  for I := 1 to AMaxDepth do
+  begin
+    APReturnAddresses^ := 0;
+    Inc(APReturnAddresses);
+  end;
+end;
+
+function FastMM_NoOpConvertStackTraceToText(APReturnAddresses: PNativeUInt; AMaxDepth: Cardinal;
+  APBufferPosition, APBufferEnd: PWideChar): PWideChar;
+begin
+  Result := APBufferPosition;
+end;
+
+var
+  DebugSupportLibraryHandle: NativeUInt;
+
+{The support library's LogStackTrace writes Latin-1 text: widened character by character.}
+function LegacyLogStackTraceWrapper(APReturnAddresses: PNativeUInt; AMaxDepth: Cardinal;
+  APBufferPosition, APBufferEnd: PWideChar): PWideChar;
+var
+  Ansi: array[0..64 * 256] of AnsiChar;
+  P, PEnd: PAnsiChar;
+begin
+  Result := APBufferPosition;
+  if not Assigned(DebugLibrary_LogStackTrace_Legacy) then
+    Exit;
+  if AMaxDepth > 64 then
+    AMaxDepth := 64;
+  PEnd := DebugLibrary_LogStackTrace_Legacy(APReturnAddresses, AMaxDepth, @Ansi[0]);
+  P := @Ansi[0];
+  while (P < PEnd) and (Result < APBufferEnd) do
+  begin
+    Result^ := WideChar(Ord(P^));
+    Inc(Result);
+    Inc(P);
+  end;
+end;
+
+function FastMM_LoadDebugSupportLibrary: Boolean;
+begin
+  {TODO(dll): fastmm_bind_variables (delphi/DLL_EXPORTS_NEEDED.md) - let the DLL take
+  and print its debug blocks' stack traces through FastMM_GetStackTrace and
+  FastMM_ConvertStackTraceToText.}
+  if DebugSupportLibraryHandle <> 0 then
+    Exit(True);
+  Result := False;
+  if FastMM_DebugSupportLibraryName = nil then
+    Exit;
+  DebugSupportLibraryHandle := FMMC_LoadLibraryW(FastMM_DebugSupportLibraryName);
+  if DebugSupportLibraryHandle = 0 then
+    Exit;
+  DebugLibrary_GetRawStackTrace := TFastMM_GetStackTrace(FMMC_GetProcAddress(DebugSupportLibraryHandle,
+    'GetRawStackTrace'));
+  DebugLibrary_GetFrameBasedStackTrace := TFastMM_GetStackTrace(FMMC_GetProcAddress(DebugSupportLibraryHandle,
+    'GetFrameBasedStackTrace'));
+  DebugLibrary_LogStackTrace_Legacy := TFastMM_LegacyConvertStackTraceToText(
+    FMMC_GetProcAddress(DebugSupportLibraryHandle, 'LogStackTrace'));
+  if (CodeOf(FastMM_GetStackTrace) = Pointer(@FastMM_NoOpGetStackTrace)) and Assigned(DebugLibrary_GetRawStackTrace) then
+    FastMM_GetStackTrace := DebugLibrary_GetRawStackTrace;
+  if (CodeOf(FastMM_ConvertStackTraceToText) = Pointer(@FastMM_NoOpConvertStackTraceToText)) and
+    Assigned(DebugLibrary_LogStackTrace_Legacy) then
+    FastMM_ConvertStackTraceToText := @LegacyLogStackTraceWrapper;
+  Result := True;
+end;
+
+function FastMM_FreeDebugSupportLibrary: Boolean;
+begin
+  Result := False;
+  if DebugSupportLibraryHandle = 0 then
+    Exit;
+  if Assigned(FastMM_GetStackTrace) and ((CodeOf(FastMM_GetStackTrace) = CodeOf(DebugLibrary_GetRawStackTrace)) or
+    (CodeOf(FastMM_GetStackTrace) = CodeOf(DebugLibrary_GetFrameBasedStackTrace))) then
+    FastMM_GetStackTrace := @FastMM_NoOpGetStackTrace;
+  if CodeOf(FastMM_ConvertStackTraceToText) = Pointer(@LegacyLogStackTraceWrapper) then
+    FastMM_ConvertStackTraceToText := @FastMM_NoOpConvertStackTraceToText;
+  FMMC_FreeLibrary(DebugSupportLibraryHandle);
+  DebugSupportLibraryHandle := 0;
+  DebugLibrary_GetRawStackTrace := nil;
+  DebugLibrary_GetFrameBasedStackTrace := nil;
+  DebugLibrary_LogStackTrace_Legacy := nil;
+  DebugSupportConfigured := False;
+  Result := True;
+end;
+
+{------------------------Tuning------------------------}
+
+var
+  OptimizationStrategy: TFastMM_MemoryManagerOptimizationStrategy = mmosBalanced;
+  AlignmentRequests: array[TFastMM_MinimumAddressAlignment] of Integer;
+
+procedure FastMM_SetOptimizationStrategy(AStrategy: TFastMM_MemoryManagerOptimizationStrategy);
+begin
+  {TODO(dll): fastmm_set_optimization_strategy (delphi/DLL_EXPORTS_NEEDED.md) - the size of new
+  medium spans.}
+  OptimizationStrategy := AStrategy;
+end;
+
+function FastMM_GetCurrentOptimizationStrategy: TFastMM_MemoryManagerOptimizationStrategy;
+begin
+  Result := OptimizationStrategy;
+end;
+
+procedure FastMM_EnterMinimumAddressAlignment(AMinimumAddressAlignment: TFastMM_MinimumAddressAlignment);
+begin
+  {TODO(dll): fastmm_set_minimum_alignment (delphi/DLL_EXPORTS_NEEDED.md) - 32 and 64 bytes.}
+  FMMC_EnterCriticalSection(ModeLock);
+  Inc(AlignmentRequests[AMinimumAddressAlignment]);
+  FMMC_LeaveCriticalSection(ModeLock);
+end;
+
+procedure FastMM_ExitMinimumAddressAlignment(AMinimumAddressAlignment: TFastMM_MinimumAddressAlignment);
+begin
+  FMMC_EnterCriticalSection(ModeLock);
+  Dec(AlignmentRequests[AMinimumAddressAlignment]);
+  FMMC_LeaveCriticalSection(ModeLock);
+end;
+
+function FastMM_GetCurrentMinimumAddressAlignment: TFastMM_MinimumAddressAlignment;
+begin
+  {TODO(dll): fastmm_get_minimum_alignment (delphi/DLL_EXPORTS_NEEDED.md).}
+  {Every block of the DLL is 16-byte aligned, on Win32 too; coarser requests are counted but not
+  yet served (FastMM_EnterMinimumAddressAlignment).}
+  Result := maa16Bytes;
 end;
 
 {------------------------Event log------------------------}
@@ -1724,7 +2759,8 @@ end;
 procedure PerformLeakCheck;
 var
   S: TFastMMC_State;
-  T: TFMMC_Text;
+  T, Entries: TFMMC_Text;
+  Tokens: TFMMC_Tokens;
   Blocks, Bytes, ExpectedBlocks, ExpectedBytes, Size: NativeUInt;
   I: Integer;
 begin
@@ -1758,31 +2794,35 @@ begin
   FMMC_LeaveCriticalSection(LeakLock);
   if Blocks <= ExpectedBlocks then
     Exit;
+  {Token 14: FastMM5 lists the leaks by size and class there; the unit has the counts (the list
+  needs the DLL's block walk: TODO(dll) fastmm_walk_blocks, delphi/DLL_EXPORTS_NEEDED.md).}
+  TextClear(Entries);
+  TextAddUInt(Entries, Blocks - ExpectedBlocks);
+  TextAdd(Entries, ' unexpected block(s), ');
+  TextAddUInt(Entries, Minus(Bytes, ExpectedBytes));
+  TextAddLine(Entries, ' bytes.');
+  TextAdd(Entries, 'In use: ');
+  TextAddUInt(Entries, S.Small.BlocksInUse);
+  TextAdd(Entries, ' small, ');
+  TextAddUInt(Entries, S.Medium.BlocksInUse);
+  TextAdd(Entries, ' medium, ');
+  TextAddUInt(Entries, S.Large.BlocksInUse);
+  TextAdd(Entries, ' large block(s); ');
+  TextAddUInt(Entries, ExpectedBlocks);
+  TextAdd(Entries, ' registered expected leak(s) (');
+  TextAddUInt(Entries, ExpectedBytes);
+  TextAddLine(Entries, ' bytes) are not counted.');
+  TextAdd(Entries, '(fastmm-c reports a summary; the debug mode lists each block.)');
+  TokensClear(Tokens);
+  TokensSetGeneral(Tokens);
+  TokenSet(Tokens, CTokenLeakSummaryEntries, Entries);
   TextClear(T);
-  TextAdd(T, 'This application has leaked memory: ');
-  TextAddUInt(T, Blocks - ExpectedBlocks);
-  TextAdd(T, ' unexpected block(s), ');
-  TextAddUInt(T, Minus(Bytes, ExpectedBytes));
-  TextAddLine(T, ' bytes, were still allocated at exit.');
-  TextAdd(T, 'In use: ');
-  TextAddUInt(T, S.Small.BlocksInUse);
-  TextAdd(T, ' small, ');
-  TextAddUInt(T, S.Medium.BlocksInUse);
-  TextAdd(T, ' medium, ');
-  TextAddUInt(T, S.Large.BlocksInUse);
-  TextAdd(T, ' large block(s); ');
-  TextAddUInt(T, ExpectedBlocks);
-  TextAdd(T, ' registered expected leak(s) (');
-  TextAddUInt(T, ExpectedBytes);
-  TextAddLine(T, ' bytes) are not counted.');
-  TextAdd(T, '(fastmm-c reports a summary; the debug mode will list each block.)');
-  if mmetUnexpectedMemoryLeakSummary in FastMM_LogToFileEvents then
-  begin
-    TextAddLine(T, '');
-    TextAdd(T, 'This report is in ');
-    TextAddWide(T, @EventLogFilename[0]);
-  end;
-  LogEvent(mmetUnexpectedMemoryLeakSummary, 'Unexpected Memory Leak', T);
+  {FastMM5's choice of template.}
+  if mmetUnexpectedMemoryLeakDetail in FastMM_LogToFileEvents then
+    TextAddTemplate(T, FastMM_MemoryLeakSummaryMessage_LeakDetailLoggedToEventLog, Tokens)
+  else
+    TextAddTemplate(T, FastMM_MemoryLeakSummaryMessage_LeakDetailNotLogged, Tokens);
+  LogEvent(mmetUnexpectedMemoryLeakSummary, FastMM_MemoryLeakMessageBoxCaption, T);
 end;
 
 {------------------------Installation------------------------}
@@ -1792,9 +2832,22 @@ begin
 {$ifdef FastMM_ClearLogFileOnStartup}
   FastMM_DeleteEventLogFile;
 {$endif}
+{$ifdef FastMM_Align16Bytes}
+  FastMM_EnterMinimumAddressAlignment(maa16Bytes);
+{$endif}
 {$ifdef FastMM_EnableMemoryLeakReporting}
-  FastMM_LogToFileEvents := FastMM_LogToFileEvents + [mmetUnexpectedMemoryLeakDetail, mmetUnexpectedMemoryLeakSummary];
-  FastMM_MessageBoxEvents := FastMM_MessageBoxEvents + [mmetUnexpectedMemoryLeakSummary];
+  if True
+  {$ifdef FastMM_RequireDebuggerPresenceForLeakReporting}
+    and FMMC_IsDebuggerPresent
+  {$endif}
+  {$ifdef FastMM_RequireIDEPresenceForLeakReporting}
+    and (FMMC_FindWindowA('TAppBuilder', nil) <> 0)
+  {$endif}
+  then
+  begin
+    FastMM_LogToFileEvents := FastMM_LogToFileEvents + [mmetUnexpectedMemoryLeakDetail, mmetUnexpectedMemoryLeakSummary];
+    FastMM_MessageBoxEvents := FastMM_MessageBoxEvents + [mmetUnexpectedMemoryLeakSummary];
+  end;
 {$endif}
 {$ifdef FastMM_NoMessageBoxes}
   FastMM_MessageBoxEvents := [];
@@ -1810,6 +2863,7 @@ end;
 function FastMM_Initialize: Boolean;
 var
   T: TFMMC_Text;
+  Tokens: TFMMC_Tokens;
   Name: array[0..CMaxPath] of WideChar;
   N: Integer;
 begin
@@ -1822,9 +2876,11 @@ begin
   if IsMemoryManagerSet then
   begin
     InstallationState := mmisOtherThirdPartyMemoryManagerInstalled;
+    TokensClear(Tokens);
+    TokensSetGeneral(Tokens);
     TextClear(T);
-    TextAdd(T, 'fastmm-c was not installed: another memory manager is already installed in this module.');
-    LogEvent(mmetAnotherThirdPartyMemoryManagerAlreadyInstalled, 'Cannot Switch Memory Managers', T);
+    TextAddTemplate(T, FastMM_AnotherMemoryManagerAlreadyInstalledMessage, Tokens);
+    LogEvent(mmetAnotherThirdPartyMemoryManagerAlreadyInstalled, FastMM_CannotSwitchMemoryManagerMessageBoxCaption, T);
     Exit;
   end;
   if not LoadDll then
@@ -1839,12 +2895,15 @@ begin
     else
       TextAdd(T, 'the program');
     TextAdd(T, '. The default memory manager stays in use.');
-    LogEvent(mmetAnotherThirdPartyMemoryManagerAlreadyInstalled, 'Cannot Switch Memory Managers', T);
+    LogEvent(mmetAnotherThirdPartyMemoryManagerAlreadyInstalled, FastMM_CannotSwitchMemoryManagerMessageBoxCaption, T);
     Exit;
   end;
   InstallRecord;
   TellDllEventLogFilename(False);
   ClaimOwnership;
+  {TODO(dll): fastmm_bind_variables, fastmm_set_event_handler (delphi/DLL_EXPORTS_NEEDED.md) - the
+  owner gives the DLL FastMM5's variables and takes its debug events (and unbinds in
+  FastMM_Finalize).}
   if IsOwner then
     InstallationState := mmisInstalled
   else
@@ -1885,13 +2944,11 @@ begin
   Result := InstallationState;
 end;
 
-function FastMM_GetCurrentMinimumAddressAlignment: TFastMM_MinimumAddressAlignment;
-begin
-  Result := maa16Bytes;
-end;
-
 initialization
   FMMC_InitializeCriticalSection(LeakLock);
+  FMMC_InitializeCriticalSection(ModeLock);
+  FastMM_GetStackTrace := @FastMM_NoOpGetStackTrace;
+  FastMM_ConvertStackTraceToText := @FastMM_NoOpConvertStackTraceToText;
 {$ifndef FastMM_DisableAutomaticInstall}
   FastMM_Initialize;
 {$endif}

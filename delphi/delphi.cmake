@@ -58,13 +58,14 @@ add_custom_command(OUTPUT ${pascal_dlls}
 add_custom_target(fastmmc_pascal_dlls ALL DEPENDS ${pascal_dlls})
 
 # fastmmc_pascal_program(<target> SOURCE <file.pas> [LIBRARY] [MODE delphi|objfpc]
-#                        [OUTPUT_NAME <name>] [DEFINES <d>...] [OPTIONS <fpc option>...])
+#                        [OUTPUT_NAME <name>] [DEFINES <d>...] [OPTIONS <fpc option>...]
+#                        [DEPENDS <file>...])
 # Compiles a program (or, with LIBRARY, a library) for this build's target into
 # ${FASTMMC_PASCAL_DIR}/<name>.exe (.dll). Units are found in delphi/ and beside the source;
 # each target compiles them into a folder of its own, so targets build in parallel. Warnings
 # are errors (-Sew). Sets the target's FASTMMC_OUTPUT property to the file made.
 function(fastmmc_pascal_program target)
-  cmake_parse_arguments(P "LIBRARY" "SOURCE;MODE;OUTPUT_NAME" "DEFINES;OPTIONS" ${ARGN})
+  cmake_parse_arguments(P "LIBRARY" "SOURCE;MODE;OUTPUT_NAME" "DEFINES;OPTIONS;DEPENDS" ${ARGN})
   if(NOT P_SOURCE)
     message(FATAL_ERROR "fastmmc_pascal_program(${target}): SOURCE is missing")
   endif()
@@ -93,7 +94,7 @@ function(fastmmc_pascal_program target)
     COMMAND ${FASTMMC_FPC} -M${P_MODE} -O2 -vew -Sew -Fu${PROJECT_SOURCE_DIR}/delphi -Fu${src_dir}
             -Fi${src_dir} -FU${obj} -FE${FASTMMC_PASCAL_DIR} -o${file} ${defines} ${P_OPTIONS}
             ${src}
-    DEPENDS ${src} ${units}
+    DEPENDS ${src} ${units} ${P_DEPENDS}
     COMMENT "Free Pascal (Win${FASTMM_BITS}): pascal/${file}"
     VERBATIM)
   add_custom_target(${target} ALL DEPENDS ${FASTMMC_PASCAL_DIR}/${file})

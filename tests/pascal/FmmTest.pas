@@ -21,9 +21,12 @@ function FailedChecks: Integer;
 {Live blocks and their usable bytes in the DLL, all kinds together.}
 function DllBlocks: NativeUInt;
 function DllBytes: NativeUInt;
+{$ifndef FASTMMC_DELPHI_BRANCH}
 {The bytes the previous memory manager (Free Pascal's heap) has handed out to this thread and
-not got back.}
+not got back. (Not with the Delphi branch of FastMMC, whose previous manager is a
+TMemoryManagerEx.)}
 function PreviousHeapUsed: PtrUInt;
+{$endif}
 
 implementation
 
@@ -87,6 +90,7 @@ begin
   Result := S.Small.BytesInUse + S.Medium.BytesInUse + S.Large.BytesInUse;
 end;
 
+{$ifndef FASTMMC_DELPHI_BRANCH}
 function PreviousHeapUsed: PtrUInt;
 var
   MM: TMemoryManager;
@@ -94,6 +98,7 @@ begin
   FastMMC_GetPreviousMemoryManager(MM);
   Result := MM.GetFPCHeapStatus().CurrHeapUsed;
 end;
+{$endif}
 
 initialization
   InitCriticalSection(PrintLock);
