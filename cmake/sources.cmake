@@ -12,6 +12,7 @@ set(FASTMM_CORE_SOURCES
   src/core/small.c
   src/core/medium.c
   src/core/large.c
+  src/core/release.c
   src/core/thread_cache.c
   src/core/page_map.c
   src/core/os_memory.c

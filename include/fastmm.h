@@ -80,17 +80,19 @@ FASTMM_API int FASTMM_CDECL fastmm_unregister_expected_leak(void *p);
 typedef struct fastmm_kind_usage {
   size_t blocks_in_use;  /* live blocks of this kind */
   size_t bytes_in_use;   /* their usable bytes */
-  size_t bytes_reserved; /* memory this kind holds: small spans, medium spans, large mappings */
+  size_t bytes_reserved; /* memory this kind holds: small spans, medium spans, large blocks
+                            (committed; for large, freed blocks kept in the cache too) */
 } fastmm_kind_usage;
 
 typedef struct fastmm_state {
   fastmm_kind_usage small;
   fastmm_kind_usage medium;
   fastmm_kind_usage large;
-  size_t os_bytes_reserved;    /* memory currently mapped from the OS (committed) */
-  size_t os_bytes_peak;        /* the most that was ever mapped at once */
-  size_t os_map_calls;         /* how many times memory was mapped from the OS */
-  size_t os_unmap_calls;       /* how many times memory was given back */
+  size_t os_bytes_reserved;    /* memory committed from the OS now (kept for reuse included;
+                                  address space reserved ahead of large blocks is not) */
+  size_t os_bytes_peak;        /* the most that was ever committed at once */
+  size_t os_map_calls;         /* how many OS calls committed memory */
+  size_t os_unmap_calls;       /* how many OS calls gave committed memory back */
   size_t thread_cached_blocks; /* free small blocks held in per-thread caches */
   size_t small_class_count;    /* number of small size classes */
 } fastmm_state;
@@ -118,8 +120,23 @@ FASTMM_API void FASTMM_CDECL fastmm_flush_thread_cache(void);
 FASTMM_API void FASTMM_CDECL fastmm_set_memory_usage_limit(size_t max_bytes);
 FASTMM_API size_t FASTMM_CDECL fastmm_get_memory_usage_limit(void);
 
-/* Returns spare spans kept for reuse to the OS. */
+/* Returns what the manager keeps for reuse to the OS now: the spare span and the cache of freed
+ * large blocks. */
 FASTMM_API void FASTMM_CDECL fastmm_release_free_memory(void);
+
+/* Memory kept for reuse also goes back by itself once it has sat unused for a whole idle period:
+ * while anything is kept, a thread of the manager's own wakes every period (500 ms by default)
+ * and gives back what was kept before its previous wake-up. fastmm_set_idle_release_interval
+ * sets the period in milliseconds; 0 stops the thread (it waits for the thread to see it), and
+ * then memory goes back only through the calls here, or when a request would otherwise fail.
+ * fastmm_release_idle_memory does what one wake-up of the thread does: a program that keeps the
+ * thread off can call it from its own idle loop, and tests drive the idle clock with it. Free
+ * small blocks in a thread's cache are not kept this way: a thread's cache shrinks by itself
+ * while the thread frees far more than it allocates, and goes back when the thread ends or calls
+ * fastmm_flush_thread_cache. */
+FASTMM_API void FASTMM_CDECL fastmm_release_idle_memory(void);
+FASTMM_API void FASTMM_CDECL fastmm_set_idle_release_interval(unsigned milliseconds);
+FASTMM_API unsigned FASTMM_CDECL fastmm_get_idle_release_interval(void);
 
 /* Small size classes, for tools and tests: slot size (header included) of class i, or 0
  * when i is out of range. The usable size of a small block is its slot size minus 4. */

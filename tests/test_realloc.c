@@ -6,6 +6,7 @@
  *           frees the tail (to no less than the smallest medium block); below 644 it moves to a
  *           small block
  *   large:  downsize in place while new >= old/2, moves below; upsize grows by at least 25%
+ *           (in place: by what is free after the block when that is less)
  * and the generic cases: realloc(NULL, n), realloc(p, 0), and a failing realloc. */
 #include "test_blocks.h"
 
@@ -325,8 +326,11 @@ static void large_resize(size_t size, size_t to_num, size_t to_den, long to_add)
     if (want < to)
       want = to;
     CHECK_EQ(tb_kind(q), BLOCK_FLAG_LARGE);
-    CHECK_MSG(fastmm_usable_size(q) >= want, "large grow %zu -> %zu: usable %zu < %zu", u, to,
-              fastmm_usable_size(q), want);
+    /* 25% headroom, except in place where the address space after the block holds the request
+     * but not the headroom (FastMM5 grows by what is free then). */
+    CHECK_MSG(fastmm_usable_size(q) >= (q == p ? to : want),
+              "large grow %zu -> %zu (%s): usable %zu < %zu", u, to, q == p ? "in place" : "moved",
+              fastmm_usable_size(q), q == p ? to : want);
     check_kept(q, u, (uint32_t)to, "large grow", u, to);
   }
   if (q != p)
@@ -352,6 +356,8 @@ static void large_policy(void) {
     large_resize(sizes[i], 1, 1, 1);      /* grow by one byte: 25% */
     large_resize(sizes[i], 2, 1, 0);      /* double */
   }
+  /* Freed large blocks stay in the large cache until it is given back. */
+  fastmm_release_free_memory();
   tb_state(&s1);
   CHECK_MSG(s1.os_bytes_reserved <= s0.os_bytes_reserved,
             "large reallocs left %zu bytes mapped (from %zu)", s1.os_bytes_reserved,

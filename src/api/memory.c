@@ -23,10 +23,17 @@ void *FASTMM_CDECL fastmm_reallocmem(void *p, size_t size) {
 
 void *FASTMM_CDECL fastmm_allocmem(size_t size) {
   void *p = fast_get(size);
-  /* Fresh large mappings come zeroed from the OS, unless a mode has just filled them. */
-  if (p != NULL &&
-      ((block_header(p) & BLOCK_KIND_MASK) != BLOCK_FLAG_LARGE || heap_mode_now() != 0))
-    fmm_zero(p, size);
+  if (p == NULL)
+    return NULL;
+  /* Large blocks: memory fresh from the OS comes zeroed; only what a block reused from the
+   * large cache held before is cleared (all of it if a mode has just filled the block). */
+  size_t dirty = size;
+  if ((block_header(p) & BLOCK_KIND_MASK) == BLOCK_FLAG_LARGE && heap_mode_now() == 0) {
+    dirty = large_dirty_bytes(p);
+    if (dirty > size)
+      dirty = size;
+  }
+  fmm_zero(p, dirty);
   return p;
 }
 

@@ -3,6 +3,7 @@
 #include "core/heap.h"
 #include "core/medium.h"
 #include "core/os_memory.h"
+#include "core/release.h"
 #include "core/thread_cache.h"
 #include "modes/debug_block.h"
 #include "modes/gate.h"
@@ -27,7 +28,21 @@ void FASTMM_CDECL fastmm_release_free_memory(void) {
   heap_ensure_initialized();
   if (!(heap_mode_now() & HEAP_MODE_DEBUG))
     debug_flush_quarantine(); /* freed debug blocks left from a debug session */
-  medium_release_spare();
+  release_all();
+}
+
+void FASTMM_CDECL fastmm_release_idle_memory(void) {
+  heap_ensure_initialized();
+  release_idle_pass();
+}
+
+void FASTMM_CDECL fastmm_set_idle_release_interval(unsigned milliseconds) {
+  heap_ensure_initialized();
+  release_set_interval(milliseconds);
+}
+
+unsigned FASTMM_CDECL fastmm_get_idle_release_interval(void) {
+  return release_interval();
 }
 
 void FASTMM_CDECL fastmm_set_memory_usage_limit(size_t max_bytes) {

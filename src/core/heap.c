@@ -6,6 +6,7 @@
 #include "lock.h"
 #include "medium.h"
 #include "mode_hooks.h"
+#include "release.h"
 
 volatile uint32_t heap_initialized;
 static fmm_lock init_lock;
@@ -16,6 +17,7 @@ void heap_init_slow(void) {
     small_init();
     medium_init();
     prim_init(thread_cache_on_thread_exit);
+    release_init();
     modes_init();
     fmm_store_u32_release(&heap_initialized, 1u);
   }
@@ -39,11 +41,13 @@ static inline void *get_normal(size_t size) {
     } else {
       cache_bin *bin = &tc->bins[c];
       if (bin->head == NULL) {
+        thread_cache_on_refill(tc, c);
         uint32_t got = small_take_blocks(c, tc->arena, &list, bin->limit / 2u);
         if (got == 0)
           return NULL;
         bin->head = list;
         bin->count = got;
+        thread_cache_after_refill(tc, c);
       }
       list = bin->head;
       bin->head = *(void **)list;
@@ -93,8 +97,10 @@ FMM_NOINLINE int heap_free_block(void *p, uint32_t h) {
     }
     unsigned c = small_header_class(h);
     cache_bin *bin = &tc->bins[c];
-    if (bin->count >= bin->limit)
-      thread_cache_flush_bin(tc, c, bin->limit / 2u);
+    if (bin->count >= bin->limit && !thread_cache_make_room(tc, c, p, h)) {
+      small_return_block(p);
+      return FASTMM_OK;
+    }
     block_set_header(p, h | BLOCK_FLAG_FREE);
     *(void **)p = bin->head;
     bin->head = p;

@@ -1,8 +1,16 @@
-/* Large blocks: each one an OS mapping of its own, rounded to LARGE_GRANULARITY, with a
- * 64-byte header. They are kept on one list (for statistics and the heap walk) and marked in
- * the page map, so FreeMem can tell a live large block from a freed or foreign pointer without
- * touching memory that may be unmapped. One lock: large blocks are rare next to the system
- * calls they cost. */
+/* Large blocks: each one a reservation of address space of its own, committed as far as the
+ * block is used, with a 64-byte header. The reservation runs ahead of the block
+ * (LARGE_RESERVE_AHEAD), so a block that grows commits more of it in place: no new mapping, no
+ * copy. A freed block goes into a cache, from which a later request of a size it can hold takes
+ * it with its pages already in memory; the cache is bounded (LARGE_CACHE_*) and given back to
+ * the OS after an idle spell (release.c), on fastmm_release_free_memory and when memory runs
+ * short.
+ *
+ * Live blocks are on one list (for statistics and the heap walk), cached ones on another; both
+ * are marked in the page map for their committed regions, so FreeMem can tell a live large
+ * block (its header word says LARGE) from a cached one (LARGE | FREE), a freed one whose
+ * memory went back to the OS (not ours) or a foreign pointer without touching memory that may
+ * be unmapped. One lock, never held across a call to the OS. */
 #include "large.h"
 
 #include "heap.h"
@@ -10,35 +18,137 @@
 #include "os_memory.h"
 #include "page_map.h"
 #include "policy.h"
+#include "release.h"
 
 static fmm_lock large_lock;
 static list_node large_blocks = LIST_INIT(large_blocks);
-static size_t large_count, large_user_bytes, large_mapped_bytes;
+static list_node large_cache = LIST_INIT(large_cache); /* most recently cached first */
+static size_t large_count, large_user_bytes, large_committed_bytes;
+static size_t cache_count, cache_committed_bytes;
+
+static inline size_t regions_for(size_t user_size) {
+  return (user_size + LARGE_HEADER_SIZE + LARGE_GRANULARITY - 1) & ~(size_t)(LARGE_GRANULARITY - 1);
+}
+
+/* Address space to reserve for a block that commits `committed` bytes. */
+static size_t reserve_for(size_t committed) {
+  if (committed > LARGE_RESERVE_AHEAD_LIMIT)
+    return committed;
+  size_t ahead = committed >> LARGE_RESERVE_AHEAD_SHIFT;
+  ahead = (ahead + LARGE_GRANULARITY - 1) & ~(size_t)(LARGE_GRANULARITY - 1);
+  return committed + ahead >= committed ? committed + ahead : committed;
+}
+
+static void link_live_locked(large_header *h) {
+  list_insert_after(&large_blocks, &h->link);
+  large_count++;
+  large_user_bytes += h->committed - LARGE_HEADER_SIZE;
+  large_committed_bytes += h->committed;
+}
+
+static void unlink_live_locked(large_header *h) {
+  list_remove(&h->link);
+  large_count--;
+  large_user_bytes -= h->committed - LARGE_HEADER_SIZE;
+  large_committed_bytes -= h->committed;
+}
+
+/* What the cache may hold: the larger of a floor and a share of the live large blocks. */
+static size_t cache_budget_locked(void) {
+  size_t share = large_committed_bytes >> LARGE_CACHE_LIVE_SHIFT;
+  return share > LARGE_CACHE_MIN_BYTES ? share : LARGE_CACHE_MIN_BYTES;
+}
+
+/* Gives a block that is on no list back to the OS: its page map entries first, so no pointer
+ * into it is read once its memory is gone. */
+static void give_back(large_header *h) {
+  page_map_set(h, h->committed, REGION_NOT_OURS);
+  os_release(h, h->reserved, h->committed);
+}
+
+/* The cached block that serves `need` committed bytes best (NULL: none can): the one whose
+ * committed size is closest, a shortfall (which costs a commit) counting double. */
+static large_header *cache_take_locked(size_t need) {
+  large_header *best = NULL;
+  size_t best_cost = (size_t)-1;
+  for (list_node *n = large_cache.next; n != &large_cache; n = n->next) {
+    large_header *h = list_entry(n, large_header, link);
+    if (h->reserved < need)
+      continue;
+    size_t cost = h->committed >= need ? h->committed - need : (need - h->committed) * 2u;
+    if (cost < best_cost) {
+      best = h;
+      best_cost = cost;
+      if (cost == 0)
+        break;
+    }
+  }
+  if (best != NULL) {
+    list_remove(&best->link);
+    cache_count--;
+    cache_committed_bytes -= best->committed;
+  }
+  return best;
+}
+
+/* Makes a cached block commit exactly what `need` asks for when it has too little, or more
+ * than twice as much; 0 when memory for it cannot be had (it is then given back). */
+static int fit_cached(large_header *h, size_t need) {
+  if (h->committed < need) {
+    if (!os_commit((char *)h + h->committed, need - h->committed)) {
+      give_back(h);
+      return 0;
+    }
+    page_map_set((char *)h + h->committed, need - h->committed, REGION_LARGE_REST);
+    h->committed = need;
+  } else if (h->committed / 2u >= need) {
+    size_t extra = h->committed - need;
+    page_map_set((char *)h + need, extra, REGION_NOT_OURS);
+    os_decommit((char *)h + need, extra);
+    h->committed = need;
+    if (h->dirty > need - LARGE_HEADER_SIZE)
+      h->dirty = need - LARGE_HEADER_SIZE;
+  }
+  return 1;
+}
+
+static large_header *map_new(size_t need) {
+  size_t reserve = reserve_for(need);
+  large_header *h = (large_header *)os_reserve(reserve, need);
+  if (h == NULL && reserve > need) { /* the address space is short: no room ahead */
+    reserve = need;
+    h = (large_header *)os_reserve(reserve, need);
+  }
+  if (h == NULL)
+    return NULL;
+  if (!page_map_set(h, need, REGION_LARGE_START)) {
+    os_release(h, reserve, need);
+    return NULL;
+  }
+  h->committed = need;
+  h->reserved = reserve;
+  h->dirty = 0;
+  return h;
+}
 
 void *large_alloc(size_t user_size) {
   heap_ensure_initialized();
   if (user_size > MAX_REQUEST_SIZE)
     return NULL;
-  size_t mapped =
-      (user_size + LARGE_HEADER_SIZE + LARGE_GRANULARITY - 1) & ~(size_t)(LARGE_GRANULARITY - 1);
-  large_header *h = (large_header *)os_map(mapped);
-  if (h == NULL)
+  size_t need = regions_for(user_size);
+  lock_acquire(&large_lock);
+  large_header *h = cache_take_locked(need);
+  lock_release(&large_lock);
+  if (h != NULL && !fit_cached(h, need))
+    h = NULL;
+  if (h == NULL && (h = map_new(need)) == NULL)
     return NULL;
-  h->mapped_size = mapped;
   h->user_size = user_size;
   h->flags = BLOCK_FLAG_LARGE;
-  void *p = (char *)h + LARGE_HEADER_SIZE;
-  if (!page_map_set(h, mapped, REGION_LARGE_START)) {
-    os_unmap(h, mapped);
-    return NULL;
-  }
   lock_acquire(&large_lock);
-  list_insert_after(&large_blocks, &h->link);
-  large_count++;
-  large_user_bytes += mapped - LARGE_HEADER_SIZE;
-  large_mapped_bytes += mapped;
+  link_live_locked(h);
   lock_release(&large_lock);
-  return p;
+  return (char *)h + LARGE_HEADER_SIZE;
 }
 
 /* The header is read only after the page map says a large block starts in p's region. */
@@ -48,6 +158,8 @@ int large_is_live(const void *p) {
 }
 
 int large_free(void *p) {
+  list_node evicted = LIST_INIT(evicted);
+  int cached = 0;
   lock_acquire(&large_lock);
   /* Checked under the lock: of two racing frees of one block, the second finds it gone. */
   if (!large_is_live(p)) {
@@ -55,75 +167,224 @@ int large_free(void *p) {
     return FASTMM_ERROR_INVALID_POINTER;
   }
   large_header *h = large_header_of(p);
-  list_remove(&h->link);
+  unlink_live_locked(h);
   h->flags = BLOCK_FLAG_LARGE | BLOCK_FLAG_FREE;
-  size_t mapped = h->mapped_size;
-  large_count--;
-  large_user_bytes -= mapped - LARGE_HEADER_SIZE;
-  large_mapped_bytes -= mapped;
-  page_map_set(h, mapped, REGION_NOT_OURS);
+  size_t budget = cache_budget_locked();
+  if (h->committed <= budget) {
+    /* Room for it: the blocks cached longest ago make way. */
+    while (cache_count > 0 && (cache_committed_bytes + h->committed > budget ||
+                               cache_count >= LARGE_CACHE_MAX_BLOCKS)) {
+      large_header *old = list_entry(large_cache.prev, large_header, link);
+      list_remove(&old->link);
+      cache_count--;
+      cache_committed_bytes -= old->committed;
+      list_insert_after(&evicted, &old->link);
+    }
+    h->dirty = h->committed - LARGE_HEADER_SIZE;
+    h->cached_at = release_now();
+    list_insert_after(&large_cache, &h->link);
+    cache_count++;
+    cache_committed_bytes += h->committed;
+    cached = 1;
+  }
   lock_release(&large_lock);
-  os_unmap(h, mapped);
+  if (!cached)
+    give_back(h);
+  while (!list_empty(&evicted)) {
+    large_header *old = list_entry(evicted.next, large_header, link);
+    list_remove(&old->link);
+    give_back(old);
+  }
+  if (cached)
+    release_note_kept();
   return FASTMM_OK;
 }
 
-int large_extend_in_place(void *p, size_t new_user) {
-  large_header *h = large_header_of(p);
-  if (new_user > MAX_REQUEST_SIZE)
+/* Commits [h + committed, h + to) and counts it; 1 when done. */
+static int commit_more(large_header *h, size_t to) {
+  size_t extra = to - h->committed;
+  if (!os_commit((char *)h + h->committed, extra))
     return 0;
-  size_t mapped =
-      (new_user + LARGE_HEADER_SIZE + LARGE_GRANULARITY - 1) & ~(size_t)(LARGE_GRANULARITY - 1);
-  if (mapped <= h->mapped_size)
-    return 1;
-  size_t extra = mapped - h->mapped_size;
-  if (!os_extend((char *)h + h->mapped_size, extra))
-    return 0;
-  if (!page_map_set((char *)h + h->mapped_size, extra, REGION_LARGE_REST)) {
-    os_unmap((char *)h + h->mapped_size, extra);
+  if (!page_map_set((char *)h + h->committed, extra, REGION_LARGE_REST)) {
+    os_decommit((char *)h + h->committed, extra);
     return 0;
   }
   lock_acquire(&large_lock);
-  h->mapped_size = mapped;
+  h->committed = to;
   large_user_bytes += extra;
-  large_mapped_bytes += extra;
+  large_committed_bytes += extra;
   lock_release(&large_lock);
   return 1;
+}
+
+int large_grow_in_place(void *p, size_t min_user, size_t want_user) {
+  large_header *h = large_header_of(p);
+  if (min_user > MAX_REQUEST_SIZE)
+    return 0;
+  if (want_user > MAX_REQUEST_SIZE)
+    want_user = MAX_REQUEST_SIZE;
+  size_t need = regions_for(min_user), want = regions_for(want_user);
+  if (need <= h->committed)
+    return 1;
+  size_t got = 0;
+  if (want > h->reserved) {
+    /* Past the reservation: reserve more right after it, as much as is free up to room ahead
+     * of what is wanted, but at least what is needed (FastMM5 extends by what is free). */
+    size_t more_min = need > h->reserved ? need - h->reserved : LARGE_GRANULARITY;
+    size_t more_want = reserve_for(want) - h->reserved;
+    if (more_want > LARGE_RESERVE_AHEAD_LIMIT)
+      more_want = more_min > LARGE_RESERVE_AHEAD_LIMIT ? 0 : LARGE_RESERVE_AHEAD_LIMIT;
+    if (more_want != 0)
+      got = os_reserve_after((char *)h + h->reserved, more_min, more_want);
+    if (got != 0) {
+      lock_acquire(&large_lock);
+      h->reserved += got;
+      lock_release(&large_lock);
+    }
+  }
+  if (need <= h->reserved && commit_more(h, want < h->reserved ? want : h->reserved))
+    return 1;
+  if (got != 0) { /* memory could not be had: the extension goes back too */
+    lock_acquire(&large_lock);
+    h->reserved -= got;
+    lock_release(&large_lock);
+    os_release((char *)h + h->reserved, got, 0);
+  }
+  return 0;
+}
+
+void *large_grow_by_remap(void *p, size_t min_user, size_t want_user) {
+#if PRIM_CAN_REMAP
+  large_header *h = large_header_of(p);
+  if (min_user > MAX_REQUEST_SIZE)
+    return NULL;
+  if (want_user > MAX_REQUEST_SIZE)
+    want_user = MAX_REQUEST_SIZE;
+  size_t want = regions_for(want_user);
+  if (want < regions_for(min_user))
+    want = regions_for(min_user);
+  size_t want_reserved = reserve_for(want);
+  /* The new place is committed before the pages move onto it, so that the page map may say
+   * it is ours from the start: a pointer into it is never read while it cannot be. */
+  large_header *n = (large_header *)os_reserve(want_reserved, want);
+  if (n == NULL)
+    return NULL;
+  if (!page_map_set(n, want, REGION_LARGE_START)) {
+    os_release(n, want_reserved, want);
+    return NULL;
+  }
+  size_t old_committed = h->committed, old_reserved = h->reserved;
+  /* Off the list while it moves (its list node moves with it), and out of the page map: the
+   * old addresses stop being ours when the kernel moves the pages. */
+  lock_acquire(&large_lock);
+  unlink_live_locked(h);
+  lock_release(&large_lock);
+  page_map_set(h, old_committed, REGION_NOT_OURS);
+  if (!os_remap(h, old_committed, old_reserved, n, want)) {
+    page_map_set(h, old_committed, REGION_LARGE_START); /* its tables exist: cannot fail */
+    page_map_set(n, want, REGION_NOT_OURS);
+    os_release(n, want_reserved, want);
+    lock_acquire(&large_lock);
+    link_live_locked(h);
+    lock_release(&large_lock);
+    return NULL;
+  }
+  lock_acquire(&large_lock);
+  n->committed = want;
+  n->reserved = want_reserved;
+  link_live_locked(n);
+  lock_release(&large_lock);
+  return (char *)n + LARGE_HEADER_SIZE;
+#else
+  (void)p;
+  (void)min_user;
+  (void)want_user;
+  return NULL;
+#endif
 }
 
 void large_set_user_size(void *p, size_t user_size) {
   large_header_of(p)->user_size = user_size;
 }
 
+size_t large_dirty_bytes(const void *p) {
+  return large_header_of(p)->dirty;
+}
+
 void large_stats(fastmm_kind_usage *u) {
   lock_acquire(&large_lock);
   u->blocks_in_use = large_count;
   u->bytes_in_use = large_user_bytes;
-  u->bytes_reserved = large_mapped_bytes;
+  /* Cached blocks are memory this kind holds from the OS: reserved, not in use. */
+  u->bytes_reserved = large_committed_bytes + cache_committed_bytes;
   lock_release(&large_lock);
 }
 
-/* 0 when the list, the page map and the counters agree; else a code from heap_check.c's
+size_t large_cached_bytes(void) {
+  return fmm_load_size_relaxed(&cache_committed_bytes);
+}
+
+size_t large_release_cached(uint32_t up_to_tick) {
+  list_node gone = LIST_INIT(gone);
+  size_t bytes = 0;
+  lock_acquire(&large_lock);
+  for (list_node *n = large_cache.prev, *prev; n != &large_cache; n = prev) {
+    prev = n->prev;
+    large_header *h = list_entry(n, large_header, link);
+    if ((int32_t)(h->cached_at - up_to_tick) > 0)
+      continue; /* cached after that tick */
+    list_remove(n);
+    cache_count--;
+    cache_committed_bytes -= h->committed;
+    bytes += h->committed;
+    list_insert_after(&gone, n);
+  }
+  lock_release(&large_lock);
+  while (!list_empty(&gone)) {
+    large_header *h = list_entry(gone.next, large_header, link);
+    list_remove(&h->link);
+    give_back(h);
+  }
+  return bytes;
+}
+
+/* 0 when the lists, the page map and the counters agree; else a code from heap_check.c's
  * range. */
+static int check_one(large_header *h, uint32_t flags) {
+  void *p = (char *)h + LARGE_HEADER_SIZE;
+  if (h->flags != flags || h->link.next->prev != &h->link)
+    return 301;
+  if (h->committed % LARGE_GRANULARITY != 0 || h->reserved % LARGE_GRANULARITY != 0 ||
+      h->committed > h->reserved || h->user_size > h->committed - LARGE_HEADER_SIZE ||
+      h->dirty > h->committed - LARGE_HEADER_SIZE)
+    return 302;
+  if (((uintptr_t)p & (LARGE_GRANULARITY - 1)) != LARGE_HEADER_SIZE ||
+      page_map_get(p) != REGION_LARGE_START ||
+      page_map_get((char *)h + h->committed - 1) !=
+          (h->committed > LARGE_GRANULARITY ? REGION_LARGE_REST : REGION_LARGE_START) ||
+      (h->committed < h->reserved && page_map_get((char *)h + h->committed) == REGION_LARGE_REST))
+    return 303;
+  return 0;
+}
+
 int large_check(void) {
   int fault = 0;
-  size_t n = 0, mapped = 0;
+  size_t n = 0, committed = 0, cn = 0, ccommitted = 0;
   lock_acquire(&large_lock);
   for (list_node *node = large_blocks.next; node != &large_blocks && !fault; node = node->next) {
     large_header *h = list_entry(node, large_header, link);
-    void *p = (char *)h + LARGE_HEADER_SIZE;
-    if (h->flags != BLOCK_FLAG_LARGE || node->next->prev != node)
-      fault = 301;
-    else if (h->mapped_size % LARGE_GRANULARITY != 0 ||
-             h->user_size > h->mapped_size - LARGE_HEADER_SIZE)
-      fault = 302;
-    else if (!large_is_live(p) ||
-             page_map_get((char *)h + h->mapped_size - 1) !=
-                 (h->mapped_size > LARGE_GRANULARITY ? REGION_LARGE_REST : REGION_LARGE_START))
-      fault = 303;
+    fault = check_one(h, BLOCK_FLAG_LARGE);
     n++;
-    mapped += h->mapped_size;
+    committed += h->committed;
   }
-  if (!fault && (n != large_count || mapped != large_mapped_bytes))
+  for (list_node *node = large_cache.next; node != &large_cache && !fault; node = node->next) {
+    large_header *h = list_entry(node, large_header, link);
+    fault = check_one(h, BLOCK_FLAG_LARGE | BLOCK_FLAG_FREE);
+    cn++;
+    ccommitted += h->committed;
+  }
+  if (!fault && (n != large_count || committed != large_committed_bytes || cn != cache_count ||
+                 ccommitted != cache_committed_bytes))
     fault = 304;
   lock_release(&large_lock);
   return fault;

@@ -1,4 +1,5 @@
-/* Large blocks (large.c): one OS mapping each, with a 64-byte header. */
+/* Large blocks (large.c): each one a reservation of its own, committed as far as it is used,
+ * with a 64-byte header; freed ones are kept in a bounded cache for reuse. */
 #ifndef FASTMM_LARGE_H
 #define FASTMM_LARGE_H
 
@@ -11,10 +12,14 @@
 #include "list.h"
 
 typedef struct large_header {
-  list_node link;     /* on the list of live large blocks */
-  size_t mapped_size; /* bytes mapped from the header's first byte */
+  list_node link;     /* on the list of live large blocks, or the cache's */
+  size_t committed;   /* bytes committed from the header's first byte (whole 64 KB regions) */
+  size_t reserved;    /* bytes of address space reserved from there (>= committed) */
   size_t user_size;   /* what the caller asked for last */
-  char padding[LARGE_HEADER_SIZE - BLOCK_HEADER_SIZE - sizeof(list_node) - 2 * sizeof(size_t)];
+  size_t dirty;       /* bytes from the user pointer on that may hold old data (0: fresh) */
+  uint32_t cached_at; /* in the cache: the release tick it went there (release.h) */
+  char padding[LARGE_HEADER_SIZE - BLOCK_HEADER_SIZE - sizeof(list_node) - 4 * sizeof(size_t) -
+               sizeof(uint32_t)];
   uint32_t flags; /* the block header word */
 } large_header;
 FMM_STATIC_ASSERT(sizeof(large_header) == LARGE_HEADER_SIZE, "large header layout");
@@ -23,14 +28,27 @@ static inline large_header *large_header_of(const void *p) {
   return (large_header *)((char *)p - LARGE_HEADER_SIZE);
 }
 static inline size_t large_usable(const void *p) {
-  return large_header_of(p)->mapped_size - LARGE_HEADER_SIZE;
+  return large_header_of(p)->committed - LARGE_HEADER_SIZE;
 }
 void *large_alloc(size_t user_size);
 int large_free(void *p);          /* FASTMM_OK, or invalid if p is not a live large block */
 int large_is_live(const void *p); /* 1 if p is a live large block (a registry lookup) */
-int large_extend_in_place(void *p, size_t new_user); /* 1 when the mapping grew in place */
+/* Grows p in place to at least `min_user` usable bytes, `want_user` if the address space after
+ * it allows: 1 when done. */
+int large_grow_in_place(void *p, size_t min_user, size_t want_user);
+/* Moves p to a larger reservation without copying its bytes (where the OS can: Linux's
+ * mremap): the new pointer, or NULL with p untouched. */
+void *large_grow_by_remap(void *p, size_t min_user, size_t want_user);
 void large_set_user_size(void *p, size_t user_size);
+/* Bytes from p on that may hold old data: a block reused from the cache is not zeroed. */
+size_t large_dirty_bytes(const void *p);
 void large_stats(fastmm_kind_usage *u);
 int large_check(void);
+
+/* The cache of freed blocks (release.c decides when it shrinks): gives back the blocks cached
+ * at a tick before `before_tick` (all of them for (uint32_t)-1 ... see release.c), returning
+ * the bytes given back; large_cached_bytes says what it holds. */
+size_t large_release_cached(uint32_t before_tick);
+size_t large_cached_bytes(void);
 
 #endif

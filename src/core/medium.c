@@ -13,6 +13,7 @@
 #include "heap.h"
 #include "os_memory.h"
 #include "page_map.h"
+#include "release.h"
 
 medium_arena medium_arenas[ARENA_COUNT];
 /* One empty span kept for reuse by any arena (MEDIUM_SPARE_SPANS). */
@@ -140,9 +141,12 @@ static void span_remove(medium_arena *a, medium_span *s) {
   list_remove(&s->arena_link);
   a->span_count--;
   s->magic = 0;
+  s->spare_since = release_now();
   medium_span *old = (medium_span *)fmm_xchg_ptr(&spare_span, s);
   if (old != NULL)
     unmap_span(old);
+  else
+    release_note_kept();
 }
 
 /* Cuts p's block to `size` bytes: the rest becomes a block of its own (its boundary tags
@@ -329,8 +333,18 @@ int medium_shrink_in_place(void *p, size_t new_user) {
   return 1;
 }
 
-void medium_release_spare(void) {
+size_t medium_release_spare(uint32_t up_to_tick) {
   medium_span *s = (medium_span *)fmm_xchg_ptr(&spare_span, NULL);
-  if (s != NULL)
-    unmap_span(s);
+  if (s == NULL)
+    return 0;
+  if ((int32_t)(s->spare_since - up_to_tick) > 0 && fmm_cas_ptr(&spare_span, NULL, s))
+    return 0; /* spare since after that tick: kept */
+  size_t size = s->size;
+  unmap_span(s);
+  return size;
+}
+
+size_t medium_spare_bytes(void) {
+  medium_span *s = (medium_span *)fmm_load_ptr_acquire(&spare_span);
+  return s != NULL ? MEDIUM_SPAN_SIZE : 0;
 }

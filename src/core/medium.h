@@ -26,6 +26,7 @@ typedef struct medium_span {
   uint32_t arena;
   list_node arena_link; /* on its arena's spans */
   size_t size;
+  uint32_t spare_since; /* the release tick at which it became the spare (release.h) */
 } medium_span;
 FMM_STATIC_ASSERT(sizeof(medium_span) <= MEDIUM_SPAN_HEADER_SIZE, "medium span header too big");
 
@@ -68,6 +69,9 @@ int medium_free(void *p); /* p validated by the caller; FASTMM_OK, or invalid if
 /* In-place resizes; return 1 when done. */
 int medium_grow_in_place(void *p, size_t min_user, size_t want_user);
 int medium_shrink_in_place(void *p, size_t new_user);
-void medium_release_spare(void);
+/* The spare span goes back to the OS if it became spare at or before `up_to_tick` (release.h);
+ * returns the bytes given back. medium_spare_bytes: what the spare holds. */
+size_t medium_release_spare(uint32_t up_to_tick);
+size_t medium_spare_bytes(void);
 
 #endif

@@ -2,6 +2,9 @@
 #ifndef FASTMM_POLICY_H
 #define FASTMM_POLICY_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include "block_header.h"
 
 /* ---- Small blocks ------------------------------------------------------------------------
@@ -34,6 +37,12 @@
 #define THREAD_CACHE_BIN_BYTES (32u * 1024u)
 #define THREAD_CACHE_BIN_MIN_COUNT 8u
 #define THREAD_CACHE_BIN_MAX_COUNT 128u
+/* A bin stops keeping blocks once its thread has freed this many blocks of its class while no
+ * thread took one of that class from the arenas (the heap is shrinking there: a program freeing
+ * what it built). Twice the largest bin, so that a consumer thread whose producer refills every
+ * half bin never gets there; a free-all empties the bins of every class freed more than about
+ * this often, so the blocks left cached cannot pin spans (thread_cache.c). */
+#define THREAD_CACHE_SHRINK_AFTER (2u * THREAD_CACHE_BIN_MAX_COUNT)
 
 /* ---- Arenas ------------------------------------------------------------------------------
  * Small-block managers and medium arenas come ARENA_COUNT times each (FastMM5's default is 4;
@@ -63,16 +72,50 @@
 #define MEDIUM_BIN_GROUPS (MEDIUM_BIN_MAX_LOG2 - MEDIUM_BIN_MIN_LOG2 + 1u)
 #define MEDIUM_BIN_COUNT (MEDIUM_BIN_GROUPS << MEDIUM_BIN_SUBDIVISION_LOG2)
 
-/* ---- Large blocks ------------------------------------------------------------------------ */
-#define LARGE_GRANULARITY (64u * 1024u) /* VirtualAlloc's allocation granularity */
+/* ---- Large blocks ------------------------------------------------------------------------
+ * Sizes come in LARGE_GRANULARITY units: VirtualAlloc's allocation granularity, and the page
+ * map's region. */
+#define LARGE_GRANULARITY (64u * 1024u)
+/* A large block reserves address space ahead of what it commits, so that growing commits more
+ * of it in place (no new mapping, no copy): strings and dynamic arrays grow by FastMM's 25%
+ * steps. 64-bit: as much again as it commits (three 25% steps; address space is plentiful).
+ * 32-bit: a quarter more (one step), as 2 GB of address space is not; a reservation that
+ * fails is made without room ahead. Reserved, uncommitted address space is not memory: the
+ * usage limit and os_bytes_reserved do not count it. */
+#if UINTPTR_MAX > 0xFFFFFFFFu
+#define LARGE_RESERVE_AHEAD_SHIFT 0u /* ahead = committed >> shift */
+#else
+#define LARGE_RESERVE_AHEAD_SHIFT 2u
+#endif
+/* Blocks above this size reserve no room ahead, and a block grows in place past its reservation
+ * by at most this much: address space is reserved in one call together with the memory, which
+ * fails at once for a size the OS cannot commit, where reserving it first costs time in
+ * proportion to its size (Wine took 11 s to reserve 64 TB and 8 s to release it; Windows and
+ * Linux take no time). The growth of such blocks is rare next to their size. */
+#define LARGE_RESERVE_AHEAD_LIMIT ((size_t)256u * 1024u * 1024u)
+/* Freed large blocks are kept for reuse, their pages still committed (a reused block costs no
+ * system call and no page fault; a fresh one costs a fault per page written): at most the
+ * larger of LARGE_CACHE_MIN_BYTES and 1/8 of the live large blocks' bytes, and at most
+ * LARGE_CACHE_MAX_BLOCKS blocks; the ones cached longest ago make way. A block bigger than
+ * that bound goes straight back to the OS. The cache is given back after an idle spell
+ * (RELEASE_IDLE_INTERVAL_MS), by fastmm_release_free_memory and when memory runs short, and
+ * counts as large bytes reserved and as OS bytes (it is committed memory). */
+#define LARGE_CACHE_MIN_BYTES ((size_t)32u * 1024u * 1024u)
+#define LARGE_CACHE_LIVE_SHIFT 3u
+#define LARGE_CACHE_MAX_BLOCKS 64u
 
 /* ---- Giving memory back ------------------------------------------------------------------
  * An empty small span goes back to its medium arena at once; an empty medium span is kept as
  * the process-wide spare (one at most) instead of being unmapped, and every other empty span is
  * unmapped at once. With the thread caches in front, a loop that allocates and frees one block
  * of any size below large maps nothing after its first turn, and a burst that empties spans
- * maps at most one span again. Large blocks are unmapped when freed (as FastMM does). */
+ * maps at most one span again. Freed large blocks are cached (above).
+ * What is kept (the spare span, the large cache) goes back to the OS once it has sat unused for
+ * a whole idle period: the manager's idle thread (release.c) wakes every
+ * RELEASE_IDLE_INTERVAL_MS while something is kept, so memory kept at the end of a burst is
+ * back with the OS 0.5-1 s after it; fastmm_set_idle_release_interval changes the period. */
 #define MEDIUM_SPARE_SPANS 1u
+#define RELEASE_IDLE_INTERVAL_MS 500u
 
 /* ---- ReallocMem (FastMM's numbers; code that was tuned on FastMM expects them) -------------
  * Small, downsize: stays in place while new*4 + 64 >= old usable (a block may shrink to about

@@ -66,13 +66,22 @@ static void *realloc_large(void *p, size_t size, const void *caller) {
       return NULL;
     size_t grown = usable + (usable >> REALLOC_LARGE_GROWTH_SHIFT);
     size_t want = size > grown ? size : grown;
-    if (large_extend_in_place(p, want)) {
+    /* In place: commits more of the block's reservation, extended by what is free after it
+     * when it is not enough; FastMM5 too grows by what is free when that covers the request
+     * but not the headroom. */
+    if (large_grow_in_place(p, size, want)) {
       large_set_user_size(p, size);
       return p;
     }
+    /* Where the OS can move pages (Linux), the block moves without a byte copied. */
+    void *q = large_grow_by_remap(p, size, want);
+    if (q != NULL) {
+      large_set_user_size(q, size);
+      return q;
+    }
     /* FastMM copies only the size last asked for; a caller may use every usable byte
      * (fastmm_usable_size says so), so all of them move. */
-    void *q = move_block(p, want, usable, caller);
+    q = move_block(p, want, usable, caller);
     if (q != NULL && (block_header(q) & BLOCK_KIND_MASK) == BLOCK_FLAG_LARGE)
       large_set_user_size(q, size);
     return q;

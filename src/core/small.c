@@ -153,6 +153,7 @@ unsigned small_take_blocks(unsigned class_index, unsigned arena, void **list, un
     head = p;
     got++;
   }
+  fmm_store_u32_relaxed(&m->taken, m->taken + got);
   lock_release(&m->lock);
   *list = head;
   return got;

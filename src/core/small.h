@@ -38,8 +38,9 @@ struct small_manager {
   uint32_t class_index;
   uint32_t arena;
   uint32_t slot_size;
-  uint32_t span_bytes; /* requested size of a new span (medium user bytes) */
-  uint32_t unused;
+  uint32_t span_bytes;       /* requested size of a new span (medium user bytes) */
+  uint32_t taken;            /* blocks handed to thread caches so far (wraps): the caches read it to
+                                see whether anyone still allocates the class (thread_cache.c) */
   list_node spans_with_room; /* spans with a free or uncarved block */
   void *pending_free;        /* frees that found the lock taken: a lock-free stack */
   size_t span_count;

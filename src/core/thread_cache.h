@@ -21,10 +21,23 @@ typedef struct thread_cache {
   uint32_t arena;
   uint32_t thread_id;
   list_node registry_link; /* on the live caches, or the spare ones */
+  /* Per class, for the slow paths only: the manager's `taken` count at the last full bin, and
+   * about how many blocks this thread freed since without anyone taking one (see
+   * thread_cache_make_room). */
+  uint32_t seen_taken[SMALL_CLASS_COUNT];
+  uint32_t unmatched_frees[SMALL_CLASS_COUNT];
 } thread_cache;
 
 thread_cache *thread_cache_create(void); /* for the calling thread; NULL if TLS is unavailable */
 void thread_cache_flush_bin(thread_cache *tc, unsigned class_index, uint32_t keep);
+/* FreeMem found the bin of live small block p (header h) full: makes room in it and returns 1,
+ * or returns 0 when the thread keeps no blocks of that class any more (p then goes straight
+ * back to its span). */
+int thread_cache_make_room(thread_cache *tc, unsigned class_index, void *p, uint32_t h);
+/* GetMem found the bin empty: the bin gets its full capacity back (on_refill), then notes the
+ * manager's count once the refill is in the bin (after_refill). */
+void thread_cache_on_refill(thread_cache *tc, unsigned class_index);
+void thread_cache_after_refill(thread_cache *tc, unsigned class_index);
 /* Gives every block of the calling thread's cache back to the arenas. */
 void thread_cache_flush_current(void);
 void thread_cache_on_thread_exit(void *tc);

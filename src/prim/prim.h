@@ -14,6 +14,38 @@ void *prim_map(size_t size);
 int prim_extend(void *at, size_t size);
 void prim_unmap(void *p, size_t size);
 
+/* Address space apart from memory, for blocks that grow (large blocks reserve room ahead).
+ * prim_reserve returns `size` bytes of address space (64 KB aligned) that nothing may touch yet,
+ * or NULL. prim_commit makes [at, at + size) of a reservation read/write (zeroed the first time),
+ * 1 on success; prim_decommit gives those pages back and keeps the addresses reserved.
+ * prim_reserve_after reserves address space at exactly `at` (the end of a reservation): as much
+ * of `want` bytes as is free there, but at least `min`; it returns the bytes reserved, 0 when
+ * fewer than `min` are free. prim_unmap releases a reservation with its extensions. prim_remap
+ * moves the first `committed` bytes of a reservation (its committed pages) onto `to`, the start
+ * of another reservation whose first `new_committed` bytes are committed, without copying them
+ * (Linux's mremap), and releases the old reservation; it returns 0 where the OS cannot
+ * (PRIM_CAN_REMAP is 0; nothing changed then). Sizes and addresses are multiples of 64 KB. */
+void *prim_reserve(size_t size);
+int prim_commit(void *at, size_t size);
+void prim_decommit(void *at, size_t size);
+size_t prim_reserve_after(void *at, size_t min, size_t want);
+int prim_remap(void *base, size_t committed, size_t reserved, void *to, size_t new_committed);
+#if defined(__linux__)
+#define PRIM_CAN_REMAP 1
+#else
+#define PRIM_CAN_REMAP 0
+#endif
+
+/* A thread of the manager's own, for work that must happen while the program makes no call
+ * (memory given back after an idle spell). prim_start_thread runs fn() on a new thread, which
+ * keeps the library loaded until fn returns; 1 on success. prim_sleep_ms sleeps the calling
+ * thread. */
+int prim_start_thread(void (*fn)(void));
+void prim_sleep_ms(unsigned ms);
+/* `fn` runs in the child of a fork() (whose only thread is the one that forked); Windows has
+ * no fork and never calls it. */
+void prim_on_fork_child(void (*fn)(void));
+
 /* Threads and time. */
 void prim_yield(void);
 uint32_t prim_thread_id(void);

@@ -71,6 +71,122 @@ void prim_unmap(void *p, size_t size) {
   munmap(p, size);
 }
 
+void *prim_reserve(size_t size) {
+  if (prim_fail_maps)
+    return NULL;
+  size_t padded = size + MAP_ALIGNMENT;
+  if (padded < size)
+    return NULL;
+  /* Not MAP_NORESERVE: the kernel then charges (and may refuse) what prim_commit makes
+   * writable, as it would a read/write mapping; an inaccessible one costs no charge. */
+  char *p = (char *)mmap(NULL, padded, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == (char *)MAP_FAILED)
+    return NULL;
+  char *aligned = (char *)(((uintptr_t)p + MAP_ALIGNMENT - 1) & ~(uintptr_t)(MAP_ALIGNMENT - 1));
+  if (aligned > p)
+    munmap(p, (size_t)(aligned - p));
+  size_t tail = (size_t)((p + padded) - (aligned + size));
+  if (tail > 0)
+    munmap(aligned + size, tail);
+  return aligned;
+}
+
+int prim_commit(void *at, size_t size) {
+  if (prim_fail_maps)
+    return 0;
+  return mprotect(at, size, PROT_READ | PROT_WRITE) == 0;
+}
+
+void prim_decommit(void *at, size_t size) {
+  /* A fresh inaccessible mapping over the range drops its pages (and their commit charge) and
+   * keeps the addresses. */
+  mmap(at, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+}
+
+static int reserve_exactly_at(void *at, size_t size) {
+#ifdef MAP_FIXED_NOREPLACE
+  int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE;
+#else
+  int flags = MAP_PRIVATE | MAP_ANONYMOUS;
+#endif
+  void *p = mmap(at, size, PROT_NONE, flags, -1, 0);
+  if (p == at)
+    return 1;
+  if (p != MAP_FAILED)
+    munmap(p, size);
+  return 0;
+}
+
+size_t prim_reserve_after(void *at, size_t min, size_t want) {
+  if (prim_fail_maps)
+    return 0;
+  /* mmap cannot say how much is free after `at`: try all that is wanted, then the least. */
+  if (reserve_exactly_at(at, want))
+    return want;
+  return min < want && reserve_exactly_at(at, min) ? min : 0;
+}
+
+int prim_remap(void *base, size_t committed, size_t reserved, void *to, size_t new_committed) {
+#if defined(__linux__) && defined(MREMAP_FIXED)
+  /* The committed pages move onto `to` (page tables, not bytes), grown to new_committed; the
+   * pages that were there are dropped. */
+  void *r = mremap(base, committed, new_committed, MREMAP_MAYMOVE | MREMAP_FIXED, to);
+  if (r != to)
+    return 0; /* e.g. the range is several mappings the kernel would not merge */
+  if (reserved > committed)
+    munmap((char *)base + committed, reserved - committed);
+  return 1;
+#else
+  (void)base;
+  (void)committed;
+  (void)reserved;
+  (void)to;
+  (void)new_committed;
+  return 0;
+#endif
+}
+
+typedef union thread_fn {
+  void (*fn)(void);
+  void *arg;
+} thread_fn;
+
+/* The manager's own thread: detached. Once one has started, the library is never unloaded
+ * (RTLD_NODELETE), so its code stays mapped while the thread runs and after it returns. */
+static void *thread_main(void *arg) {
+  thread_fn f;
+  f.arg = arg;
+  f.fn();
+  return NULL;
+}
+
+int prim_start_thread(void (*fn)(void)) {
+  pthread_t t;
+  pthread_attr_t attr;
+  thread_fn f;
+  f.fn = fn;
+  static int pinned;
+  if (!pinned) {
+    Dl_info info;
+    if (dladdr((void *)thread_main, &info) && info.dli_fname != NULL)
+      dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE);
+    pinned = 1;
+  }
+  if (pthread_attr_init(&attr) != 0)
+    return 0;
+  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+  pthread_attr_setstacksize(&attr, 256 * 1024); /* room for sanitizers' frames */
+  int ok = pthread_create(&t, &attr, thread_main, f.arg) == 0;
+  pthread_attr_destroy(&attr);
+  return ok;
+}
+
+void prim_sleep_ms(unsigned ms) {
+  struct timespec ts = {(time_t)(ms / 1000u), (long)(ms % 1000u) * 1000000L};
+  while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+  }
+}
+
 void prim_yield(void) {
   sched_yield();
 }
@@ -112,6 +228,22 @@ size_t prim_capture_stack(void **frames, size_t max_frames, size_t skip) {
   (void)skip;
   return 0;
 #endif
+}
+
+static void (*fork_child_fn)(void);
+
+static void run_fork_child(void) {
+  if (fork_child_fn != NULL)
+    fork_child_fn();
+}
+
+void prim_on_fork_child(void (*fn)(void)) {
+  static int registered;
+  fork_child_fn = fn;
+  if (!registered) {
+    registered = 1;
+    pthread_atfork(NULL, NULL, run_fork_child);
+  }
 }
 
 static void on_key_destroyed(void *value) {

@@ -55,6 +55,144 @@ void prim_unmap(void *p, size_t size) {
   }
 }
 
+void *prim_reserve(size_t size) {
+  if (prim_fail_maps)
+    return NULL;
+  return VirtualAlloc(NULL, size, MEM_RESERVE, PAGE_NOACCESS);
+}
+
+/* The end of the reservation that holds `at` (a block grown by prim_reserve_after is several
+ * reservations, and VirtualAlloc and VirtualFree work within one), or `end` if it goes on. */
+static char *piece_end(char *at, char *end) {
+  MEMORY_BASIC_INFORMATION mbi;
+  if (VirtualQuery(at, &mbi, sizeof mbi) == 0)
+    return end;
+  void *base = mbi.AllocationBase;
+  char *cur = (char *)mbi.BaseAddress + mbi.RegionSize;
+  while (cur < end && VirtualQuery(cur, &mbi, sizeof mbi) != 0 && mbi.AllocationBase == base)
+    cur = (char *)mbi.BaseAddress + mbi.RegionSize;
+  return cur < end ? cur : end;
+}
+
+int prim_commit(void *at, size_t size) {
+  if (prim_fail_maps)
+    return 0;
+  if (VirtualAlloc(at, size, MEM_COMMIT, PAGE_READWRITE) == at)
+    return 1;
+  char *cur = (char *)at, *end = (char *)at + size;
+  while (cur < end) {
+    char *stop = piece_end(cur, end);
+    if (VirtualAlloc(cur, (size_t)(stop - cur), MEM_COMMIT, PAGE_READWRITE) != cur) {
+      if (cur > (char *)at)
+        prim_decommit(at, (size_t)(cur - (char *)at));
+      return 0;
+    }
+    cur = stop;
+  }
+  return 1;
+}
+
+void prim_decommit(void *at, size_t size) {
+  if (VirtualFree(at, size, MEM_DECOMMIT))
+    return;
+  char *cur = (char *)at, *end = (char *)at + size;
+  while (cur < end) {
+    char *stop = piece_end(cur, end);
+    VirtualFree(cur, (size_t)(stop - cur), MEM_DECOMMIT);
+    cur = stop;
+  }
+}
+
+size_t prim_reserve_after(void *at, size_t min, size_t want) {
+  if (prim_fail_maps)
+    return 0;
+  /* FastMM5's way: ask how much is free after the block and take up to what is wanted. */
+  MEMORY_BASIC_INFORMATION mbi;
+  if (VirtualQuery(at, &mbi, sizeof mbi) == 0 || mbi.State != MEM_FREE)
+    return 0;
+  size_t free_bytes = mbi.RegionSize - (size_t)((char *)at - (char *)mbi.BaseAddress);
+  free_bytes &= ~(size_t)(64u * 1024u - 1u); /* reservations come in 64 KB units */
+  if (free_bytes < min)
+    return 0;
+  size_t size = free_bytes < want ? free_bytes : want;
+  void *p = VirtualAlloc(at, size, MEM_RESERVE, PAGE_NOACCESS);
+  if (p == at)
+    return size;
+  if (p != NULL)
+    VirtualFree(p, 0, MEM_RELEASE);
+  return 0; /* another thread took the range meanwhile */
+}
+
+int prim_remap(void *base, size_t committed, size_t reserved, void *to, size_t new_committed) {
+  (void)base;
+  (void)committed;
+  (void)reserved;
+  (void)to;
+  (void)new_committed;
+  return 0; /* Windows cannot move pages between address ranges */
+}
+
+typedef union thread_fn {
+  void (*fn)(void);
+  void *arg;
+} thread_fn;
+
+/* The manager's own thread holds a reference to this DLL, so a FreeLibrary cannot unload the
+ * code it runs; it drops the reference as it ends (FreeLibraryAndExitThread). */
+static DWORD WINAPI thread_main(LPVOID arg) {
+  thread_fn f;
+  f.arg = arg;
+  f.fn();
+  HMODULE self = NULL;
+  if (GetModuleHandleExA(GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS |
+                             GET_MODULE_HANDLE_EX_FLAG_UNCHANGED_REFCOUNT,
+                         (LPCSTR)(void *)thread_main, &self))
+    FreeLibraryAndExitThread(self, 0);
+  return 0;
+}
+
+/* Delphi's Win64 code expects XMM4 and XMM5 kept across a call into the manager (CMakeLists.txt
+ * keeps the compiler off them), but Microsoft's convention lets the system code that starts a
+ * thread use them: they are saved around it. */
+#if defined(_WIN64) && defined(__GNUC__)
+#define SAVE_XMM4_XMM5(area)                                                                       \
+  __asm__ volatile("movdqu %%xmm4, (%0)\n\tmovdqu %%xmm5, 16(%0)" : : "r"(area) : "memory")
+#define RESTORE_XMM4_XMM5(area)                                                                    \
+  __asm__ volatile("movdqu (%0), %%xmm4\n\tmovdqu 16(%0), %%xmm5" : : "r"(area) : "memory")
+#else
+#define SAVE_XMM4_XMM5(area) ((void)(area))
+#define RESTORE_XMM4_XMM5(area) ((void)(area))
+#endif
+
+int prim_start_thread(void (*fn)(void)) {
+  HMODULE self = NULL;
+  thread_fn f;
+  unsigned char xmm[32];
+  f.fn = fn;
+  SAVE_XMM4_XMM5(xmm);
+  HANDLE t = NULL;
+  DWORD saved = GetLastError();
+  if (GetModuleHandleExA(GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS, (LPCSTR)(void *)thread_main,
+                         &self)) {
+    t = CreateThread(NULL, 64 * 1024, thread_main, f.arg, STACK_SIZE_PARAM_IS_A_RESERVATION, NULL);
+    if (t == NULL)
+      FreeLibrary(self);
+    else
+      CloseHandle(t);
+  }
+  SetLastError(saved);
+  RESTORE_XMM4_XMM5(xmm);
+  return t != NULL;
+}
+
+void prim_sleep_ms(unsigned ms) {
+  Sleep(ms);
+}
+
+void prim_on_fork_child(void (*fn)(void)) {
+  (void)fn;
+}
+
 void prim_yield(void) {
   SwitchToThread();
 }

@@ -1,0 +1,33 @@
+/* Memory given back to the OS (release.c): what the manager keeps for reuse (freed large blocks
+ * in their cache, the spare medium span) and when it stops keeping it. */
+#ifndef FASTMM_RELEASE_H
+#define FASTMM_RELEASE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "atomics.h"
+#include "linkage.h"
+
+/* The idle clock: one tick per idle pass (release_idle_pass). Something set aside at tick t is
+ * given back by the pass that makes the clock t + 2, so it sat unused for at least one whole
+ * period between passes. */
+extern FMM_HIDDEN uint32_t release_tick;
+static inline uint32_t release_now(void) {
+  return fmm_load_u32_relaxed(&release_tick);
+}
+
+void release_init(void);
+/* Something was set aside for reuse: makes sure the idle thread runs to give it back later. */
+void release_note_kept(void);
+/* One idle period has passed: gives back what has been kept unused since before the previous
+ * pass. The idle thread calls it every RELEASE_IDLE_INTERVAL_MS (policy.h); a program (or a
+ * test) may call it itself (fastmm_release_idle_memory). */
+void release_idle_pass(void);
+/* Gives back everything kept for reuse; returns the bytes given back. */
+size_t release_all(void);
+/* The idle thread's period in ms; 0 stops it (then only the calls above give memory back). */
+void release_set_interval(unsigned ms);
+unsigned release_interval(void);
+
+#endif
