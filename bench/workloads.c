@@ -9,6 +9,7 @@ const workload bench_workloads[] = {
     {"realloc_downsize", 1, wl_realloc_downsize, "seed case: moving downsize 1000 -> 40 bytes"},
     {"realloc_medium", 1, wl_realloc_medium, "seed case: medium control, 20000 <-> 19968 bytes"},
     {"realloc_large", 1, wl_realloc_large, "seed case: large control, 1 MB <-> 1 MB - 64"},
+    {"large_alloc_free", 1, wl_large_alloc_free, "1 MB GetMem + FreeMem, a tag at each end"},
     {"small_churn_lifo", 1, wl_small_churn_lifo, "8-256 B blocks in batches of 256, LIFO frees"},
     {"small_churn_random", 1, wl_small_churn_random, "4096 live 8-256 B blocks, random frees"},
     {"object_churn", 1, wl_object_churn, "Delphi objects 16-128 B, zeroed, mixed lifetimes"},

@@ -11,6 +11,7 @@ void wl_realloc_upsize(bench_ctx *c);
 void wl_realloc_downsize(bench_ctx *c);
 void wl_realloc_medium(bench_ctx *c);
 void wl_realloc_large(bench_ctx *c);
+void wl_large_alloc_free(bench_ctx *c);
 void wl_small_churn_lifo(bench_ctx *c);
 void wl_small_churn_random(bench_ctx *c);
 void wl_object_churn(bench_ctx *c);

@@ -132,6 +132,25 @@ void wl_realloc_large(bench_ctx *c) {
   live_sub(c, MB);
 }
 
+/* A 1 MB block allocated and freed, a tag written at each end and read back (the pages in
+ * between are not written: this measures the manager, not the page faults of fresh memory).
+ * One operation = GetMem + FreeMem. Issue 14 compared this with rpmalloc under Wine. */
+void wl_large_alloc_free(bench_ctx *c) {
+  uint64_t n = bench_count(c, 2e4);
+  bench_ready(c);
+  bench_begin(c);
+  for (uint64_t i = 0; i < n; i++) {
+    unsigned char *p = (unsigned char *)mm_get(MB);
+    tag_block(p, MB, (uint32_t)i);
+    if (!tag_ok(p, MB, (uint32_t)i))
+      bench_fail("a large block lost its tags");
+    mm_free(p);
+  }
+  bench_end(c);
+  c->ops = n;
+  c->peak_live = MB;
+}
+
 /* ==== Small blocks ============================================================================ */
 
 /* Batches of 256 blocks of 8-256 bytes, freed in reverse order. One operation = one GetMem and

@@ -215,7 +215,8 @@ static void allocmem_zeroes(void) {
 }
 
 /* A freed block is reused from the cache by a request it can hold, without an OS call; a
- * smaller request takes it too, giving back what it has beyond twice the request. */
+ * smaller request takes it too, and gives back its tail only when the block holds more than
+ * LARGE_CACHE_TRIM_FACTOR times the request. */
 static void cache_reuse(void) {
   fastmm_state s0, s1;
   unsigned char *p, *q;
@@ -239,17 +240,45 @@ static void cache_reuse(void) {
   CHECK_MSG(s1.os_map_calls == s0.os_map_calls && s1.os_unmap_calls == s0.os_unmap_calls,
             "100 reuses made %zu OS calls",
             s1.os_map_calls - s0.os_map_calls + s1.os_unmap_calls - s0.os_unmap_calls);
-  /* A quarter of it: the same block, its tail decommitted. */
-  q = (unsigned char *)fastmm_getmem(MB / 2);
+  /* Half of it: the same block, as big as the request, with all its pages kept (they would
+   * be faulted in again): growing back into them calls the OS for nothing. */
+  q = (unsigned char *)fastmm_getmem(MB);
   CHECK(q == p);
   if (q == NULL)
     return;
   tb_state(&s1);
-  CHECK_MSG(s1.os_bytes_reserved + MB <= s0.os_bytes_reserved,
-            "reusing a 2 MB block for 0.5 MB kept %zu bytes committed (from %zu)",
+  CHECK_EQ(s1.os_bytes_reserved, s0.os_bytes_reserved);
+  CHECK(fastmm_usable_size(q) >= MB && fastmm_usable_size(q) < MB + LARGE_GRANULARITY);
+  tu_fill_pattern(q, MB, 8);
+  p = (unsigned char *)fastmm_reallocmem(q, 2 * MB);
+  CHECK(p == q);
+  if (p == NULL)
+    return;
+  CHECK(fastmm_usable_size(p) >= 2 * MB);
+  CHECK(tu_check_pattern(p, MB, 8) == (size_t)-1);
+  tb_state(&s1);
+  CHECK_EQ(s1.os_bytes_reserved, s0.os_bytes_reserved);
+  CHECK_EQ(s1.os_map_calls, s0.os_map_calls);
+  CHECK_EQ(fastmm_check_heap(), 0);
+  CHECK(fastmm_freemem(p) == FASTMM_OK);
+  /* An 8 MB block reused for less than an eighth of it: its tail goes back to the OS. */
+  fastmm_release_free_memory();
+  p = (unsigned char *)fastmm_getmem(8 * MB);
+  if (!check_large_block(p, 8 * MB))
+    return;
+  memset(p, 1, 8 * MB);
+  CHECK(fastmm_freemem(p) == FASTMM_OK);
+  tb_state(&s0);
+  q = (unsigned char *)fastmm_getmem(MEDIUM_MAX_USER + 1);
+  CHECK(q == p);
+  if (q == NULL)
+    return;
+  tb_state(&s1);
+  CHECK_MSG(s1.os_bytes_reserved + 6 * MB <= s0.os_bytes_reserved,
+            "reusing an 8 MB block for 0.5 MB kept %zu bytes committed (from %zu)",
             s1.os_bytes_reserved, s0.os_bytes_reserved);
   CHECK(fastmm_usable_size(q) < MB);
-  memset(q, 1, MB / 2);
+  memset(q, 1, MEDIUM_MAX_USER + 1);
   CHECK(fastmm_freemem(q) == FASTMM_OK);
   CHECK_EQ(fastmm_check_heap(), 0);
   fastmm_release_free_memory();

@@ -55,6 +55,11 @@ def target_checks(comps):
         throughput("native", w, "mimalloc", 1.0, ">= mimalloc")
         throughput("native", w, "glibc", 1.5, ">= 1.5x glibc")
     throughput("native", "mt_prodcons", "mimalloc", 1.0, ">= mimalloc")
+    # Issue 14: large blocks and growth.
+    for w in ("fc_realloc_large", "fc_addr_creep", "realloc_medium", "array_setlength"):
+        throughput("native", w, "mimalloc", 1.0, ">= mimalloc")
+    for w in ("array_setlength",):
+        throughput("native", w, "glibc", 1.0, ">= glibc")
     mixed = [c for c in comps if c["target"] == "native" and c["workload"] == "mixed"
              and not c.get("error")]
     if mixed:

@@ -13,6 +13,7 @@ WORKLOADS = [
     ("realloc_downsize", "seed: moving downsize", True),
     ("realloc_medium", "seed: medium control", True),
     ("realloc_large", "seed: large control", True),
+    ("large_alloc_free", "1 MB allocate + free", True),
     ("small_churn_lifo", "small churn, LIFO frees", True),
     ("small_churn_random", "small churn, random frees", True),
     ("object_churn", "Delphi object churn", True),

@@ -1,10 +1,12 @@
 /* Large blocks: each one a reservation of address space of its own, committed as far as the
  * block is used, with a 64-byte header. The reservation runs ahead of the block
- * (LARGE_RESERVE_AHEAD), so a block that grows commits more of it in place: no new mapping, no
- * copy. A freed block goes into a cache, from which a later request of a size it can hold takes
- * it with its pages already in memory; the cache is bounded (LARGE_CACHE_*) and given back to
- * the OS after an idle spell (release.c), on fastmm_release_free_memory and when memory runs
- * short.
+ * (LARGE_RESERVE_AHEAD_SHIFT), so a block that grows commits more of it in place: no new
+ * mapping, no copy. A freed block goes into a cache, from which a later request takes it with
+ * its pages already in memory; the cache is bounded (LARGE_CACHE_*) and given back to the OS
+ * after an idle spell (release.c), on fastmm_release_free_memory and when memory runs short.
+ * A block reused for a smaller request keeps the pages beyond its new end committed (up to
+ * LARGE_CACHE_TRIM_FACTOR times its size): it is exactly the block a fresh request gets (its
+ * usable size, FastMM's ReallocMem policy), with pages to grow into without a page fault.
  *
  * Live blocks are on one list (for statistics and the heap walk), cached ones on another; both
  * are marked in the page map for their committed regions, so FreeMem can tell a live large
@@ -30,26 +32,26 @@ static inline size_t regions_for(size_t user_size) {
   return (user_size + LARGE_HEADER_SIZE + LARGE_GRANULARITY - 1) & ~(size_t)(LARGE_GRANULARITY - 1);
 }
 
-/* Address space to reserve for a block that commits `committed` bytes. */
-static size_t reserve_for(size_t committed) {
-  if (committed > LARGE_RESERVE_AHEAD_LIMIT)
-    return committed;
-  size_t ahead = committed >> LARGE_RESERVE_AHEAD_SHIFT;
+/* Address space to reserve for a block of `size` bytes. */
+static size_t reserve_for(size_t size) {
+  if (size > LARGE_RESERVE_AHEAD_LIMIT)
+    return size;
+  size_t ahead = size >> LARGE_RESERVE_AHEAD_SHIFT;
   ahead = (ahead + LARGE_GRANULARITY - 1) & ~(size_t)(LARGE_GRANULARITY - 1);
-  return committed + ahead >= committed ? committed + ahead : committed;
+  return size + ahead >= size ? size + ahead : size;
 }
 
 static void link_live_locked(large_header *h) {
   list_insert_after(&large_blocks, &h->link);
   large_count++;
-  large_user_bytes += h->committed - LARGE_HEADER_SIZE;
+  large_user_bytes += h->size - LARGE_HEADER_SIZE;
   large_committed_bytes += h->committed;
 }
 
 static void unlink_live_locked(large_header *h) {
   list_remove(&h->link);
   large_count--;
-  large_user_bytes -= h->committed - LARGE_HEADER_SIZE;
+  large_user_bytes -= h->size - LARGE_HEADER_SIZE;
   large_committed_bytes -= h->committed;
 }
 
@@ -66,15 +68,22 @@ static void give_back(large_header *h) {
   os_release(h, h->reserved, h->committed);
 }
 
-/* The cached block that serves `need` committed bytes best (NULL: none can): the one whose
- * committed size is closest, a shortfall (which costs a commit) counting double. */
+/* Takes a cached block off the cache for a request of `need` bytes, NULL when none fits: the
+ * one whose reservation holds the request with the committed size closest to it (a shortfall,
+ * which costs a commit and its page faults, counting double), else the biggest one that holds
+ * at least half of it, which the caller grows (its pages are in memory already: moving them is
+ * cheaper than faulting in fresh ones; one that cannot grow is given back, as requests have
+ * outgrown it). */
 static large_header *cache_take_locked(size_t need) {
-  large_header *best = NULL;
+  large_header *best = NULL, *biggest = NULL;
   size_t best_cost = (size_t)-1;
   for (list_node *n = large_cache.next; n != &large_cache; n = n->next) {
     large_header *h = list_entry(n, large_header, link);
-    if (h->reserved < need)
+    if (h->reserved < need) {
+      if (h->committed >= need / 2u && (biggest == NULL || h->committed > biggest->committed))
+        biggest = h;
       continue;
+    }
     size_t cost = h->committed >= need ? h->committed - need : (need - h->committed) * 2u;
     if (cost < best_cost) {
       best = h;
@@ -83,6 +92,8 @@ static large_header *cache_take_locked(size_t need) {
         break;
     }
   }
+  if (best == NULL)
+    best = biggest;
   if (best != NULL) {
     list_remove(&best->link);
     cache_count--;
@@ -91,25 +102,95 @@ static large_header *cache_take_locked(size_t need) {
   return best;
 }
 
-/* Makes a cached block commit exactly what `need` asks for when it has too little, or more
- * than twice as much; 0 when memory for it cannot be had (it is then given back). */
-static int fit_cached(large_header *h, size_t need) {
-  if (h->committed < need) {
-    if (!os_commit((char *)h + h->committed, need - h->committed)) {
-      give_back(h);
-      return 0;
-    }
-    page_map_set((char *)h + h->committed, need - h->committed, REGION_LARGE_REST);
-    h->committed = need;
-  } else if (h->committed / 2u >= need) {
-    size_t extra = h->committed - need;
-    page_map_set((char *)h + need, extra, REGION_NOT_OURS);
-    os_decommit((char *)h + need, extra);
-    h->committed = need;
-    if (h->dirty > need - LARGE_HEADER_SIZE)
-      h->dirty = need - LARGE_HEADER_SIZE;
+/* ---- growing a block (on no list, or live with the caller counting) ------------------------ */
+
+/* Reserves address space right after h's reservation so that it reaches `want` bytes (room
+ * ahead included), or at least `need` (FastMM5 extends by what is free); returns the bytes
+ * added (h->reserved is the caller's to update). Growth steps beyond LARGE_RESERVE_AHEAD_LIMIT
+ * are not tried (policy.h). */
+static size_t reserve_more(const large_header *h, size_t need, size_t want) {
+  size_t more_min = need > h->reserved ? need - h->reserved : LARGE_GRANULARITY;
+  size_t more_want = reserve_for(want) - h->reserved;
+  if (more_want > LARGE_RESERVE_AHEAD_LIMIT)
+    more_want = more_min > LARGE_RESERVE_AHEAD_LIMIT ? 0 : LARGE_RESERVE_AHEAD_LIMIT;
+  return more_want != 0 ? os_reserve_after((char *)h + h->reserved, more_min, more_want) : 0;
+}
+
+/* Commits [h + h->committed, h + to) and marks it in the page map; 1 when done (h->committed is
+ * the caller's to update). */
+static int commit_up_to(const large_header *h, size_t to) {
+  size_t extra = to - h->committed;
+  if (!os_commit((char *)h + h->committed, extra))
+    return 0;
+  if (!page_map_set((char *)h + h->committed, extra, REGION_LARGE_REST)) {
+    os_decommit((char *)h + h->committed, extra);
+    return 0;
   }
   return 1;
+}
+
+/* Where the OS can (Linux), moves h's pages to a new reservation whose block is `want` bytes:
+ * no byte copied, no page faulted in again. Returns the new header (its sizes set, its other
+ * fields moved with it), or NULL with h untouched. h is on no list. */
+static large_header *move_pages(large_header *h, size_t want) {
+#if PRIM_CAN_REMAP
+  size_t want_reserved = reserve_for(want);
+  /* The new place is committed before the pages move onto it, so that the page map may say
+   * it is ours from the start: a pointer into it is never read while it cannot be. */
+  large_header *n = (large_header *)os_reserve(want_reserved, want);
+  if (n == NULL)
+    return NULL;
+  if (!page_map_set(n, want, REGION_LARGE_START)) {
+    os_release(n, want_reserved, want);
+    return NULL;
+  }
+  size_t old_committed = h->committed;
+  /* The old addresses stop being ours when the kernel moves the pages. */
+  page_map_set(h, old_committed, REGION_NOT_OURS);
+  if (!os_remap(h, old_committed, h->reserved, n, want)) {
+    page_map_set(h, old_committed, REGION_LARGE_START); /* its tables exist: cannot fail */
+    page_map_set(n, want, REGION_NOT_OURS);
+    os_release(n, want_reserved, want);
+    return NULL;
+  }
+  n->size = want;
+  n->committed = want;
+  n->reserved = want_reserved;
+  return n;
+#else
+  (void)h;
+  (void)want;
+  return NULL;
+#endif
+}
+
+/* A cached block made a block of `need` bytes: committed further or grown past its reservation
+ * (in place, else by moving its pages) when it is too small, its tail decommitted when it keeps
+ * more than LARGE_CACHE_TRIM_FACTOR times the request. NULL when it cannot be (it is given back
+ * then). */
+static large_header *fit_cached(large_header *h, size_t need) {
+  if (h->committed >= need) {
+    if (h->committed / LARGE_CACHE_TRIM_FACTOR >= need) {
+      size_t extra = h->committed - need;
+      page_map_set((char *)h + need, extra, REGION_NOT_OURS);
+      os_decommit((char *)h + need, extra);
+      h->committed = need;
+    }
+    h->size = need;
+    if (h->dirty > need - LARGE_HEADER_SIZE)
+      h->dirty = need - LARGE_HEADER_SIZE;
+    return h;
+  }
+  if (need > h->reserved)
+    h->reserved += reserve_more(h, need, need);
+  if (need <= h->reserved && commit_up_to(h, need)) {
+    h->size = h->committed = need;
+    return h;
+  }
+  large_header *n = move_pages(h, need);
+  if (n == NULL)
+    give_back(h);
+  return n;
 }
 
 static large_header *map_new(size_t need) {
@@ -125,6 +206,7 @@ static large_header *map_new(size_t need) {
     os_release(h, reserve, need);
     return NULL;
   }
+  h->size = need;
   h->committed = need;
   h->reserved = reserve;
   h->dirty = 0;
@@ -139,8 +221,8 @@ void *large_alloc(size_t user_size) {
   lock_acquire(&large_lock);
   large_header *h = cache_take_locked(need);
   lock_release(&large_lock);
-  if (h != NULL && !fit_cached(h, need))
-    h = NULL;
+  if (h != NULL)
+    h = fit_cached(h, need);
   if (h == NULL && (h = map_new(need)) == NULL)
     return NULL;
   h->user_size = user_size;
@@ -200,23 +282,6 @@ int large_free(void *p) {
   return FASTMM_OK;
 }
 
-/* Commits [h + committed, h + to) and counts it; 1 when done. */
-static int commit_more(large_header *h, size_t to) {
-  size_t extra = to - h->committed;
-  if (!os_commit((char *)h + h->committed, extra))
-    return 0;
-  if (!page_map_set((char *)h + h->committed, extra, REGION_LARGE_REST)) {
-    os_decommit((char *)h + h->committed, extra);
-    return 0;
-  }
-  lock_acquire(&large_lock);
-  h->committed = to;
-  large_user_bytes += extra;
-  large_committed_bytes += extra;
-  lock_release(&large_lock);
-  return 1;
-}
-
 int large_grow_in_place(void *p, size_t min_user, size_t want_user) {
   large_header *h = large_header_of(p);
   if (min_user > MAX_REQUEST_SIZE)
@@ -224,83 +289,52 @@ int large_grow_in_place(void *p, size_t min_user, size_t want_user) {
   if (want_user > MAX_REQUEST_SIZE)
     want_user = MAX_REQUEST_SIZE;
   size_t need = regions_for(min_user), want = regions_for(want_user);
-  if (need <= h->committed)
+  if (need <= h->size)
     return 1;
-  size_t got = 0;
-  if (want > h->reserved) {
-    /* Past the reservation: reserve more right after it, as much as is free up to room ahead
-     * of what is wanted, but at least what is needed (FastMM5 extends by what is free). */
-    size_t more_min = need > h->reserved ? need - h->reserved : LARGE_GRANULARITY;
-    size_t more_want = reserve_for(want) - h->reserved;
-    if (more_want > LARGE_RESERVE_AHEAD_LIMIT)
-      more_want = more_min > LARGE_RESERVE_AHEAD_LIMIT ? 0 : LARGE_RESERVE_AHEAD_LIMIT;
-    if (more_want != 0)
-      got = os_reserve_after((char *)h + h->reserved, more_min, more_want);
-    if (got != 0) {
-      lock_acquire(&large_lock);
-      h->reserved += got;
-      lock_release(&large_lock);
+  size_t to, got = 0, reserved = h->reserved;
+  if (need <= h->committed) {
+    /* Pages kept from an earlier use of the block: no call to the OS at all. */
+    to = want < h->committed ? want : h->committed;
+  } else {
+    if (want > reserved)
+      reserved += got = reserve_more(h, need, want);
+    to = want < reserved ? want : reserved;
+    if (need > reserved || !commit_up_to(h, to)) {
+      if (got != 0) /* memory could not be had: the extension goes back too */
+        os_release((char *)h + h->reserved, got, 0);
+      return 0;
     }
   }
-  if (need <= h->reserved && commit_more(h, want < h->reserved ? want : h->reserved))
-    return 1;
-  if (got != 0) { /* memory could not be had: the extension goes back too */
-    lock_acquire(&large_lock);
-    h->reserved -= got;
-    lock_release(&large_lock);
-    os_release((char *)h + h->reserved, got, 0);
+  lock_acquire(&large_lock);
+  large_user_bytes += to - h->size;
+  if (to > h->committed) {
+    large_committed_bytes += to - h->committed;
+    h->committed = to;
   }
-  return 0;
+  h->size = to;
+  h->reserved = reserved;
+  lock_release(&large_lock);
+  return 1;
 }
 
 void *large_grow_by_remap(void *p, size_t min_user, size_t want_user) {
-#if PRIM_CAN_REMAP
-  large_header *h = large_header_of(p);
-  if (min_user > MAX_REQUEST_SIZE)
+  if (!PRIM_CAN_REMAP || min_user > MAX_REQUEST_SIZE)
     return NULL;
   if (want_user > MAX_REQUEST_SIZE)
     want_user = MAX_REQUEST_SIZE;
+  large_header *h = large_header_of(p);
   size_t want = regions_for(want_user);
   if (want < regions_for(min_user))
     want = regions_for(min_user);
-  size_t want_reserved = reserve_for(want);
-  /* The new place is committed before the pages move onto it, so that the page map may say
-   * it is ours from the start: a pointer into it is never read while it cannot be. */
-  large_header *n = (large_header *)os_reserve(want_reserved, want);
-  if (n == NULL)
-    return NULL;
-  if (!page_map_set(n, want, REGION_LARGE_START)) {
-    os_release(n, want_reserved, want);
-    return NULL;
-  }
-  size_t old_committed = h->committed, old_reserved = h->reserved;
-  /* Off the list while it moves (its list node moves with it), and out of the page map: the
-   * old addresses stop being ours when the kernel moves the pages. */
+  /* Off the list while it moves: its list node moves with it. */
   lock_acquire(&large_lock);
   unlink_live_locked(h);
   lock_release(&large_lock);
-  page_map_set(h, old_committed, REGION_NOT_OURS);
-  if (!os_remap(h, old_committed, old_reserved, n, want)) {
-    page_map_set(h, old_committed, REGION_LARGE_START); /* its tables exist: cannot fail */
-    page_map_set(n, want, REGION_NOT_OURS);
-    os_release(n, want_reserved, want);
-    lock_acquire(&large_lock);
-    link_live_locked(h);
-    lock_release(&large_lock);
-    return NULL;
-  }
+  large_header *n = move_pages(h, want);
   lock_acquire(&large_lock);
-  n->committed = want;
-  n->reserved = want_reserved;
-  link_live_locked(n);
+  link_live_locked(n != NULL ? n : h);
   lock_release(&large_lock);
-  return (char *)n + LARGE_HEADER_SIZE;
-#else
-  (void)p;
-  (void)min_user;
-  (void)want_user;
-  return NULL;
-#endif
+  return n != NULL ? (char *)n + LARGE_HEADER_SIZE : NULL;
 }
 
 void large_set_user_size(void *p, size_t user_size) {
@@ -354,8 +388,9 @@ static int check_one(large_header *h, uint32_t flags) {
   void *p = (char *)h + LARGE_HEADER_SIZE;
   if (h->flags != flags || h->link.next->prev != &h->link)
     return 301;
-  if (h->committed % LARGE_GRANULARITY != 0 || h->reserved % LARGE_GRANULARITY != 0 ||
-      h->committed > h->reserved || h->user_size > h->committed - LARGE_HEADER_SIZE ||
+  if (h->size % LARGE_GRANULARITY != 0 || h->committed % LARGE_GRANULARITY != 0 ||
+      h->reserved % LARGE_GRANULARITY != 0 || h->size > h->committed ||
+      h->committed > h->reserved || h->user_size > h->size - LARGE_HEADER_SIZE ||
       h->dirty > h->committed - LARGE_HEADER_SIZE)
     return 302;
   if (((uintptr_t)p & (LARGE_GRANULARITY - 1)) != LARGE_HEADER_SIZE ||
@@ -369,13 +404,14 @@ static int check_one(large_header *h, uint32_t flags) {
 
 int large_check(void) {
   int fault = 0;
-  size_t n = 0, committed = 0, cn = 0, ccommitted = 0;
+  size_t n = 0, committed = 0, user = 0, cn = 0, ccommitted = 0;
   lock_acquire(&large_lock);
   for (list_node *node = large_blocks.next; node != &large_blocks && !fault; node = node->next) {
     large_header *h = list_entry(node, large_header, link);
     fault = check_one(h, BLOCK_FLAG_LARGE);
     n++;
     committed += h->committed;
+    user += h->size - LARGE_HEADER_SIZE;
   }
   for (list_node *node = large_cache.next; node != &large_cache && !fault; node = node->next) {
     large_header *h = list_entry(node, large_header, link);
@@ -383,8 +419,9 @@ int large_check(void) {
     cn++;
     ccommitted += h->committed;
   }
-  if (!fault && (n != large_count || committed != large_committed_bytes || cn != cache_count ||
-                 ccommitted != cache_committed_bytes))
+  if (!fault &&
+      (n != large_count || committed != large_committed_bytes || user != large_user_bytes ||
+       cn != cache_count || ccommitted != cache_committed_bytes))
     fault = 304;
   lock_release(&large_lock);
   return fault;

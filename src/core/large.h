@@ -13,22 +13,29 @@
 
 typedef struct large_header {
   list_node link;     /* on the list of live large blocks, or the cache's */
-  size_t committed;   /* bytes committed from the header's first byte (whole 64 KB regions) */
+  size_t size;        /* the block's bytes from the header's first byte: usable + header (whole
+                         64 KB regions) */
+  size_t committed;   /* bytes committed from there: at least `size`; more when the block came
+                         from the cache with pages it keeps to grow into */
   size_t reserved;    /* bytes of address space reserved from there (>= committed) */
   size_t user_size;   /* what the caller asked for last */
   size_t dirty;       /* bytes from the user pointer on that may hold old data (0: fresh) */
   uint32_t cached_at; /* in the cache: the release tick it went there (release.h) */
-  char padding[LARGE_HEADER_SIZE - BLOCK_HEADER_SIZE - sizeof(list_node) - 4 * sizeof(size_t) -
+#if UINTPTR_MAX <= 0xFFFFFFFFu
+  char padding[LARGE_HEADER_SIZE - BLOCK_HEADER_SIZE - 2 * sizeof(void *) - 5 * sizeof(size_t) -
                sizeof(uint32_t)];
+#endif
   uint32_t flags; /* the block header word */
 } large_header;
 FMM_STATIC_ASSERT(sizeof(large_header) == LARGE_HEADER_SIZE, "large header layout");
+FMM_STATIC_ASSERT(offsetof(large_header, flags) == LARGE_HEADER_SIZE - BLOCK_HEADER_SIZE,
+                  "the header word ends the large header");
 
 static inline large_header *large_header_of(const void *p) {
   return (large_header *)((char *)p - LARGE_HEADER_SIZE);
 }
 static inline size_t large_usable(const void *p) {
-  return large_header_of(p)->committed - LARGE_HEADER_SIZE;
+  return large_header_of(p)->size - LARGE_HEADER_SIZE;
 }
 void *large_alloc(size_t user_size);
 int large_free(void *p);          /* FASTMM_OK, or invalid if p is not a live large block */

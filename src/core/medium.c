@@ -280,21 +280,6 @@ int medium_free(void *p) {
   return FASTMM_OK;
 }
 
-int medium_block_plausible(const void *p, uint32_t h) {
-  if (((uintptr_t)p & (BLOCK_ALIGNMENT - 1)) != 0 ||
-      (h & (MEDIUM_FLAG_SMALL_SPAN | MEDIUM_FLAG_SENTINEL)) != 0 ||
-      medium_arena_of(h) >= ARENA_COUNT || (h & 0xFFFF0080u) != 0)
-    return 0;
-  const medium_header *mh = medium_header_of(p);
-  if (mh->size < MEDIUM_MIN_BLOCK_SIZE || mh->size > MEDIUM_SPAN_SIZE || (mh->size & 15u) != 0 ||
-      (mh->prev_size & 15u) != 0 || mh->prev_size > MEDIUM_SPAN_SIZE)
-    return 0;
-  if (page_map_get((const char *)p + mh->size - BLOCK_HEADER_SIZE) != REGION_MEDIUM_SPAN)
-    return 0;
-  /* Boundary tags: the next header must name this block as its predecessor. */
-  return medium_header_of((const char *)p + mh->size)->prev_size == mh->size;
-}
-
 int medium_grow_in_place(void *p, size_t min_user, size_t want_user) {
   medium_header *h = medium_header_of(p);
   medium_arena *a = &medium_arenas[medium_arena_of(h->flags)];

@@ -9,6 +9,7 @@
 #include "compiler.h"
 #include "list.h"
 #include "lock.h"
+#include "page_map.h"
 #include "policy.h"
 
 #define MEDIUM_SPAN_MAGIC 0x4D454455u /* "MEDU" */
@@ -56,8 +57,29 @@ static inline size_t medium_usable(const void *p) {
 static inline unsigned medium_arena_of(uint32_t h) {
   return (h >> MEDIUM_ARENA_SHIFT) & MEDIUM_ARENA_MASK;
 }
-/* Is p a live medium block handed to a user? Header and boundary tags only. */
-int medium_block_plausible(const void *p, uint32_t h);
+/* Is p (16-aligned, its header word h in a medium-span region) a live medium block handed to a
+ * user? The header word must be exactly MEDIUM plus an arena (no other flag: not free, not a
+ * small span, not the sentinel), the sizes multiples of 16 within a span, the block's end in a
+ * medium span too, and the next block's header must name this block as its predecessor. One
+ * compare per field, no call: ReallocMem's in-place medium case runs it every time. */
+FMM_STATIC_ASSERT((ARENA_COUNT & (ARENA_COUNT - 1)) == 0 && ARENA_COUNT - 1 <= MEDIUM_ARENA_MASK,
+                  "one mask takes the arena out of a medium header word");
+static inline int medium_block_plausible(const void *p, uint32_t h) {
+  if ((h & ~(uint32_t)((ARENA_COUNT - 1u) << MEDIUM_ARENA_SHIFT)) != BLOCK_FLAG_MEDIUM)
+    return 0;
+  const medium_header *mh = medium_header_of(p);
+  uint32_t size = mh->size, prev = mh->prev_size;
+  if (((size | prev) & 15u) != 0 ||
+      size - MEDIUM_MIN_BLOCK_SIZE > MEDIUM_SPAN_SIZE - MEDIUM_MIN_BLOCK_SIZE ||
+      prev > MEDIUM_SPAN_SIZE)
+    return 0;
+  /* The end is read only if it lies in a medium span: within p's 64 KB region, it does. */
+  const char *end = (const char *)p + size - BLOCK_HEADER_SIZE;
+  if ((((uintptr_t)end ^ ((uintptr_t)p - BLOCK_HEADER_SIZE)) >> PAGE_MAP_REGION_SHIFT) != 0 &&
+      page_map_get(end) != REGION_MEDIUM_SPAN)
+    return 0;
+  return medium_header_of((const char *)p + size)->prev_size == size;
+}
 
 void medium_init(void);
 /* A block with at least `user_size` usable bytes, or NULL: from the first arena whose lock is

@@ -103,6 +103,13 @@
 #define LARGE_CACHE_MIN_BYTES ((size_t)32u * 1024u * 1024u)
 #define LARGE_CACHE_LIVE_SHIFT 3u
 #define LARGE_CACHE_MAX_BLOCKS 64u
+/* A cached block reused for a smaller request keeps its pages in memory unless it has more than
+ * this many times what the request needs: pages given back are faulted in again when the block
+ * grows (measured on fc_realloc_large, sizes 256 KB-4 MB: trimming at 2x took 29,300 page
+ * faults and 90 ms of CPU, at 8x 17,200 and 55 ms, mimalloc 16,800 and 56 ms). A request no
+ * cached block can hold takes the biggest one and grows it (in place, or natively by moving
+ * its pages): a fresh block would fault every page in again. */
+#define LARGE_CACHE_TRIM_FACTOR 8u
 
 /* ---- Giving memory back ------------------------------------------------------------------
  * An empty small span goes back to its medium arena at once; an empty medium span is kept as
