@@ -22,6 +22,8 @@
 #include "policy.h"
 #include "release.h"
 
+#define LARGE_OUTGROWN 0xFFFFFFFFu
+
 static fmm_lock large_lock;
 static list_node large_blocks = LIST_INIT(large_blocks);
 static list_node large_cache = LIST_INIT(large_cache); /* most recently cached first */
@@ -226,6 +228,7 @@ void *large_alloc(size_t user_size) {
   if (h == NULL && (h = map_new(need)) == NULL)
     return NULL;
   h->user_size = user_size;
+  h->cached_at = 0;
   h->flags = BLOCK_FLAG_LARGE;
   lock_acquire(&large_lock);
   link_live_locked(h);
@@ -252,7 +255,7 @@ int large_free(void *p) {
   unlink_live_locked(h);
   h->flags = BLOCK_FLAG_LARGE | BLOCK_FLAG_FREE;
   size_t budget = cache_budget_locked();
-  if (h->committed <= budget) {
+  if (h->committed <= budget && h->cached_at != LARGE_OUTGROWN) {
     /* Room for it: the blocks cached longest ago make way. */
     while (cache_count > 0 && (cache_committed_bytes + h->committed > budget ||
                                cache_count >= LARGE_CACHE_MAX_BLOCKS)) {
@@ -339,6 +342,10 @@ void *large_grow_by_remap(void *p, size_t min_user, size_t want_user) {
 
 void large_set_user_size(void *p, size_t user_size) {
   large_header_of(p)->user_size = user_size;
+}
+
+void large_outgrown(void *p) {
+  large_header_of(p)->cached_at = LARGE_OUTGROWN;
 }
 
 size_t large_dirty_bytes(const void *p) {

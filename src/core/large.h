@@ -20,7 +20,8 @@ typedef struct large_header {
   size_t reserved;    /* bytes of address space reserved from there (>= committed) */
   size_t user_size;   /* what the caller asked for last */
   size_t dirty;       /* bytes from the user pointer on that may hold old data (0: fresh) */
-  uint32_t cached_at; /* in the cache: the release tick it went there (release.h) */
+  uint32_t cached_at; /* in the cache: the release tick it went there (release.h); live:
+                         LARGE_OUTGROWN when it is to skip the cache when freed */
 #if UINTPTR_MAX <= 0xFFFFFFFFu
   char padding[LARGE_HEADER_SIZE - BLOCK_HEADER_SIZE - 2 * sizeof(void *) - 5 * sizeof(size_t) -
                sizeof(uint32_t)];
@@ -47,6 +48,8 @@ int large_grow_in_place(void *p, size_t min_user, size_t want_user);
  * mremap): the new pointer, or NULL with p untouched. */
 void *large_grow_by_remap(void *p, size_t min_user, size_t want_user);
 void large_set_user_size(void *p, size_t user_size);
+/* p is about to be freed because it moved to a bigger block: it skips the cache. */
+void large_outgrown(void *p);
 /* Bytes from p on that may hold old data: a block reused from the cache is not zeroed. */
 size_t large_dirty_bytes(const void *p);
 void large_stats(fastmm_kind_usage *u);

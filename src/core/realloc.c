@@ -82,7 +82,9 @@ static void *realloc_large(void *p, size_t size, const void *caller) {
       return q;
     }
     /* FastMM copies only the size last asked for; a caller may use every usable byte
-     * (fastmm_usable_size says so), so all of them move. */
+     * (fastmm_usable_size says so), so all of them move. The old block goes back to the OS
+     * rather than into the large cache: requests have outgrown it. */
+    large_outgrown(p);
     q = move_block(p, want, usable, caller);
     if (q != NULL && (block_header(q) & BLOCK_KIND_MASK) == BLOCK_FLAG_LARGE)
       large_set_user_size(q, size);
