@@ -362,7 +362,10 @@ void large_stats(fastmm_kind_usage *u) {
 }
 
 size_t large_cached_bytes(void) {
-  return fmm_load_size_relaxed(&cache_committed_bytes);
+  lock_acquire(&large_lock);
+  size_t bytes = cache_committed_bytes;
+  lock_release(&large_lock);
+  return bytes;
 }
 
 size_t large_release_cached(uint32_t up_to_tick) {

@@ -147,13 +147,14 @@ static FMM_NOINLINE void *realloc_slow_rest(void *p, size_t size, const void *ca
  * and every pointer while a mode is on (mode_hooks.h). A medium block that stays where it is
  * (most resizes of a string or an array of 2.5-512 KB: FastMM's policy keeps it while the new
  * size is between half its usable size and all of it) is answered first, checked as FreeMem
- * checks it, with one page map lookup and no stack frame; everything else goes on. */
+ * checks it, with one page map lookup and no stack frame; everything else goes on. The lookup
+ * reads the fast paths' copy of the page map, which holds nothing while a mode is on: no mode
+ * word to read here (a call racing with a mode switch takes the old mode's path, as on the fast
+ * paths). */
 FMM_NOINLINE void *heap_realloc_slow(void *p, size_t size) {
-  /* No NULL test: NULL fails the page map lookup of its header (which wraps past the map). */
-  if (FMM_LIKELY(heap_mode_now() == 0) && ((uintptr_t)p & (BLOCK_ALIGNMENT - 1)) == 0 &&
-      page_map_get((const char *)p - BLOCK_HEADER_SIZE) == REGION_MEDIUM_SPAN) {
+  if (fast_in_medium_span(p)) {
     uint32_t h = block_header(p);
-    if ((h & BLOCK_KIND_MASK) == BLOCK_FLAG_MEDIUM && medium_block_plausible(p, h)) {
+    if (medium_block_plausible(p, h)) {
       size_t usable = medium_usable(p);
       if (size <= usable && size >= usable / 2u)
         return p;
