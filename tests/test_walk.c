@@ -140,8 +140,7 @@ static void churn(void *arg) {
     if (b->p != NULL) {
       tb_block_verify(&c->chk, b, "churn");
       if (rng_below(&r, 3) == 0) {
-        tb_block_resize(&c->chk, b, churn_size(&r),
-                        (uint32_t)rng_next(&r), "churn resize");
+        tb_block_resize(&c->chk, b, churn_size(&r), (uint32_t)rng_next(&r), "churn resize");
         continue;
       }
       fastmm_freemem(b->p);
