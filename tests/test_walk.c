@@ -303,13 +303,13 @@ int main(void) {
       c[i].stop = &stop;
       CHECK(tu_thread_start(&t[i], churn, &c[i]));
     }
-    /* At least 40 walks, and on until each thread has made 3000 calls during them (bounded:
+    /* At least 40 walks, and on until each thread has made 1500 calls during them (bounded:
      * at most 20000 walks). */
     while (tu_counter_get(&c[0].progress) == 0 || tu_counter_get(&c[1].progress) == 0)
       tu_yield();
     unsigned walks = 0;
-    for (; walks < 20000 && (walks < 40 || tu_counter_get(&c[0].progress) < 3000 ||
-                             tu_counter_get(&c[1].progress) < 3000);
+    for (; walks < 20000 && (walks < 40 || tu_counter_get(&c[0].progress) < 1500 ||
+                             tu_counter_get(&c[1].progress) < 1500);
          walks++) {
       reset();
       int complete = fastmm_walk_blocks(collect, &found, 0, walks & 1, 1000, 0, 0xFFFFFFFFu);

@@ -174,5 +174,8 @@ int large_for_each(uint64_t timeout_ns,
 }
 
 size_t large_count_now(void) {
-  return fmm_load_size_relaxed(&large_count);
+  lock_acquire(&large_lock);
+  size_t n = large_count;
+  lock_release(&large_lock);
+  return n;
 }
