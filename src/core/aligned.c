@@ -20,7 +20,7 @@ const uint8_t *heap_class_lookup = size_class_lookup;
 
 void heap_set_minimum_alignment(uint32_t alignment) {
   /* The table first: a thread that reads the new alignment finds its classes. */
-  (void)fmm_xchg_ptr(&heap_class_lookup, size_class_lookup_for(alignment));
+  (void)fmm_xchg_ptr(&heap_class_lookup, (void *)(uintptr_t)size_class_lookup_for(alignment));
   fmm_store_u32_relaxed(&heap_minimum_alignment, alignment);
 }
 
