@@ -344,9 +344,9 @@ function FastMM_DebugReallocMem(APointer: Pointer; ANewSize: NativeInt): Pointer
 function FastMM_DebugAllocMem(ASize: NativeInt): Pointer;
 
 {------------------------Expected memory leaks (FastMM5)------------------------}
-{By pointer: the block is left out of the leak report. By class or size: ACount blocks are
-taken off the report's count (fastmm-c reports a summary, not a list of blocks, until the DLL
-exports a walk of its blocks).}
+{As FastMM5's: the leak report at exit leaves out a block registered by pointer, and ACount
+blocks of a class registered by class (the block holds an object of the class) or by size (the
+block holds at least that many bytes: the closest registered size below the block's first).}
 function FastMM_RegisterExpectedMemoryLeak(ALeakedPointer: Pointer): Boolean; overload;
 function FastMM_RegisterExpectedMemoryLeak(ALeakedObjectClass: TClass; ACount: Integer = 1): Boolean; overload;
 function FastMM_RegisterExpectedMemoryLeak(ALeakedBlockSize: NativeInt; ACount: Integer = 1): Boolean; overload;
@@ -362,8 +362,15 @@ function FastMM_BlockCurrentUserBytes(APointer: Pointer): NativeInt;
 function FastMM_BlockMaximumUserBytes(APointer: Pointer): NativeInt;
 {Returns the calling thread's cached free blocks to the shared heap. Always True.}
 function FastMM_ProcessAllPendingFrees: Boolean;
-{Calls ACallBack for each block of the kinds in AWalkBlockTypes ([] = all). Needs the DLL's block
-walk (TODO(dll): fastmm_walk_blocks): until then it calls nothing and returns False.}
+{Calls ACallBack for each block of the kinds in AWalkBlockTypes ([] = all), in use or (with
+AWalkUsedBlocksOnly False) free; a block in a thread's cache or a freed debug block waiting in the
+quarantine is free. Blocks in allocation groups outside [AMinimumAllocationGroup,
+AMaximumAllocationGroup] are left out; a block that is not a debug block is in group 0, spans in
+none (AMinimumAllocationGroup above 0 leaves them out). False when an arena stayed locked for
+ALockTimeoutMilliseconds and was skipped. Unlike FastMM5, ACallBack runs with no lock of the
+memory manager held, so it may allocate and free; a block freed meanwhile by another thread may
+still be reported (check its memory before reading it). An exception raised by ACallBack ends
+the walk and is raised again from FastMM_WalkBlocks.}
 function FastMM_WalkBlocks(ACallBack: TFastMM_WalkBlocksCallback; AWalkBlockTypes: TFastMM_WalkBlocksBlockTypes = [];
   AWalkUsedBlocksOnly: Boolean = True; AUserData: Pointer = nil; ALockTimeoutMilliseconds: Cardinal = 1000;
   AMinimumAllocationGroup: Cardinal = 0; AMaximumAllocationGroup: Cardinal = $ffffffff): Boolean;
@@ -387,17 +394,27 @@ function FastMM_GetUsageSummary(ALockTimeoutMilliseconds: Cardinal = 50): TFastM
 and large totals.}
 procedure FastMM_GetMemoryManagerState(var AMemoryManagerState: TFastMM_MemoryManagerState;
   ALockTimeoutMilliseconds: Cardinal = 50);
-{The state of every 64 KB of the lower 4 GB of the address space: csAllocated where the DLL
-maps memory for blocks, csSysAllocated / csSysReserved for other committed / reserved memory.}
+{The state of every 64 KB of the lower 4 GB of the address space: csAllocated where the DLL's
+medium spans and large blocks are (FastMM5's walk of them), csSysAllocated / csSysReserved for
+other committed / reserved memory.}
 procedure FastMM_GetMemoryMap(var AMemoryMap: TMemoryMap; ALockTimeoutMilliseconds: Cardinal = 50);
-{Writes the usage summary (FastMM_LogStateToFileTemplate) and the usage by block kind and small
-size class. APFilename = nil: the default state log (<application>_MemoryManager_StateLog.txt).
-The usage by object class and the allocation group filters need the DLL's block walk.}
+{As FastMM5's: the usage summary (FastMM_LogStateToFileTemplate), then one line
+(FastMM_LogStateToFileTemplate_UsageDetail) per kind of content of the blocks in use in the
+allocation groups asked for, less those in the groups to subtract: each object class
+(FastMM_DetectClassInstance), AnsiString, UnicodeString (FastMM_DetectStringData) or Unknown,
+sorted by ASortOrder. APFilename = nil: the default state log
+(<application>_MemoryManager_StateLog.txt).}
 function FastMM_LogStateToFile(APFilename: PWideChar; APAdditionalDetails: PWideChar = nil;
   ATruncateFile: Boolean = True; ASortOrder: TFastMM_LogStateToFile_SortOrder = soDescendingTotalMemoryUsage;
   ALockTimeoutMilliseconds: Cardinal = 50; AAddUsageInAllocationGroupsFrom: Cardinal = 0;
   AAddUsageInAllocationGroupsUpTo: Cardinal = $ffffffff; ASubtractUsageInAllocationGroupsFrom: Cardinal = $ffffffff;
   ASubtractUsageInAllocationGroupsUpTo: Cardinal = 0): Boolean;
+{Beyond FastMM5: one self-contained HTML page (fastmm_write_usage_report) with what FastMM's usage
+tracker shows in a window: the address space the memory manager holds, each 64 KB region
+coloured by block kind and shaded by how full it is, the usage of each small size class, and the
+largest blocks in use. APFilename = nil: <application>_MemoryManager_UsageReport.html. False when
+the file could not be written or the DLL is older than the routine.}
+function FastMM_WriteUsageReport(APFilename: PWideChar = nil): Boolean;
 
 {------------------------Sharing (FastMM5)------------------------}
 {Every module that installs fastmm-c shares the DLL's one heap already: these return True when
@@ -412,14 +429,15 @@ asked to) and uninstalls; False if FastMM_Initialize was not called.}
 function FastMM_Initialize: Boolean;
 function FastMM_Finalize: Boolean;
 function FastMM_GetInstallationState: TFastMM_MemoryManagerInstallationState;
-{The strategy is recorded and returned (default mmosBalanced). In FastMM5 it sets the size of
-new medium block spans (4 MB, 3 MB, 1.5 MB); the DLL's spans are 2 MB whatever the strategy
-until it takes the setting (TODO(dll): fastmm_set_optimization_strategy).}
+{As FastMM5's, the strategy sets the size of the medium spans mapped from then on: the DLL's are
+4 MB for mmosOptimizeForSpeed, 2 MB for mmosBalanced (the default), 1 MB for
+mmosOptimizeForLowMemoryUsage (FastMM5's: 4, 3 and 1.5 MB).}
 procedure FastMM_SetOptimizationStrategy(AStrategy: TFastMM_MemoryManagerOptimizationStrategy);
 function FastMM_GetCurrentOptimizationStrategy: TFastMM_MemoryManagerOptimizationStrategy;
-{Requests nest and are counted as in FastMM5. Every block is 16-byte aligned; 32 and 64 need the
-DLL's aligned allocation (TODO(dll): fastmm_set_minimum_alignment), so until then the alignment in effect
-stays maa16Bytes.}
+{Requests nest and are counted as in FastMM5; the coarsest outstanding one is in effect: every
+block handed out from then on, of every kind, is aligned to it. Every block is 16-byte aligned
+anyway, on Win32 too, so the alignment in effect is never below maa16Bytes. The DLL's alignment is
+the process's: a library that shares it and enters or exits a request sets it for everyone.}
 procedure FastMM_EnterMinimumAddressAlignment(AMinimumAddressAlignment: TFastMM_MinimumAddressAlignment);
 procedure FastMM_ExitMinimumAddressAlignment(AMinimumAddressAlignment: TFastMM_MinimumAddressAlignment);
 function FastMM_GetCurrentMinimumAddressAlignment: TFastMM_MinimumAddressAlignment;
@@ -563,8 +581,9 @@ var
   the token's value. The unit
   fills 1 (date, yyyy-mm-dd), 2 (time, HH:nn:ss), 14 (the leak summary's entries), 16 (the
   event log's path), 18 (kilobytes allocated), 19 (kilobytes of overhead) and 20 (efficiency
-  percentage); the others (3-13, 15, 17, 21-26: details of a block) need the DLL's block walk
-  and debug headers. The debug block messages are declared for programs that set them; the DLL
+  percentage), and from the DLL's walk of its blocks 3 (the block's size), 8 (its class), 10-13
+  (its address and first bytes, in hex and as text) and 21-23 (the state log's usage per class);
+  the others (4-7, 9, 15, 17, 24-26) describe debug blocks and need their headers. The debug block messages are declared for programs that set them; the DLL
   writes its own texts until it hands its events to the unit (TODO(dll): fastmm_set_event_handler).}
   FastMM_LogFileEntryHeader: PWideChar = '--------------------------------{1} {2}--------------------------------'#13#10;
   FastMM_CannotInstallAfterDefaultMemoryManagerHasBeenUsedMessage: PWideChar =
@@ -715,6 +734,27 @@ type
   TDll_ReportLeaks = function: NativeUInt; cdecl;
   TDll_EventCount = function(AKind: Integer): NativeUInt; cdecl;
   TDll_SmallClassUsage = function(AOut: Pointer; ACount: NativeUInt): NativeUInt; cdecl;
+  {fastmm_block_info: what fastmm_walk_blocks reports of a block (no padding on either target).}
+  TDll_BlockInfo = packed record
+    BlockAddress: Pointer;
+    DebugHeader: Pointer;
+    BlockSize: NativeUInt;
+    UsableSize: NativeUInt;
+    AllocationGroup: Cardinal;
+    ArenaIndex: Byte;
+    BlockType: Byte;
+    BlockIsFree: Byte;
+    IsSequentialFeedSpan: Byte;
+    SequentialFeedUnusedBytes: Cardinal;
+    SmallBlockSpanBlockSize: Cardinal;
+  end;
+  PDll_BlockInfo = ^TDll_BlockInfo;
+  TDll_WalkCallback = procedure(AInfo: PDll_BlockInfo; AUserData: Pointer); cdecl;
+  TDll_WalkBlocks = function(ACallback: TDll_WalkCallback; AUserData: Pointer; ATypes: Cardinal;
+    AUsedBlocksOnly: Integer; ALockTimeoutMilliseconds, AMinimumAllocationGroup,
+    AMaximumAllocationGroup: Cardinal): Integer; cdecl;
+  TDll_SizeFunction = function(AValue: NativeUInt): NativeUInt; cdecl;
+  TDll_WriteReport = function(APath: PAnsiChar): Integer; cdecl;
 
 var
   Dll: record
@@ -741,6 +781,11 @@ var
     ReportLeaks: TDll_ReportLeaks;
     GetDebugEventCount: TDll_EventCount;
     GetSmallClassUsage: TDll_SmallClassUsage;
+    WalkBlocks: TDll_WalkBlocks;
+    SetMinimumAlignment: TDll_SizeFunction;
+    GetMinimumAlignment: TDll_GetSize;
+    SetOptimizationStrategy: TDll_SetInt;
+    WriteUsageReport: TDll_WriteReport;
   end;
   DllLoadError: Cardinal;
 
@@ -850,6 +895,15 @@ const
   CTokenAllocatedKB = 18;
   CTokenOverheadKB = 19;
   CTokenEfficiencyPercentage = 20;
+  CTokenBlockSize = 3;
+  CTokenObjectClass = 8;
+  CTokenMemoryDumpSize = 10;
+  CTokenBlockAddress = 11;
+  CTokenHexDump = 12;
+  CTokenASCIIDump = 13;
+  CTokenClassTotalBytes = 21;
+  CTokenClassInstanceCount = 22;
+  CTokenClassAverageBytes = 23;
   CMaxTokenID = 30;
 
 type
@@ -1213,6 +1267,11 @@ begin
   Dll.ReportLeaks := TDll_ReportLeaks(FMMC_GetProcAddress(H, 'fastmm_report_leaks'));
   Dll.GetDebugEventCount := TDll_EventCount(FMMC_GetProcAddress(H, 'fastmm_get_debug_event_count'));
   Dll.GetSmallClassUsage := TDll_SmallClassUsage(FMMC_GetProcAddress(H, 'fastmm_get_small_class_usage'));
+  Dll.WalkBlocks := TDll_WalkBlocks(FMMC_GetProcAddress(H, 'fastmm_walk_blocks'));
+  Dll.SetMinimumAlignment := TDll_SizeFunction(FMMC_GetProcAddress(H, 'fastmm_set_minimum_alignment'));
+  Dll.GetMinimumAlignment := TDll_GetSize(FMMC_GetProcAddress(H, 'fastmm_get_minimum_alignment'));
+  Dll.SetOptimizationStrategy := TDll_SetInt(FMMC_GetProcAddress(H, 'fastmm_set_optimization_strategy'));
+  Dll.WriteUsageReport := TDll_WriteReport(FMMC_GetProcAddress(H, 'fastmm_write_usage_report'));
   GetManager(Dll.MM);
   if not (Assigned(Dll.MM.GetMem) and Assigned(Dll.MM.FreeMem) and Assigned(Dll.MM.ReallocMem)
     and Assigned(Dll.MM.AllocMem)) then
@@ -1852,132 +1911,7 @@ begin
     Result.EfficiencyPercentage := 100;
 end;
 
-procedure FastMM_GetMemoryManagerState(var AMemoryManagerState: TFastMM_MemoryManagerState;
-  ALockTimeoutMilliseconds: Cardinal);
-var
-  S: TFastMMC_State;
-  Usage: array[0..63] of TFastMMC_KindUsage;
-  I, N: Integer;
-  Slot: NativeUInt;
-begin
-  FillChar(AMemoryManagerState, SizeOf(AMemoryManagerState), 0);
-  if not FastMMC_GetState(S) then
-    Exit;
-  {The DLL's small size classes, in ascending order: their live blocks (a block in a thread's
-  cache is free) and the bytes of their spans. The spans of small blocks are not counted in the
-  medium figures (as in FastMM5).}
-  FillChar(Usage, SizeOf(Usage), 0);
-  N := S.SmallClassCount;
-  if N > Length(AMemoryManagerState.SmallBlockTypeStates) then
-    N := Length(AMemoryManagerState.SmallBlockTypeStates);
-  if Assigned(Dll.GetSmallClassUsage) then
-    Dll.GetSmallClassUsage(@Usage[0], N);
-  AMemoryManagerState.SmallBlockTypeCount := N;
-  for I := 0 to N - 1 do
-  begin
-    Slot := Dll.SmallClassSlotSize(I);
-    AMemoryManagerState.SmallBlockTypeStates[I].InternalBlockSize := Slot;
-    AMemoryManagerState.SmallBlockTypeStates[I].UseableBlockSize := Minus(Slot, 4);
-    AMemoryManagerState.SmallBlockTypeStates[I].AllocatedBlockCount := Usage[I].BlocksInUse;
-    AMemoryManagerState.SmallBlockTypeStates[I].ReservedAddressSpace := Usage[I].BytesReserved;
-  end;
-  AMemoryManagerState.AllocatedMediumBlockCount := S.Medium.BlocksInUse;
-  AMemoryManagerState.TotalAllocatedMediumBlockSize := S.Medium.BytesInUse;
-  AMemoryManagerState.ReservedMediumBlockAddressSpace := S.Medium.BytesReserved;
-  AMemoryManagerState.AllocatedLargeBlockCount := S.Large.BlocksInUse;
-  AMemoryManagerState.TotalAllocatedLargeBlockSize := S.Large.BytesInUse;
-  AMemoryManagerState.ReservedLargeBlockAddressSpace := S.Large.BytesReserved;
-end;
-
-procedure TextAddKind(var T: TFMMC_Text; const AName: ShortString; const U: TFastMMC_KindUsage);
-begin
-  TextAdd(T, AName);
-  TextAddUInt(T, U.BlocksInUse);
-  TextAdd(T, ' blocks, ');
-  TextAddUInt(T, U.BytesInUse);
-  TextAdd(T, ' bytes in use, ');
-  TextAddUInt(T, U.BytesReserved);
-  TextAddLine(T, ' bytes reserved');
-end;
-
-function FastMM_LogStateToFile(APFilename: PWideChar; APAdditionalDetails: PWideChar;
-  ATruncateFile: Boolean; ASortOrder: TFastMM_LogStateToFile_SortOrder;
-  ALockTimeoutMilliseconds: Cardinal; AAddUsageInAllocationGroupsFrom: Cardinal;
-  AAddUsageInAllocationGroupsUpTo: Cardinal; ASubtractUsageInAllocationGroupsFrom: Cardinal;
-  ASubtractUsageInAllocationGroupsUpTo: Cardinal): Boolean;
-var
-  S: TFastMMC_State;
-  T: TFMMC_Text;
-  Tokens: TFMMC_Tokens;
-  Name: array[0..CMaxPath] of WideChar;
-  N: Integer;
-  Summary: TFastMM_UsageSummary;
-  MMState: TFastMM_MemoryManagerState;
-begin
-  Result := False;
-  if not FastMMC_GetState(S) then
-    Exit;
-  if APFilename = nil then
-  begin
-    N := ApplicationBaseName(Name);
-    WideAppendAscii(Name, N, '_MemoryManager_StateLog.txt');
-    APFilename := @Name[0];
-  end;
-  Summary := FastMM_GetUsageSummary(ALockTimeoutMilliseconds);
-  TokensClear(Tokens);
-  TokensSetGeneral(Tokens);
-  TokenSetShort(Tokens, CTokenAllocatedKB, UIntToStr(Summary.AllocatedBytes div 1024));
-  TokenSetShort(Tokens, CTokenOverheadKB, UIntToStr(Summary.OverheadBytes div 1024));
-  TokenSetShort(Tokens, CTokenEfficiencyPercentage, UIntToStr(NativeUInt(Round(Summary.EfficiencyPercentage))));
-  TextClear(T);
-  TextAddTemplate(T, FastMM_LogStateToFileTemplate, Tokens);
-  {TODO(dll): fastmm_walk_blocks (delphi/DLL_EXPORTS_NEEDED.md) - FastMM5's detail: the live
-  blocks grouped by content (FastMM_DetectClassInstance, FastMM_DetectStringData), one line of
-  FastMM_LogStateToFileTemplate_UsageDetail each, sorted by ASortOrder, counting only debug
-  blocks of the allocation groups asked for. Until then: by block kind and size class.}
-  TextAddKind(T, 'Small blocks: ', S.Small);
-  TextAddKind(T, 'Medium blocks: ', S.Medium);
-  TextAddKind(T, 'Large blocks: ', S.Large);
-  FastMM_GetMemoryManagerState(MMState, ALockTimeoutMilliseconds);
-  for N := 0 to Integer(MMState.SmallBlockTypeCount) - 1 do
-    if MMState.SmallBlockTypeStates[N].AllocatedBlockCount <> 0 then
-    begin
-      TextAdd(T, '  ');
-      TextAddUInt(T, MMState.SmallBlockTypeStates[N].UseableBlockSize);
-      TextAdd(T, '-byte small blocks: ');
-      TextAddUInt(T, MMState.SmallBlockTypeStates[N].AllocatedBlockCount);
-      TextAddLine(T, '');
-    end;
-  TextAdd(T, 'Thread caches: ');
-  TextAddUInt(T, S.ThreadCachedBlocks);
-  TextAddLine(T, ' free small blocks');
-  TextAdd(T, 'From the OS: ');
-  TextAddUInt(T, S.OSBytesReserved);
-  TextAdd(T, ' bytes now, ');
-  TextAddUInt(T, S.OSBytesPeak);
-  TextAdd(T, ' at the peak, in ');
-  TextAddUInt(T, S.OSMapCalls);
-  TextAdd(T, ' mappings (');
-  TextAddUInt(T, S.OSUnmapCalls);
-  TextAddLine(T, ' given back)');
-  if APAdditionalDetails <> nil then
-  begin
-    TextAdd(T, #13#10);
-    TextAddWide(T, APAdditionalDetails);
-  end;
-  Result := WriteTextFile(APFilename, T, ATruncateFile);
-end;
-
-{------------------------Blocks: walk, content, map------------------------}
-
-function FastMM_WalkBlocks(ACallBack: TFastMM_WalkBlocksCallback; AWalkBlockTypes: TFastMM_WalkBlocksBlockTypes;
-  AWalkUsedBlocksOnly: Boolean; AUserData: Pointer; ALockTimeoutMilliseconds: Cardinal;
-  AMinimumAllocationGroup: Cardinal; AMaximumAllocationGroup: Cardinal): Boolean;
-begin
-  {TODO(dll): fastmm_walk_blocks (delphi/DLL_EXPORTS_NEEDED.md) - call ACallBack with a
-  TFastMM_WalkAllocatedBlocks_BlockInfo filled from each fastmm_block_info the DLL reports.}
-  Result := False;
-end;
+{------------------------Blocks: what they hold------------------------}
 
 {A readable-memory test through VirtualQuery, remembering the last region asked about.}
 type
@@ -2158,6 +2092,160 @@ begin
   end;
 end;
 
+{------------------------The DLL's walk of its blocks------------------------}
+
+{Every routine below that looks at blocks goes through fastmm_walk_blocks. The DLL calls back with
+none of its locks held; a block freed by another thread meanwhile may still be reported, so a
+block's bytes are read only after IsReadable says they can be.}
+
+function FMMC_VirtualAlloc(AAddress: Pointer; ASize: NativeUInt; AAllocationType, AProtect: Cardinal): Pointer;
+  stdcall; external kernel32 name 'VirtualAlloc';
+function FMMC_VirtualFree(AAddress: Pointer; ASize: NativeUInt; AFreeType: Cardinal): LongBool;
+  stdcall; external kernel32 name 'VirtualFree';
+
+const
+  CMemRelease = $8000;
+  {fastmm_block_info.block_type: FastMM5's TFastMM_WalkAllocatedBlocksBlockType, in order.}
+  CDllLargeBlock = 0;
+  CDllMediumBlockSpan = 1;
+  CDllMediumBlock = 2;
+  CDllSmallBlockSpan = 3;
+  CDllSmallBlock = 4;
+  CAllBlockTypes = [Low(TFastMM_WalkAllocatedBlocksBlockType)..High(TFastMM_WalkAllocatedBlocksBlockType)];
+  CUsedBlockTypes = [btLargeBlock, btMediumBlock, btSmallBlock];
+
+{Working memory for a walk's callback, from the OS: the blocks being looked at are the heap's.}
+function AllocateWorkingMemory(ASize: NativeUInt): Pointer;
+begin
+  Result := FMMC_VirtualAlloc(nil, ASize, CMemCommit or CMemReserve, CPageReadWrite);
+end;
+
+procedure FreeWorkingMemory(P: Pointer);
+begin
+  if P <> nil then
+    FMMC_VirtualFree(P, 0, CMemRelease);
+end;
+
+function DllHasWalk: Boolean;
+begin
+  Result := (Dll.Handle <> 0) and Assigned(Dll.WalkBlocks);
+end;
+
+{fastmm_walk_blocks for the kinds in ATypes; False when the DLL has no walk or an arena was
+skipped.}
+function DllWalk(ACallback: TDll_WalkCallback; AData: Pointer; ATypes: TFastMM_WalkBlocksBlockTypes;
+  AUsedBlocksOnly: Boolean; ALockTimeoutMilliseconds, AMinimumAllocationGroup, AMaximumAllocationGroup: Cardinal): Boolean;
+var
+  Mask: Cardinal;
+  T: TFastMM_WalkAllocatedBlocksBlockType;
+begin
+  Result := False;
+  if not DllHasWalk or (ATypes = []) then
+    Exit;
+  Mask := 0;
+  for T := Low(T) to High(T) do
+    if T in ATypes then
+      Mask := Mask or (Cardinal(1) shl Ord(T));
+  Result := Dll.WalkBlocks(ACallback, AData, Mask, Ord(AUsedBlocksOnly), ALockTimeoutMilliseconds,
+    AMinimumAllocationGroup, AMaximumAllocationGroup) <> 0;
+end;
+
+procedure BlockInfoFromDll(const AInfo: TDll_BlockInfo; var ABlockInfo: TFastMM_WalkAllocatedBlocks_BlockInfo);
+begin
+  FillChar(ABlockInfo, SizeOf(ABlockInfo), 0);
+  ABlockInfo.BlockAddress := AInfo.BlockAddress;
+  ABlockInfo.DebugInformation := AInfo.DebugHeader;
+  ABlockInfo.BlockSize := NativeInt(AInfo.BlockSize);
+  ABlockInfo.UsableSize := NativeInt(AInfo.UsableSize);
+  ABlockInfo.ArenaIndex := AInfo.ArenaIndex;
+  ABlockInfo.BlockType := TFastMM_WalkAllocatedBlocksBlockType(AInfo.BlockType);
+  ABlockInfo.BlockIsFree := AInfo.BlockIsFree <> 0;
+  case AInfo.BlockType of
+    CDllMediumBlockSpan:
+      begin
+        ABlockInfo.IsSequentialFeedMediumBlockSpan := AInfo.IsSequentialFeedSpan <> 0;
+        ABlockInfo.MediumBlockSequentialFeedSpanUnusedBytes := Integer(AInfo.SequentialFeedUnusedBytes);
+      end;
+    CDllSmallBlockSpan:
+      begin
+        ABlockInfo.IsSequentialFeedSmallBlockSpan := AInfo.IsSequentialFeedSpan <> 0;
+        ABlockInfo.SmallBlockSpanBlockSize := Word(AInfo.SmallBlockSpanBlockSize);
+        ABlockInfo.SmallBlockSequentialFeedSpanUnusedBytes := Integer(AInfo.SequentialFeedUnusedBytes);
+      end;
+  end;
+end;
+
+type
+  PWalkThunk = ^TWalkThunk;
+  TWalkThunk = record
+    Callback: TFastMM_WalkBlocksCallback;
+    UserData: Pointer;
+    {An exception ACallBack raised: caught here, so that it never unwinds through the DLL, and raised
+    again once the walk has returned.}
+    RaisedObject: Pointer;
+  end;
+
+procedure WalkThunk(AInfo: PDll_BlockInfo; AUserData: Pointer); cdecl;
+var
+  Thunk: PWalkThunk;
+  BlockInfo: TFastMM_WalkAllocatedBlocks_BlockInfo;
+begin
+  Thunk := AUserData;
+  if Thunk^.RaisedObject <> nil then
+    Exit;
+  BlockInfoFromDll(AInfo^, BlockInfo);
+  BlockInfo.UserData := Thunk^.UserData;
+  try
+    Thunk^.Callback(BlockInfo);
+  except
+    Thunk^.RaisedObject := AcquireExceptionObject;
+  end;
+end;
+
+function FastMM_WalkBlocks(ACallBack: TFastMM_WalkBlocksCallback; AWalkBlockTypes: TFastMM_WalkBlocksBlockTypes;
+  AWalkUsedBlocksOnly: Boolean; AUserData: Pointer; ALockTimeoutMilliseconds: Cardinal;
+  AMinimumAllocationGroup: Cardinal; AMaximumAllocationGroup: Cardinal): Boolean;
+var
+  Thunk: TWalkThunk;
+begin
+  Result := False;
+  if not Assigned(ACallBack) then
+    Exit;
+  Thunk.Callback := ACallBack;
+  Thunk.UserData := AUserData;
+  Thunk.RaisedObject := nil;
+  if AWalkBlockTypes = [] then
+    AWalkBlockTypes := CAllBlockTypes;
+  Result := DllWalk(@WalkThunk, @Thunk, AWalkBlockTypes, AWalkUsedBlocksOnly, ALockTimeoutMilliseconds,
+    AMinimumAllocationGroup, AMaximumAllocationGroup);
+  if Thunk.RaisedObject <> nil then
+    raise TObject(Thunk.RaisedObject);
+end;
+
+{------------------------The memory map------------------------}
+
+procedure MemoryMapCallback(AInfo: PDll_BlockInfo; AUserData: Pointer); cdecl;
+var
+  Map: ^TMemoryMap;
+  Start, First, Last, I: NativeUInt;
+begin
+  Map := AUserData;
+  if AInfo^.BlockIsFree <> 0 then
+    Exit;
+  Start := NativeUInt(AInfo^.BlockAddress);
+  {A large block's mapping starts at the 64 KB boundary its header word (BlockAddress - 4) lies in.}
+  if AInfo^.BlockType = CDllLargeBlock then
+    Start := (Start - 4) and not NativeUInt($FFFF);
+  First := Start shr 16;
+  if First > High(TMemoryMap) then
+    Exit;
+  Last := First + (AInfo^.BlockSize - 1) shr 16;
+  if Last > High(TMemoryMap) then
+    Last := High(TMemoryMap);
+  for I := First to Last do
+    Map^[I] := csAllocated;
+end;
+
 procedure FastMM_GetMemoryMap(var AMemoryMap: TMemoryMap; ALockTimeoutMilliseconds: Cardinal);
 const
   CChunkSize = 65536;
@@ -2168,14 +2256,20 @@ var
 begin
   FillChar(AMemoryMap, SizeOf(AMemoryMap), Ord(csUnallocated));
   Last := High(AMemoryMap);
+  {FastMM5's: the medium spans and large blocks are csAllocated. A DLL without the walk: the 64 KB
+  regions its page map marks.}
+  if DllHasWalk then
+    DllWalk(@MemoryMapCallback, @AMemoryMap, [btLargeBlock, btMediumBlockSpan], False, ALockTimeoutMilliseconds,
+      0, $ffffffff)
+  else
+    for Chunk := 0 to Last do
+      if InDllMemory(Pointer(Chunk * CChunkSize)) then
+        AMemoryMap[Chunk] := csAllocated;
   Chunk := 0;
   while Chunk <= Last do
   begin
-    {The DLL's page map says which 64 KB regions hold its spans and large blocks: each of those
-    is csAllocated, as FastMM5 marks its medium spans and large blocks.}
-    if InDllMemory(Pointer(Chunk * CChunkSize)) then
+    if AMemoryMap[Chunk] <> csUnallocated then
     begin
-      AMemoryMap[Chunk] := csAllocated;
       Inc(Chunk);
       Continue;
     end;
@@ -2184,7 +2278,8 @@ begin
       {Beyond what the process may address (a 32-bit program without the large address flag).}
       while Chunk <= Last do
       begin
-        AMemoryMap[Chunk] := csSysReserved;
+        if AMemoryMap[Chunk] = csUnallocated then
+          AMemoryMap[Chunk] := csSysReserved;
         Inc(Chunk);
       end;
       Break;
@@ -2198,16 +2293,411 @@ begin
       Status := csSysReserved
     else
       Status := csUnallocated;
-    {The DLL's regions inside the range are found on the next turns.}
     while (Chunk < Next) and (Chunk <= Last) do
     begin
-      if InDllMemory(Pointer(Chunk * CChunkSize)) then
-        AMemoryMap[Chunk] := csAllocated
-      else
+      if AMemoryMap[Chunk] = csUnallocated then
         AMemoryMap[Chunk] := Status;
       Inc(Chunk);
     end;
   end;
+end;
+
+{------------------------The memory manager's state------------------------}
+
+{The size class of a block or span whose slots are ASlot bytes (the types are in ascending order).}
+function SmallTypeIndex(const AState: TFastMM_MemoryManagerState; ASlot: NativeUInt): Integer;
+begin
+  Result := 0;
+  while (Result < Integer(AState.SmallBlockTypeCount) - 1) and
+    (AState.SmallBlockTypeStates[Result].InternalBlockSize < ASlot) do
+    Inc(Result);
+end;
+
+{FastMM5's sums: a small span's memory counts for its size class, not for medium blocks.}
+procedure ManagerStateCallback(AInfo: PDll_BlockInfo; AUserData: Pointer); cdecl;
+var
+  State: ^TFastMM_MemoryManagerState;
+  I: Integer;
+begin
+  State := AUserData;
+  case AInfo^.BlockType of
+    CDllLargeBlock:
+      begin
+        Inc(State^.ReservedLargeBlockAddressSpace, AInfo^.BlockSize);
+        if AInfo^.BlockIsFree = 0 then
+        begin
+          Inc(State^.AllocatedLargeBlockCount);
+          Inc(State^.TotalAllocatedLargeBlockSize, AInfo^.UsableSize);
+        end;
+      end;
+    CDllMediumBlockSpan:
+      Inc(State^.ReservedMediumBlockAddressSpace, AInfo^.BlockSize);
+    CDllMediumBlock:
+      if AInfo^.BlockIsFree = 0 then
+      begin
+        Inc(State^.AllocatedMediumBlockCount);
+        Inc(State^.TotalAllocatedMediumBlockSize, AInfo^.UsableSize);
+      end;
+    CDllSmallBlockSpan:
+      begin
+        I := SmallTypeIndex(State^, AInfo^.SmallBlockSpanBlockSize);
+        Inc(State^.SmallBlockTypeStates[I].ReservedAddressSpace, AInfo^.BlockSize);
+        Dec(State^.ReservedMediumBlockAddressSpace, AInfo^.BlockSize);
+      end;
+    CDllSmallBlock:
+      if AInfo^.BlockIsFree = 0 then
+      begin
+        I := SmallTypeIndex(State^, AInfo^.BlockSize);
+        Inc(State^.SmallBlockTypeStates[I].AllocatedBlockCount);
+      end;
+  end;
+end;
+
+procedure FastMM_GetMemoryManagerState(var AMemoryManagerState: TFastMM_MemoryManagerState;
+  ALockTimeoutMilliseconds: Cardinal);
+var
+  S: TFastMMC_State;
+  Usage: array[0..63] of TFastMMC_KindUsage;
+  I, N: Integer;
+  Slot: NativeUInt;
+begin
+  FillChar(AMemoryManagerState, SizeOf(AMemoryManagerState), 0);
+  if not FastMMC_GetState(S) then
+    Exit;
+  {The DLL's small size classes, in ascending order.}
+  N := S.SmallClassCount;
+  if N > Length(AMemoryManagerState.SmallBlockTypeStates) then
+    N := Length(AMemoryManagerState.SmallBlockTypeStates);
+  AMemoryManagerState.SmallBlockTypeCount := N;
+  for I := 0 to N - 1 do
+  begin
+    Slot := Dll.SmallClassSlotSize(I);
+    AMemoryManagerState.SmallBlockTypeStates[I].InternalBlockSize := Slot;
+    AMemoryManagerState.SmallBlockTypeStates[I].UseableBlockSize := Minus(Slot, 4);
+  end;
+  {FastMM5's: every block and span walked, a block in a thread's cache counted free.}
+  if DllHasWalk then
+  begin
+    DllWalk(@ManagerStateCallback, @AMemoryManagerState, CAllBlockTypes, False, ALockTimeoutMilliseconds, 0, $ffffffff);
+    Exit;
+  end;
+  {An older DLL: its counters.}
+  FillChar(Usage, SizeOf(Usage), 0);
+  if Assigned(Dll.GetSmallClassUsage) then
+    Dll.GetSmallClassUsage(@Usage[0], N);
+  for I := 0 to N - 1 do
+  begin
+    AMemoryManagerState.SmallBlockTypeStates[I].AllocatedBlockCount := Usage[I].BlocksInUse;
+    AMemoryManagerState.SmallBlockTypeStates[I].ReservedAddressSpace := Usage[I].BytesReserved;
+  end;
+  AMemoryManagerState.AllocatedMediumBlockCount := S.Medium.BlocksInUse;
+  AMemoryManagerState.TotalAllocatedMediumBlockSize := S.Medium.BytesInUse;
+  AMemoryManagerState.ReservedMediumBlockAddressSpace := S.Medium.BytesReserved;
+  AMemoryManagerState.AllocatedLargeBlockCount := S.Large.BlocksInUse;
+  AMemoryManagerState.TotalAllocatedLargeBlockSize := S.Large.BytesInUse;
+  AMemoryManagerState.ReservedLargeBlockAddressSpace := S.Large.BytesReserved;
+end;
+
+{------------------------What a block holds------------------------}
+
+const
+  {The kinds of content that are not a class (a class is its VMT's address, above 65535).}
+  CContentUnknown = 0;
+  CContentAnsiString = 1;
+  CContentUnicodeString = 2;
+  CUnknownName: ShortString = 'Unknown';
+  CAnsiStringName: ShortString = 'AnsiString';
+  CUnicodeStringName: ShortString = 'UnicodeString';
+
+{What a block in use holds, as FastMM5 tells (DetectBlockContentType): an object's class, a
+string, or unknown. Nothing is read that IsReadable does not allow.}
+function BlockContentType(var ACache: TReadableCache; ABlock: Pointer; AUsable: NativeUInt): NativeUInt;
+var
+  C: TClass;
+begin
+  Result := CContentUnknown;
+  if (AUsable < SizeOf(Pointer)) or not IsReadable(ACache, ABlock, SizeOf(Pointer)) then
+    Exit;
+  C := FastMM_DetectClassInstance(ABlock);
+  if C <> nil then
+    Exit(NativeUInt(C));
+  if IsReadable(ACache, ABlock, AUsable) then
+    case FastMM_DetectStringData(ABlock, NativeInt(AUsable)) of
+      sdtAnsiString: Result := CContentAnsiString;
+      sdtUnicodeString: Result := CContentUnicodeString;
+    end;
+end;
+
+function ContentName(AContentType: NativeUInt): PShortString;
+begin
+  case AContentType of
+    CContentUnknown: Result := @CUnknownName;
+    CContentAnsiString: Result := @CAnsiStringName;
+    CContentUnicodeString: Result := @CUnicodeStringName;
+  else
+    Result := PPointer(PByte(AContentType) + vmtClassName)^;
+  end;
+end;
+
+{------------------------The state log------------------------}
+
+const
+  CMaxStateLogNodes = 100000;
+  {A power of two above twice the nodes: the open-addressing table finds a content type quickly.}
+  CStateLogSlots = 262144;
+
+type
+  TStateLogNode = record
+    ContentType: NativeUInt;
+    InstanceCount: NativeInt;
+    TotalMemoryUsage: NativeInt;
+  end;
+  PStateLog = ^TStateLog;
+  TStateLog = record
+    SubtractUsage: Boolean;
+    NodeCount: Integer;
+    Cache: TReadableCache;
+    {The node of each content type, found by hashing it (node index + 1; 0: empty).}
+    Slots: array[0..CStateLogSlots - 1] of Integer;
+    Nodes: array[0..CMaxStateLogNodes - 1] of TStateLogNode;
+    Order: array[0..CMaxStateLogNodes - 1] of Integer;
+  end;
+
+{The node of AContentType; a new one when ACreate, else nil when there is none.}
+function StateLogNode(ALog: PStateLog; AContentType: NativeUInt; ACreate: Boolean): Integer;
+var
+  Slot: NativeUInt;
+begin
+  Slot := ((AContentType shr 3) * 2654435761) and (CStateLogSlots - 1);
+  while ALog^.Slots[Slot] <> 0 do
+  begin
+    if ALog^.Nodes[ALog^.Slots[Slot] - 1].ContentType = AContentType then
+      Exit(ALog^.Slots[Slot] - 1);
+    Slot := (Slot + 1) and (CStateLogSlots - 1);
+  end;
+  Result := -1;
+  if not ACreate or (ALog^.NodeCount = CMaxStateLogNodes) then
+    Exit;
+  Result := ALog^.NodeCount;
+  Inc(ALog^.NodeCount);
+  ALog^.Nodes[Result].ContentType := AContentType;
+  ALog^.Nodes[Result].InstanceCount := 0;
+  ALog^.Nodes[Result].TotalMemoryUsage := 0;
+  ALog^.Slots[Slot] := Result + 1;
+end;
+
+procedure StateLogCallback(AInfo: PDll_BlockInfo; AUserData: Pointer); cdecl;
+var
+  Log: PStateLog;
+  First: NativeUInt;
+  Node: Integer;
+begin
+  Log := AUserData;
+  Node := -1;
+  {Detecting a class costs VirtualQuery calls: a first pointer that is a class already seen is taken
+  as that class, as FastMM5 does.}
+  if (AInfo^.UsableSize >= SizeOf(Pointer)) and IsReadable(Log^.Cache, AInfo^.BlockAddress, SizeOf(Pointer)) then
+  begin
+    First := PNativeUInt(AInfo^.BlockAddress)^;
+    if (First > 65535) and (First and (SizeOf(Pointer) - 1) = 0) then
+      Node := StateLogNode(Log, First, False);
+  end;
+  if Node < 0 then
+    Node := StateLogNode(Log, BlockContentType(Log^.Cache, AInfo^.BlockAddress, AInfo^.UsableSize), True);
+  if Node < 0 then
+    Exit;
+  if Log^.SubtractUsage then
+  begin
+    Dec(Log^.Nodes[Node].InstanceCount);
+    Dec(Log^.Nodes[Node].TotalMemoryUsage, AInfo^.UsableSize);
+  end
+  else
+  begin
+    Inc(Log^.Nodes[Node].InstanceCount);
+    Inc(Log^.Nodes[Node].TotalMemoryUsage, AInfo^.UsableSize);
+  end;
+end;
+
+{Does node A sort after node B? Descending total, then by name; or by name.}
+function StateLogAfter(ALog: PStateLog; A, B: Integer; ASortOrder: TFastMM_LogStateToFile_SortOrder): Boolean;
+begin
+  if ASortOrder = soDescendingTotalMemoryUsage then
+  begin
+    if ALog^.Nodes[A].TotalMemoryUsage <> ALog^.Nodes[B].TotalMemoryUsage then
+      Exit(ALog^.Nodes[A].TotalMemoryUsage < ALog^.Nodes[B].TotalMemoryUsage);
+  end;
+  Result := ContentName(ALog^.Nodes[A].ContentType)^ > ContentName(ALog^.Nodes[B].ContentType)^;
+end;
+
+procedure StateLogSort(ALog: PStateLog; ASortOrder: TFastMM_LogStateToFile_SortOrder);
+var
+  Gap, I, J, V: Integer;
+begin
+  for I := 0 to ALog^.NodeCount - 1 do
+    ALog^.Order[I] := I;
+  Gap := 1;
+  while Gap < ALog^.NodeCount div 3 do
+    Gap := Gap * 3 + 1;
+  while Gap > 0 do
+  begin
+    for I := Gap to ALog^.NodeCount - 1 do
+    begin
+      V := ALog^.Order[I];
+      J := I;
+      while (J >= Gap) and StateLogAfter(ALog, ALog^.Order[J - Gap], V, ASortOrder) do
+      begin
+        ALog^.Order[J] := ALog^.Order[J - Gap];
+        Dec(J, Gap);
+      end;
+      ALog^.Order[J] := V;
+    end;
+    Gap := Gap div 3;
+  end;
+end;
+
+procedure TextAddKind(var T: TFMMC_Text; const AName: ShortString; const U: TFastMMC_KindUsage);
+begin
+  TextAdd(T, AName);
+  TextAddUInt(T, U.BlocksInUse);
+  TextAdd(T, ' blocks, ');
+  TextAddUInt(T, U.BytesInUse);
+  TextAdd(T, ' bytes in use, ');
+  TextAddUInt(T, U.BytesReserved);
+  TextAddLine(T, ' bytes reserved');
+end;
+
+function IntToShort(V: NativeInt): ShortString;
+begin
+  if V < 0 then
+    Result := '-' + UIntToStr(NativeUInt(-V))
+  else
+    Result := UIntToStr(NativeUInt(V));
+end;
+
+function FastMM_LogStateToFile(APFilename: PWideChar; APAdditionalDetails: PWideChar;
+  ATruncateFile: Boolean; ASortOrder: TFastMM_LogStateToFile_SortOrder;
+  ALockTimeoutMilliseconds: Cardinal; AAddUsageInAllocationGroupsFrom: Cardinal;
+  AAddUsageInAllocationGroupsUpTo: Cardinal; ASubtractUsageInAllocationGroupsFrom: Cardinal;
+  ASubtractUsageInAllocationGroupsUpTo: Cardinal): Boolean;
+var
+  S: TFastMMC_State;
+  T: TFMMC_Text;
+  Tokens: TFMMC_Tokens;
+  Name: array[0..CMaxPath] of WideChar;
+  N, I, Kept: Integer;
+  Summary: TFastMM_UsageSummary;
+  Log: PStateLog;
+  Node: ^TStateLogNode;
+  Truncate, Written: Boolean;
+
+  {The text so far to the file, when it nears the buffer's end (and at the end).}
+  procedure Flush(AForce: Boolean);
+  begin
+    if (T.Len = 0) or (not AForce and (T.Len < CTextCapacity - 1024)) then
+      Exit;
+    Written := WriteTextFile(APFilename, T, Truncate) and Written;
+    Truncate := False;
+    TextClear(T);
+  end;
+
+begin
+  Result := False;
+  if not FastMMC_GetState(S) then
+    Exit;
+  if APFilename = nil then
+  begin
+    N := ApplicationBaseName(Name);
+    WideAppendAscii(Name, N, '_MemoryManager_StateLog.txt');
+    APFilename := @Name[0];
+  end;
+  Summary := FastMM_GetUsageSummary(ALockTimeoutMilliseconds);
+  TokensClear(Tokens);
+  TokensSetGeneral(Tokens);
+  TokenSetShort(Tokens, CTokenAllocatedKB, UIntToStr(Summary.AllocatedBytes div 1024));
+  TokenSetShort(Tokens, CTokenOverheadKB, UIntToStr(Summary.OverheadBytes div 1024));
+  TokenSetShort(Tokens, CTokenEfficiencyPercentage, UIntToStr(NativeUInt(Round(Summary.EfficiencyPercentage))));
+  TextClear(T);
+  TextAddTemplate(T, FastMM_LogStateToFileTemplate, Tokens);
+  Written := True;
+  Truncate := ATruncateFile;
+  Log := nil;
+  if DllHasWalk then
+    Log := AllocateWorkingMemory(SizeOf(TStateLog));
+  if Log <> nil then
+  begin
+    {FastMM5's detail: the blocks in use of the groups asked for, by content; a second walk takes
+    off those of the groups to subtract.}
+    DllWalk(@StateLogCallback, Log, CUsedBlockTypes, True, ALockTimeoutMilliseconds,
+      AAddUsageInAllocationGroupsFrom, AAddUsageInAllocationGroupsUpTo);
+    if ASubtractUsageInAllocationGroupsFrom <= ASubtractUsageInAllocationGroupsUpTo then
+    begin
+      Log^.SubtractUsage := True;
+      DllWalk(@StateLogCallback, Log, CUsedBlockTypes, True, ALockTimeoutMilliseconds,
+        ASubtractUsageInAllocationGroupsFrom, ASubtractUsageInAllocationGroupsUpTo);
+      Kept := 0;
+      for I := 0 to Log^.NodeCount - 1 do
+        if (Log^.Nodes[I].InstanceCount <> 0) or (Log^.Nodes[I].TotalMemoryUsage <> 0) then
+        begin
+          Log^.Nodes[Kept] := Log^.Nodes[I];
+          Inc(Kept);
+        end;
+      Log^.NodeCount := Kept;
+    end;
+    StateLogSort(Log, ASortOrder);
+    for I := 0 to Log^.NodeCount - 1 do
+    begin
+      Node := @Log^.Nodes[Log^.Order[I]];
+      TokensClear(Tokens);
+      TokenSetShort(Tokens, CTokenClassTotalBytes, IntToShort(Node^.TotalMemoryUsage));
+      TokenSetShort(Tokens, CTokenObjectClass, ContentName(Node^.ContentType)^);
+      TokenSetShort(Tokens, CTokenClassInstanceCount, IntToShort(Node^.InstanceCount));
+      if Node^.InstanceCount <> 0 then
+        TokenSetShort(Tokens, CTokenClassAverageBytes, IntToShort(Round(Node^.TotalMemoryUsage / Node^.InstanceCount)))
+      else
+        TokenSetShort(Tokens, CTokenClassAverageBytes, '0');
+      TextAddTemplate(T, FastMM_LogStateToFileTemplate_UsageDetail, Tokens);
+      Flush(False);
+    end;
+    FreeWorkingMemory(Log);
+  end
+  else
+  begin
+    {An older DLL: by block kind.}
+    TextAddKind(T, 'Small blocks: ', S.Small);
+    TextAddKind(T, 'Medium blocks: ', S.Medium);
+    TextAddKind(T, 'Large blocks: ', S.Large);
+  end;
+  if APAdditionalDetails <> nil then
+  begin
+    TextAdd(T, #13#10);
+    TextAddWide(T, APAdditionalDetails);
+  end;
+  Flush(True);
+  Result := Written;
+end;
+
+{------------------------The usage report------------------------}
+
+function FastMM_WriteUsageReport(APFilename: PWideChar): Boolean;
+var
+  Name: array[0..CMaxPath] of WideChar;
+  Ansi: array[0..2 * CMaxPath] of AnsiChar;
+  N: Integer;
+begin
+  Result := False;
+  if (Dll.Handle = 0) or not Assigned(Dll.WriteUsageReport) then
+    Exit;
+  if APFilename = nil then
+  begin
+    N := ApplicationBaseName(Name);
+    WideAppendAscii(Name, N, '_MemoryManager_UsageReport.html');
+    APFilename := @Name[0];
+  end;
+  {The DLL takes the path in the ANSI code page, as the event log's.}
+  N := FMMC_WideCharToMultiByte(0 {CP_ACP}, 0, APFilename, -1, @Ansi[0], High(Ansi), nil, nil);
+  if N <= 1 then
+    Exit;
+  Result := Dll.WriteUsageReport(@Ansi[0]) <> 0;
 end;
 
 {------------------------The debug block header------------------------}
@@ -2610,9 +3100,10 @@ var
 
 procedure FastMM_SetOptimizationStrategy(AStrategy: TFastMM_MemoryManagerOptimizationStrategy);
 begin
-  {TODO(dll): fastmm_set_optimization_strategy (delphi/DLL_EXPORTS_NEEDED.md) - the size of new
-  medium spans.}
   OptimizationStrategy := AStrategy;
+  {The values of fastmm_set_optimization_strategy are the enumeration's.}
+  if (Dll.Handle <> 0) and Assigned(Dll.SetOptimizationStrategy) then
+    Dll.SetOptimizationStrategy(Ord(AStrategy));
 end;
 
 function FastMM_GetCurrentOptimizationStrategy: TFastMM_MemoryManagerOptimizationStrategy;
@@ -2620,11 +3111,26 @@ begin
   Result := OptimizationStrategy;
 end;
 
+{The coarsest outstanding request to the DLL, in bytes (16 when none asks for more); ModeLock held.}
+procedure PassAlignmentToDll;
+var
+  Bytes: NativeUInt;
+begin
+  if AlignmentRequests[maa64Bytes] > 0 then
+    Bytes := 64
+  else if AlignmentRequests[maa32Bytes] > 0 then
+    Bytes := 32
+  else
+    Bytes := 16;
+  if (Dll.Handle <> 0) and Assigned(Dll.SetMinimumAlignment) then
+    Dll.SetMinimumAlignment(Bytes);
+end;
+
 procedure FastMM_EnterMinimumAddressAlignment(AMinimumAddressAlignment: TFastMM_MinimumAddressAlignment);
 begin
-  {TODO(dll): fastmm_set_minimum_alignment (delphi/DLL_EXPORTS_NEEDED.md) - 32 and 64 bytes.}
   FMMC_EnterCriticalSection(ModeLock);
   Inc(AlignmentRequests[AMinimumAddressAlignment]);
+  PassAlignmentToDll;
   FMMC_LeaveCriticalSection(ModeLock);
 end;
 
@@ -2632,15 +3138,24 @@ procedure FastMM_ExitMinimumAddressAlignment(AMinimumAddressAlignment: TFastMM_M
 begin
   FMMC_EnterCriticalSection(ModeLock);
   Dec(AlignmentRequests[AMinimumAddressAlignment]);
+  PassAlignmentToDll;
   FMMC_LeaveCriticalSection(ModeLock);
 end;
 
 function FastMM_GetCurrentMinimumAddressAlignment: TFastMM_MinimumAddressAlignment;
+var
+  Bytes: NativeUInt;
 begin
-  {TODO(dll): fastmm_get_minimum_alignment (delphi/DLL_EXPORTS_NEEDED.md).}
-  {Every block of the DLL is 16-byte aligned, on Win32 too; coarser requests are counted but not
-  yet served (FastMM_EnterMinimumAddressAlignment).}
-  Result := maa16Bytes;
+  {Every block of the DLL is 16-byte aligned, on Win32 too: never below maa16Bytes.}
+  Bytes := 16;
+  if (Dll.Handle <> 0) and Assigned(Dll.GetMinimumAlignment) then
+    Bytes := Dll.GetMinimumAlignment();
+  if Bytes >= 64 then
+    Result := maa64Bytes
+  else if Bytes >= 32 then
+    Result := maa32Bytes
+  else
+    Result := maa16Bytes;
 end;
 
 {------------------------Event log------------------------}
@@ -2756,6 +3271,249 @@ end;
 
 {------------------------Leak report------------------------}
 
+{FastMM5's leak check: a walk of the blocks in use at exit. A block registered as an expected leak
+(by pointer; by class: the block holds an object of the class; by size: the block holds at least
+that many bytes, the closest registered size first) takes one off its registration and is left
+out. Each other block is reported (mmetUnexpectedMemoryLeakDetail: its size, class and first
+bytes), and all of them in a summary by size and content (mmetUnexpectedMemoryLeakSummary).}
+
+const
+  CMaxLeakSummaryEntries = 1024;
+  CMemoryDumpMaxBytes = 256;
+  CMemoryDumpBytesPerLine = 32;
+  CHexDigits: array[0..15] of AnsiChar = '0123456789ABCDEF';
+
+type
+  TLeakSummaryEntry = record
+    UsableSize: NativeUInt;
+    ContentType: NativeUInt;
+    Count: NativeUInt;
+  end;
+  PLeakCheck = ^TLeakCheck;
+  TLeakCheck = record
+    {Copies of the registrations: each expected block takes one off.}
+    Pointers: array[0..CMaxLeakPointers - 1] of Pointer;
+    PointerCounts: array[0..CMaxLeakPointers - 1] of Integer;
+    PointerCount: Integer;
+    Entries: array[0..CMaxLeakEntries - 1] of TLeakEntry;
+    EntryCount: Integer;
+    Summary: array[0..CMaxLeakSummaryEntries - 1] of TLeakSummaryEntry;
+    SummaryCount: Integer;
+    Leaks: NativeUInt;
+    LogDetail: Boolean;
+    Cache: TReadableCache;
+  end;
+
+function TakeExpectedLeak(ACheck: PLeakCheck; ABlock: Pointer; AUsable, AFirstPointer: NativeUInt): Boolean;
+var
+  I, Best: Integer;
+begin
+  Result := True;
+  for I := 0 to ACheck^.PointerCount - 1 do
+    if (ACheck^.Pointers[I] = ABlock) and (ACheck^.PointerCounts[I] > 0) then
+    begin
+      Dec(ACheck^.PointerCounts[I]);
+      Exit;
+    end;
+  if AFirstPointer <> 0 then
+    for I := 0 to ACheck^.EntryCount - 1 do
+      if (ACheck^.Entries[I].LeakedClass <> nil) and (ACheck^.Entries[I].Count > 0) and
+        (NativeUInt(ACheck^.Entries[I].LeakedClass) = AFirstPointer) and
+        (NativeUInt(ACheck^.Entries[I].LeakedClass.InstanceSize) <= AUsable) then
+      begin
+        Dec(ACheck^.Entries[I].Count);
+        Exit;
+      end;
+  Best := -1;
+  for I := 0 to ACheck^.EntryCount - 1 do
+    if (ACheck^.Entries[I].LeakedClass = nil) and (ACheck^.Entries[I].Count > 0) and
+      (NativeUInt(ACheck^.Entries[I].LeakSize) <= AUsable) and
+      ((Best < 0) or (ACheck^.Entries[I].LeakSize > ACheck^.Entries[Best].LeakSize)) then
+      Best := I;
+  if Best >= 0 then
+  begin
+    Dec(ACheck^.Entries[Best].Count);
+    Exit;
+  end;
+  Result := False;
+end;
+
+function HexAddress(P: Pointer): ShortString;
+var
+  V: NativeUInt;
+  I: Integer;
+begin
+  V := NativeUInt(P);
+  Result := '';
+  for I := SizeOf(Pointer) * 2 - 1 downto 0 do
+    Result := Result + CHexDigits[(V shr (I * 4)) and 15];
+end;
+
+{FastMM5's detail of one leaked block: tokens 3 (size), 8 (class), 10 (bytes dumped), 11 (address),
+12 and 13 (the first bytes in hex and as text).}
+procedure LogLeakDetail(const AInfo: TDll_BlockInfo; AContentType: NativeUInt; var ACache: TReadableCache);
+var
+  T, Dump: TFMMC_Text;
+  Tokens: TFMMC_Tokens;
+  DumpSize, I: NativeUInt;
+  B: Byte;
+begin
+  TokensClear(Tokens);
+  TokensSetGeneral(Tokens);
+  TokenSetShort(Tokens, CTokenBlockSize, UIntToStr(AInfo.UsableSize));
+  TokenSetShort(Tokens, CTokenObjectClass, ContentName(AContentType)^);
+  TokenSetShort(Tokens, CTokenBlockAddress, HexAddress(AInfo.BlockAddress));
+  DumpSize := AInfo.UsableSize;
+  if DumpSize > CMemoryDumpMaxBytes then
+    DumpSize := CMemoryDumpMaxBytes;
+  if not IsReadable(ACache, AInfo.BlockAddress, DumpSize) then
+    DumpSize := 0;
+  TokenSetShort(Tokens, CTokenMemoryDumpSize, UIntToStr(DumpSize));
+  TextClear(Dump);
+  for I := 0 to NativeInt(DumpSize) - 1 do
+  begin
+    if I > 0 then
+      if I mod CMemoryDumpBytesPerLine = 0 then
+        TextAdd(Dump, #13#10)
+      else
+        TextAdd(Dump, ' ');
+    B := PByte(AInfo.BlockAddress)[I];
+    TextAdd(Dump, CHexDigits[B shr 4] + CHexDigits[B and 15]);
+  end;
+  TokenSet(Tokens, CTokenHexDump, Dump);
+  TextClear(Dump);
+  for I := 0 to NativeInt(DumpSize) - 1 do
+  begin
+    if (I > 0) and (I mod CMemoryDumpBytesPerLine = 0) then
+      TextAdd(Dump, #13#10);
+    B := PByte(AInfo.BlockAddress)[I];
+    if (B >= 32) and (B < 127) then
+      TextAdd(Dump, AnsiChar(B))
+    else
+      TextAdd(Dump, '.');
+  end;
+  TokenSet(Tokens, CTokenASCIIDump, Dump);
+  TextClear(T);
+  if AInfo.DebugHeader <> nil then
+    TextAddTemplate(T, FastMM_MemoryLeakDetailMessage_DebugBlock, Tokens)
+  else
+    TextAddTemplate(T, FastMM_MemoryLeakDetailMessage_NormalBlock, Tokens);
+  LogEvent(mmetUnexpectedMemoryLeakDetail, FastMM_MemoryLeakMessageBoxCaption, T);
+end;
+
+procedure LeakCheckCallback(AInfo: PDll_BlockInfo; AUserData: Pointer); cdecl;
+var
+  Check: PLeakCheck;
+  First, Content: NativeUInt;
+  I: Integer;
+begin
+  Check := AUserData;
+  First := 0;
+  if (AInfo^.UsableSize >= SizeOf(Pointer)) and IsReadable(Check^.Cache, AInfo^.BlockAddress, SizeOf(Pointer)) then
+    First := PNativeUInt(AInfo^.BlockAddress)^;
+  if TakeExpectedLeak(Check, AInfo^.BlockAddress, AInfo^.UsableSize, First) then
+    Exit;
+  Inc(Check^.Leaks);
+  Content := BlockContentType(Check^.Cache, AInfo^.BlockAddress, AInfo^.UsableSize);
+  if Check^.LogDetail then
+    LogLeakDetail(AInfo^, Content, Check^.Cache);
+  for I := 0 to Check^.SummaryCount - 1 do
+    if (Check^.Summary[I].UsableSize = AInfo^.UsableSize) and (Check^.Summary[I].ContentType = Content) then
+    begin
+      Inc(Check^.Summary[I].Count);
+      Exit;
+    end;
+  if Check^.SummaryCount < CMaxLeakSummaryEntries then
+  begin
+    Check^.Summary[Check^.SummaryCount].UsableSize := AInfo^.UsableSize;
+    Check^.Summary[Check^.SummaryCount].ContentType := Content;
+    Check^.Summary[Check^.SummaryCount].Count := 1;
+    Inc(Check^.SummaryCount);
+  end;
+end;
+
+{FastMM5's summary (token 14): a line per size, ascending, "size: n x class, n x class".}
+procedure LogLeakSummary(ACheck: PLeakCheck);
+var
+  Entries, T: TFMMC_Text;
+  Tokens: TFMMC_Tokens;
+  I, J: Integer;
+  E: TLeakSummaryEntry;
+  Size: NativeUInt;
+begin
+  for I := 1 to ACheck^.SummaryCount - 1 do
+  begin
+    E := ACheck^.Summary[I];
+    J := I;
+    while (J > 0) and ((ACheck^.Summary[J - 1].UsableSize > E.UsableSize) or
+      ((ACheck^.Summary[J - 1].UsableSize = E.UsableSize) and (ACheck^.Summary[J - 1].ContentType < E.ContentType))) do
+    begin
+      ACheck^.Summary[J] := ACheck^.Summary[J - 1];
+      Dec(J);
+    end;
+    ACheck^.Summary[J] := E;
+  end;
+  TextClear(Entries);
+  Size := High(NativeUInt);
+  for I := 0 to ACheck^.SummaryCount - 1 do
+  begin
+    if ACheck^.Summary[I].UsableSize <> Size then
+    begin
+      Size := ACheck^.Summary[I].UsableSize;
+      TextAdd(Entries, #13#10);
+      TextAddUInt(Entries, Size);
+      TextAdd(Entries, ': ');
+    end
+    else
+      TextAdd(Entries, ', ');
+    TextAddUInt(Entries, ACheck^.Summary[I].Count);
+    TextAdd(Entries, ' x ');
+    TextAdd(Entries, ContentName(ACheck^.Summary[I].ContentType)^);
+  end;
+  TokensClear(Tokens);
+  TokensSetGeneral(Tokens);
+  TokenSet(Tokens, CTokenLeakSummaryEntries, Entries);
+  TextClear(T);
+  {FastMM5's choice of template.}
+  if mmetUnexpectedMemoryLeakDetail in FastMM_LogToFileEvents then
+    TextAddTemplate(T, FastMM_MemoryLeakSummaryMessage_LeakDetailLoggedToEventLog, Tokens)
+  else
+    TextAddTemplate(T, FastMM_MemoryLeakSummaryMessage_LeakDetailNotLogged, Tokens);
+  LogEvent(mmetUnexpectedMemoryLeakSummary, FastMM_MemoryLeakMessageBoxCaption, T);
+end;
+
+{With the DLL's walk; False when the DLL has none (or no working memory could be had).}
+function PerformLeakCheckByWalk: Boolean;
+var
+  Check: PLeakCheck;
+  Events: TFastMM_MemoryManagerEventTypeSet;
+begin
+  Result := False;
+  if not DllHasWalk then
+    Exit;
+  Check := AllocateWorkingMemory(SizeOf(TLeakCheck));
+  if Check = nil then
+    Exit;
+  FMMC_EnterCriticalSection(LeakLock);
+  Check^.PointerCount := LeakPointerCount;
+  Check^.EntryCount := LeakEntryCount;
+  if LeakPointerCount > 0 then
+  begin
+    Move(LeakPointers[0], Check^.Pointers[0], LeakPointerCount * SizeOf(Pointer));
+    Move(LeakPointerCounts[0], Check^.PointerCounts[0], LeakPointerCount * SizeOf(Integer));
+  end;
+  if LeakEntryCount > 0 then
+    Move(LeakEntries[0], Check^.Entries[0], LeakEntryCount * SizeOf(TLeakEntry));
+  FMMC_LeaveCriticalSection(LeakLock);
+  Events := FastMM_OutputDebugStringEvents + FastMM_LogToFileEvents + FastMM_MessageBoxEvents;
+  Check^.LogDetail := mmetUnexpectedMemoryLeakDetail in Events;
+  DllWalk(@LeakCheckCallback, Check, CUsedBlockTypes, True, 1000, 0, $ffffffff);
+  if (Check^.Leaks > 0) and (mmetUnexpectedMemoryLeakSummary in Events) then
+    LogLeakSummary(Check);
+  FreeWorkingMemory(Check);
+  Result := True;
+end;
+
 procedure PerformLeakCheck;
 var
   S: TFastMMC_State;
@@ -2766,6 +3524,9 @@ var
 begin
   {Cached free blocks of this thread are free: make the counts exact.}
   FastMMC_FlushThreadCache;
+  if PerformLeakCheckByWalk then
+    Exit;
+  {An older DLL, without the walk: the counts, less the registrations.}
   if not FastMMC_GetState(S) then
     Exit;
   Blocks := S.Small.BlocksInUse + S.Medium.BlocksInUse + S.Large.BlocksInUse;
@@ -2794,8 +3555,7 @@ begin
   FMMC_LeaveCriticalSection(LeakLock);
   if Blocks <= ExpectedBlocks then
     Exit;
-  {Token 14: FastMM5 lists the leaks by size and class there; the unit has the counts (the list
-  needs the DLL's block walk: TODO(dll) fastmm_walk_blocks, delphi/DLL_EXPORTS_NEEDED.md).}
+  {Token 14: the counts.}
   TextClear(Entries);
   TextAddUInt(Entries, Blocks - ExpectedBlocks);
   TextAdd(Entries, ' unexpected block(s), ');

@@ -125,6 +125,86 @@ FASTMM_API void FASTMM_CDECL fastmm_release_free_memory(void);
  * when i is out of range. The usable size of a small block is its slot size minus 4. */
 FASTMM_API size_t FASTMM_CDECL fastmm_small_class_slot_size(size_t class_index);
 
+/* ---- The blocks one by one (FastMM5's FastMM_WalkBlocks) ---------------------------------
+ * The kinds of what the walk reports, in the order of FastMM5's
+ * TFastMM_WalkAllocatedBlocksBlockType. A medium span is what the OS mapped for medium blocks (1-4
+ * MB); a small span is a medium block cut into the slots of one small size class. */
+enum fastmm_block_type {
+  FASTMM_BLOCK_LARGE = 0,       /* btLargeBlock */
+  FASTMM_BLOCK_MEDIUM_SPAN = 1, /* btMediumBlockSpan */
+  FASTMM_BLOCK_MEDIUM = 2,      /* btMediumBlock (not one that holds a small span) */
+  FASTMM_BLOCK_SMALL_SPAN = 3,  /* btSmallBlockSpan */
+  FASTMM_BLOCK_SMALL = 4        /* btSmallBlock */
+};
+#define FASTMM_WALK_TYPE(t) (1u << (t)) /* fastmm_walk_blocks's `types`: 0 means all five */
+
+typedef struct fastmm_block_info {
+  /* The block's user pointer; for a block that holds a debug block (debug mode), the debug
+   * block's (what the program holds); a span's first byte. */
+  void *block_address;
+  void *debug_header; /* that debug block's FastMM5-layout header (TFastMM_DebugBlockHeader), or
+                         NULL (always NULL until debug blocks take FastMM5's layout) */
+  size_t block_size;  /* bytes of the block or span, its header included: a small block's slot,
+                         a large block's mapping */
+  size_t usable_size; /* what the program may use: a debug block's requested size; a small
+                         span's slots times its slot size; a medium span's size less its header */
+  uint32_t allocation_group; /* a debug block's allocation group; 0 for every other block */
+  uint8_t arena_index;
+  uint8_t block_type;    /* enum fastmm_block_type */
+  uint8_t block_is_free; /* in a free list, a thread's cache, or a debug block in the quarantine */
+  uint8_t is_sequential_feed_span;       /* a small span some of whose slots were never used */
+  uint32_t sequential_feed_unused_bytes; /* the bytes of those slots */
+  uint32_t small_block_span_block_size;  /* a small span's slot size */
+} fastmm_block_info;
+
+typedef void(FASTMM_CDECL *fastmm_walk_callback)(const fastmm_block_info *info, void *user_data);
+
+/* Calls `callback` once for each block and span of the kinds in `types` (FASTMM_WALK_TYPE bits;
+ * 0: all), only for blocks in use when `used_blocks_only` is non-zero, and only for blocks whose
+ * allocation group is in [min_allocation_group, max_allocation_group] (with a minimum above 0 no
+ * span is reported). It is safe while other threads allocate: it takes an arena's locks (each
+ * within `lock_timeout_ms`), copies what it finds, releases them, and calls back with no lock
+ * held, so the callback may allocate and free (a block freed meanwhile may still be reported).
+ * Order: by arena, spans in address order, large blocks first. Returns 1 when every arena was
+ * walked, 0 when one was skipped because a lock could not be had in time. callback NULL: 1. */
+FASTMM_API int FASTMM_CDECL fastmm_walk_blocks(fastmm_walk_callback callback, void *user_data,
+                                               unsigned types, int used_blocks_only,
+                                               uint32_t lock_timeout_ms,
+                                               uint32_t min_allocation_group,
+                                               uint32_t max_allocation_group);
+
+/* ---- Alignment ------------------------------------------------------------------------
+ * Every block is 16-byte aligned. A minimum alignment of 32 or 64 (FastMM5's
+ * FastMM_EnterMinimumAddressAlignment) makes every block handed out after the call, of every
+ * kind and by every entry point (GetMem, AllocMem, ReallocMem's moves, the Delphi record), aligned
+ * to it; values below 16 give 16, 17..32 give 32, above 32 give 64. Returns the alignment now in
+ * effect. Blocks made before keep their place. */
+FASTMM_API size_t FASTMM_CDECL fastmm_set_minimum_alignment(size_t alignment);
+FASTMM_API size_t FASTMM_CDECL fastmm_get_minimum_alignment(void);
+/* One block of `size` bytes whose address is a multiple of `alignment`, a power of two up to
+ * 65536 (NULL for any other alignment, or when memory is exhausted). It is freed, measured and
+ * resized by the ordinary calls, and ReallocMem keeps its alignment when it moves it. (In debug
+ * mode it is an ordinary block, not a debug block.) */
+FASTMM_API void *FASTMM_CDECL fastmm_getmem_aligned(size_t size, size_t alignment);
+
+/* ---- Optimization strategy (FastMM5's FastMM_SetOptimizationStrategy) --------------------
+ * The size of the medium spans mapped from now on: 4 MB for speed (fewer mappings), 2 MB balanced
+ * (the default), 1 MB for low memory use (less held by partly used spans). Any other value is
+ * ignored. */
+#define FASTMM_OPTIMIZE_FOR_SPEED 0
+#define FASTMM_BALANCED 1
+#define FASTMM_OPTIMIZE_FOR_LOW_MEMORY 2
+FASTMM_API void FASTMM_CDECL fastmm_set_optimization_strategy(int strategy);
+FASTMM_API int FASTMM_CDECL fastmm_get_optimization_strategy(void);
+
+/* ---- The usage report ------------------------------------------------------------------
+ * Writes one self-contained HTML page (no script, style sheet or image from elsewhere) to `path`:
+ * the state (fastmm_get_state), a map of the address space the manager holds (each 64 KB region
+ * coloured by what it holds and shaded by how full it is, as FastMM's usage tracker shows it),
+ * the usage of each small size class, and the largest blocks in use. Returns 1 when written, 0
+ * when the file could not be (path NULL or empty: 0). */
+FASTMM_API int FASTMM_CDECL fastmm_write_usage_report(const char *path);
+
 /* ---- Debug mode ------------------------------------------------------------------------
  * While debug mode is on, GetMem hands out debug blocks: a checksummed header before the data
  * (allocation number, size, thread, time, the allocation stack), a guard after it, new data

@@ -22,13 +22,16 @@
  * Medium blocks (MEDIUM set): a 16-byte header before the user pointer
  *   p - 16  uint32 prev_size   bytes of the block before this one in its span, 0 for the first
  *   p - 12  uint32 size        bytes of this block, header included (a multiple of 16)
- *   p -  8  uint32 reserved
+ *   p -  8  uint32 keep_alignment: what fastmm_getmem_aligned asked for (0: nothing), kept when
+ *           ReallocMem moves the block
  *   p -  4  uint32 header word: bit 5 SMALL_SPAN (the block holds a small-block span),
  *           bit 6 SENTINEL (the end marker of a span, never handed out),
  *           bits 8-15 arena index
  *
- * Large blocks (LARGE set): a 64-byte header before the user pointer (struct large_header in
- *   large.h); the header word is its last field. User pointers of large blocks are 64-aligned.
+ * Large blocks (LARGE set): a 64-byte header at the start of the mapping (struct large_header in
+ *   large.h), the user pointer right after it, its header word the header's last field. A block
+ *   fastmm_getmem_aligned aligns coarser than 64 has its user pointer further in (up to 64 KB)
+ *   and a header word of its own at p - 4. User pointers of large blocks are 64-aligned.
  *
  * The values below are the ones src/win32/ and src/win64/ assemble against (through the
  * build's layout.inc, which tests/test_asm_layout.c checks); tests/test_header_contract.c

@@ -2,6 +2,7 @@
  * travel once the thread cache cannot serve them, and the heap's start-up. */
 #include "heap.h"
 
+#include "aligned.h"
 #include "alloc_fast.h"
 #include "lock.h"
 #include "medium.h"
@@ -13,6 +14,7 @@ static fmm_lock init_lock;
 void heap_init_slow(void) {
   lock_acquire(&init_lock);
   if (!heap_initialized) {
+    size_class_init();
     small_init();
     medium_init();
     prim_init(thread_cache_on_thread_exit);
@@ -27,10 +29,12 @@ static thread_cache *current_cache(void) {
   return tc != NULL ? tc : thread_cache_create();
 }
 
-/* GetMem's slow path without a mode: a size that is not small, an empty bin, no cache yet. */
+/* GetMem's slow path without a mode: a size that is not small, an empty bin, no cache yet. The
+ * minimum alignment chooses the small classes and where medium blocks go. */
 static inline void *get_normal(size_t size) {
   if (size <= SMALL_MAX_USER) {
-    unsigned c = size_class_of(size);
+    const uint8_t *lookup = (const uint8_t *)fmm_load_ptr_acquire(&heap_class_lookup);
+    unsigned c = lookup[(size + BLOCK_HEADER_SIZE - 1) >> 4];
     thread_cache *tc = current_cache();
     void *list;
     if (tc == NULL) { /* no thread-local storage: serve one block straight from an arena */
@@ -54,6 +58,9 @@ static inline void *get_normal(size_t size) {
   }
   if (size <= MEDIUM_MAX_USER) {
     heap_ensure_initialized(); /* before the thread's arena is looked up */
+    uint32_t alignment = heap_minimum_alignment_now();
+    if (alignment > ALIGNMENT_MIN)
+      return medium_alloc_aligned(size, alignment, thread_arena_hint(), 0);
     return medium_alloc(size, thread_arena_hint());
   }
   return large_alloc(size);

@@ -3,6 +3,7 @@
 #ifndef FASTMM_GATE_H
 #define FASTMM_GATE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "core/mode_hooks.h"
@@ -20,5 +21,9 @@
 /* Sets or clears `bit` of the mode word; the gate closes when the word leaves zero and opens
  * when it comes back. Safe from any thread (one lock serialises the changes). */
 void heap_mode_set_bit(uint32_t bit, int on);
+
+/* The minimum alignment of every block from now on: 16, 32 or 64 (anything else rounded up to
+ * one of these, above 64 to 64); returns the one in effect. Same lock as the mode word. */
+uint32_t mode_set_minimum_alignment(size_t alignment);
 
 #endif

@@ -86,6 +86,7 @@ int prim_readable(const void *p, size_t size);
 size_t prim_program_path(char *buf, size_t size);
 size_t prim_getenv(const char *name, char *buf, size_t size);
 int prim_append_file(const char *path, const char *text, size_t length);
+int prim_write_file(const char *path, const char *text, size_t length); /* creates or empties it */
 void prim_debug_output(const char *text);
 void prim_raise_fatal(void);
 void prim_local_time(char *buf, size_t size); /* "YYYY/MM/DD hh:mm:ss" */

@@ -247,6 +247,22 @@ int prim_append_file(const char *path, const char *text, size_t length) {
   return done == length;
 }
 
+int prim_write_file(const char *path, const char *text, size_t length) {
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return 0;
+  size_t done = 0;
+  while (done < length) {
+    ssize_t w = write(fd, text + done, length - done);
+    if (w <= 0 && errno != EINTR)
+      break;
+    if (w > 0)
+      done += (size_t)w;
+  }
+  close(fd);
+  return done == length;
+}
+
 void prim_debug_output(const char *text) {
   ssize_t r = write(2, text, strlen(text));
   (void)r;

@@ -243,6 +243,17 @@ int prim_append_file(const char *path, const char *text, size_t length) {
   return ok && written == length;
 }
 
+int prim_write_file(const char *path, const char *text, size_t length) {
+  HANDLE f = CreateFileA(path, GENERIC_WRITE, FILE_SHARE_READ, NULL, CREATE_ALWAYS,
+                         FILE_ATTRIBUTE_NORMAL, NULL);
+  if (f == INVALID_HANDLE_VALUE)
+    return 0;
+  DWORD written = 0;
+  BOOL ok = length == 0 || WriteFile(f, text, (DWORD)length, &written, NULL);
+  CloseHandle(f);
+  return ok && written == length;
+}
+
 void prim_debug_output(const char *text) {
   OutputDebugStringA(text);
 }

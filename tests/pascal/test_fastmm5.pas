@@ -15,8 +15,8 @@
       fake_support.dll, named through FastMM_DebugSupportLibraryName);
     - the optimization strategy, the debug mode options, the alignment requests, the templates
       of the state log.
-  FastMM_WalkBlocks and the allocation group variables need the DLL's block walk: they are
-  named here so the program compiles as it would against FastMM5. }
+  The allocation group variables are named here so the program compiles as it would against
+  FastMM5; FastMM_WalkBlocks and what is built on it are tested in test_walk.pas. }
 program test_fastmm5;
 
 {$H+}
@@ -476,11 +476,7 @@ begin
   for Alignment := Low(Alignment) to High(Alignment) do
   begin
     FastMM_EnterMinimumAddressAlignment(Alignment);
-    {FastMM5 serves 32 and 64 bytes too; fastmm-c needs the DLL's aligned allocation for them
-    (fastmm_set_minimum_alignment, not exported yet): until then the alignment in effect stays 16 bytes, and is
-    honoured.}
-    if Alignment <= maa16Bytes then
-      Check(FastMM_GetCurrentMinimumAddressAlignment >= Alignment, 'at least the alignment requested');
+    Check(FastMM_GetCurrentMinimumAddressAlignment >= Alignment, 'at least the alignment requested');
     Mask := (NativeUInt(8) shl Ord(FastMM_GetCurrentMinimumAddressAlignment)) - 1;
     Ok := True;
     for I := 0 to High(P) do
@@ -535,9 +531,10 @@ end;
 
 procedure NameTheRest;
 begin
-  {FastMM5's walk, allocation groups, contention counters and top-down switch: compiled here,
-  tested when the DLL exports the walk (fastmm_walk_blocks).}
-  FastMM_WalkBlocks(CountBlock, [btSmallBlock, btMediumBlock, btLargeBlock], True, nil);
+  {FastMM5's walk (test_walk.pas tests it), allocation groups, contention counters and top-down
+  switch: compiled here.}
+  Check(FastMM_WalkBlocks(CountBlock, [btSmallBlock, btMediumBlock, btLargeBlock], True, nil) and (Walked > 0),
+    'FastMM_WalkBlocks finds the blocks in use');
   FastMM_CurrentAllocationGroup := 0;
   FastMM_DebugBreakAllocationNumber := 0;
   FastMM_AllocateTopDown := False;
