@@ -393,6 +393,26 @@ int debug_is_outer_block(const void *p) {
   return 0;
 }
 
+int debug_block_describe(const void *outer, debug_block_info *info) {
+  size_t usable = heap_usable_size(outer);
+  for (unsigned depth = 0; depth <= DEBUG_STACK_DEPTH_MAX; depth++) {
+    if (usable < trace_area(depth) + DEBUG_HEADER_SIZE + DEBUG_GUARD_SIZE)
+      return 0;
+    debug_header *h = (debug_header *)((char *)outer + trace_area(depth));
+    if ((h->flags & BLOCK_KIND_MASK & ~BLOCK_FLAG_FREE) == BLOCK_FLAG_DEBUG &&
+        h->f.stack_depth == depth && debug_checksum_ok(h)) {
+      info->user = h + 1;
+      info->header = NULL;
+      info->user_size = h->f.user_size;
+      info->allocation_number = (uint32_t)h->f.allocation_number;
+      info->allocation_group = 0;
+      info->freed = (h->flags & BLOCK_FLAG_FREE) != 0;
+      return 1;
+    }
+  }
+  return 0;
+}
+
 /* ---- settings ----------------------------------------------------------------------------- */
 
 void debug_set_stack_depth(size_t count) {

@@ -58,6 +58,21 @@ void *debug_get(size_t size, const void *caller);
 int debug_owns(const void *p); /* 1 for a live debug block, of any size (0 too) */
 /* Is p the outer block of a live or quarantined debug block? */
 int debug_is_outer_block(const void *p);
+
+/* What a walk of the heap needs of the debug block an outer block holds. */
+typedef struct debug_block_info {
+  void *user;         /* the pointer the program was given */
+  const void *header; /* FastMM5's TFastMM_DebugBlockHeader (user - 64); NULL until the
+                         FastMM5 layout is in */
+  size_t user_size;   /* the size the program asked for */
+  uint32_t allocation_number;
+  uint32_t allocation_group;
+  int freed; /* 1: freed and waiting in the quarantine, which every statistic counts as free */
+} debug_block_info;
+/* `outer` is the user pointer of a live small, medium or large block (as a walk finds it).
+ * Returns 1 and fills *info when it holds a debug block, live or quarantined; else 0. Reads
+ * only the outer block's own bytes, takes no lock. */
+int debug_block_describe(const void *outer, debug_block_info *info);
 /* A stack trace of up to `depth` return addresses: `caller` first, then the frames the OS walk
  * finds outside this module. */
 uint16_t debug_capture(void **frames, unsigned depth, const void *caller);
