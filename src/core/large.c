@@ -5,6 +5,7 @@
  * calls they cost. */
 #include "large.h"
 
+#include "contention.h"
 #include "heap.h"
 #include "lock.h"
 #include "os_memory.h"
@@ -32,7 +33,10 @@ void *large_alloc(size_t user_size) {
     os_unmap(h, mapped);
     return NULL;
   }
-  lock_acquire(&large_lock);
+  if (!lock_try(&large_lock)) {
+    contention_count(CONTENTION_LARGE); /* the one large lock is taken */
+    lock_acquire(&large_lock);
+  }
   list_insert_after(&large_blocks, &h->link);
   large_count++;
   large_user_bytes += mapped - LARGE_HEADER_SIZE;
@@ -42,9 +46,17 @@ void *large_alloc(size_t user_size) {
 }
 
 /* The header is read only after the page map says a large block starts in p's region. */
-int large_is_live(const void *p) {
+static int large_has_word(const void *p, uint32_t word) {
   return ((uintptr_t)p & (LARGE_GRANULARITY - 1)) == LARGE_HEADER_SIZE &&
-         page_map_get(p) == REGION_LARGE_START && large_header_of(p)->flags == BLOCK_FLAG_LARGE;
+         page_map_get(p) == REGION_LARGE_START && large_header_of(p)->flags == word;
+}
+
+int large_is_live(const void *p) {
+  return large_has_word(p, BLOCK_FLAG_LARGE);
+}
+
+int large_is_live_outer(const void *p) {
+  return large_has_word(p, BLOCK_FLAG_LARGE | BLOCK_FLAG_DEBUG_OUTER);
 }
 
 int large_free(void *p) {
@@ -111,12 +123,12 @@ int large_check(void) {
   for (list_node *node = large_blocks.next; node != &large_blocks && !fault; node = node->next) {
     large_header *h = list_entry(node, large_header, link);
     void *p = (char *)h + LARGE_HEADER_SIZE;
-    if (h->flags != BLOCK_FLAG_LARGE || node->next->prev != node)
+    if ((h->flags & ~BLOCK_FLAG_DEBUG_OUTER) != BLOCK_FLAG_LARGE || node->next->prev != node)
       fault = 301;
     else if (h->mapped_size % LARGE_GRANULARITY != 0 ||
              h->user_size > h->mapped_size - LARGE_HEADER_SIZE)
       fault = 302;
-    else if (!large_is_live(p) ||
+    else if (!(large_is_live(p) || large_is_live_outer(p)) ||
              page_map_get((char *)h + h->mapped_size - 1) !=
                  (h->mapped_size > LARGE_GRANULARITY ? REGION_LARGE_REST : REGION_LARGE_START))
       fault = 303;

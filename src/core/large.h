@@ -28,6 +28,8 @@ static inline size_t large_usable(const void *p) {
 void *large_alloc(size_t user_size);
 int large_free(void *p);          /* FASTMM_OK, or invalid if p is not a live large block */
 int large_is_live(const void *p); /* 1 if p is a live large block (a registry lookup) */
+/* 1 if p is a live large block that holds a debug block (its word has DEBUG_OUTER). */
+int large_is_live_outer(const void *p);
 int large_extend_in_place(void *p, size_t new_user); /* 1 when the mapping grew in place */
 void large_set_user_size(void *p, size_t user_size);
 void large_stats(fastmm_kind_usage *u);

@@ -9,6 +9,8 @@
  * is first in its span (prev_size 0) and ends at the sentinel means the span is empty. */
 #include "medium.h"
 
+#include "contention.h"
+
 #include "bits.h"
 #include "heap.h"
 #include "os_memory.h"
@@ -238,6 +240,7 @@ void *medium_alloc(size_t user_size, unsigned first_arena) {
   }
   if (a == NULL) {
     a = &medium_arenas[first_arena];
+    contention_count(CONTENTION_MEDIUM); /* every arena is locked */
     lock_acquire(&a->lock);
   }
   void *p = alloc_locked(a, user_size, 0);

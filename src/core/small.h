@@ -79,5 +79,6 @@ void small_return_blocks(void *list);
 /* Frees one live small block (validated by the caller) without a thread cache. */
 void small_return_block(void *p);
 void small_drain_pending(small_manager *m); /* caller holds m->lock */
+void small_drain_all_pending(void);         /* every manager's pending frees, each under its lock */
 
 #endif
