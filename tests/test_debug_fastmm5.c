@@ -197,7 +197,8 @@ static void layouts(void) {
   fastmm_exit_debug_mode();
 }
 
-/* ---- ReallocMem -------------------------------------------------------------------------------- */
+/* ---- ReallocMem --------------------------------------------------------------------------------
+ */
 
 static void resizes(void) {
   fastmm_enter_debug_mode();
@@ -234,7 +235,8 @@ static void resizes(void) {
   fastmm_exit_debug_mode();
 }
 
-/* ---- the debug entry points in normal mode, and the options ------------------------------------ */
+/* ---- the debug entry points in normal mode, and the options ------------------------------------
+ */
 
 static void entry_points(void) {
   CHECK(!fastmm_debug_mode_active());
@@ -326,7 +328,8 @@ static void options(void) {
   fastmm_process_all_pending_frees();
 }
 
-/* ---- the bound variables ----------------------------------------------------------------------- */
+/* ---- the bound variables -----------------------------------------------------------------------
+ */
 
 static volatile uint32_t group, last_number, break_number, small_waits, medium_waits, large_waits;
 static volatile uint8_t top_down, scan_every;
@@ -557,7 +560,8 @@ static void variables(void) {
   fastmm_process_all_pending_frees();
 }
 
-/* ---- the event handler ------------------------------------------------------------------------- */
+/* ---- the event handler -------------------------------------------------------------------------
+ */
 
 static fastmm_debug_event seen[8];
 static unsigned seen_count;
@@ -614,7 +618,8 @@ static void handler(void) {
   CHECK_EQ(fastmm_report_leaks(), 2);
   CHECK_EQ(seen_count, 2);
   CHECK(seen[0].kind == FASTMM_EVENT_LEAK && seen[1].kind == FASTMM_EVENT_LEAK);
-  CHECK((seen[0].block == l1 && seen[1].block == l2) || (seen[0].block == l2 && seen[1].block == l1));
+  CHECK((seen[0].block == l1 && seen[1].block == l2) ||
+        (seen[0].block == l2 && seen[1].block == l1));
   fastmm_freemem(l1);
   fastmm_freemem(l2);
   fastmm_exit_debug_mode();
@@ -624,7 +629,8 @@ static void handler(void) {
   seen_count = 0;
 }
 
-/* ---- the quarantine is free memory --------------------------------------------------------------- */
+/* ---- the quarantine is free memory
+ * --------------------------------------------------------------- */
 
 static void quarantine_is_free(void) {
   enum { N = 300 };
@@ -643,8 +649,8 @@ static void quarantine_is_free(void) {
   fastmm_flush_thread_cache();
   fastmm_get_state(&after); /* all N in the quarantine, counted free */
   CHECK_MSG(tb_blocks_in_use(&after) == tb_blocks_in_use(&before),
-            "%zu blocks in use with the quarantine full, %zu before",
-            tb_blocks_in_use(&after), tb_blocks_in_use(&before));
+            "%zu blocks in use with the quarantine full, %zu before", tb_blocks_in_use(&after),
+            tb_blocks_in_use(&before));
   CHECK_EQ(after.small.bytes_in_use + after.medium.bytes_in_use + after.large.bytes_in_use,
            before.small.bytes_in_use + before.medium.bytes_in_use + before.large.bytes_in_use);
   fastmm_kind_usage classes[64];
@@ -662,7 +668,8 @@ static void quarantine_is_free(void) {
   CHECK_EQ(fastmm_check_heap(), 0);
 }
 
-/* ---- a virtual call on a freed object ------------------------------------------------------------ */
+/* ---- a virtual call on a freed object
+ * ------------------------------------------------------------ */
 
 static void freed_object_call(void) {
   fastmm_set_event_handler(on_event);

@@ -533,7 +533,8 @@ int debug_block_describe(const void *outer, debug_block_info *info) {
   if (!heap_header_readable(outer))
     return 0;
   uint32_t w = block_header(outer);
-  if ((w & (BLOCK_FLAG_FREE | BLOCK_FLAG_DEBUG_OUTER)) != BLOCK_FLAG_DEBUG_OUTER)
+  if ((w & (BLOCK_FLAG_FREE | BLOCK_FLAG_DEBUG_OUTER)) != BLOCK_FLAG_DEBUG_OUTER ||
+      (w & BLOCK_KINDS) == 0)
     return 0;
   const debug_header *h = (const debug_header *)outer;
   debug_registry_lock();
