@@ -274,7 +274,8 @@ FASTMM_API void FASTMM_CDECL fastmm_set_leak_report_at_exit(int on);
 
 /* ---- FastMM5's debug entry points and options ---------------------------------------------
  * FastMM_DebugGetMem & co.: a debug block whatever the mode. getmem fills the data with 0x90
- * (options permitting), allocmem zeroes it; NULL for a negative size or no memory. freemem
+ * (options permitting), allocmem zeroes it; NULL for a negative size or no memory. With
+ * fastmm_set_scan_before_every_operation(1) each scans every debug block first. freemem
  * frees a debug block the debug way (checked, filled, quarantined) and any other block normally;
  * 0, or non-zero for a pointer that is no live block (a freed debug block is reported as a
  * double free). reallocmem resizes a debug block keeping its debug information (in place when
@@ -312,7 +313,8 @@ FASTMM_API uint32_t FASTMM_CDECL fastmm_get_debug_mode_options(void);
  *   allocate_top_down              non-zero: memory is mapped from the top of the address space
  *                                  (MEM_TOP_DOWN; natively the kernel's own order already);
  *   scan_before_every_operation    non-zero: while debug mode is on, every debug block is checked
- *                                  before each GetMem, FreeMem, ReallocMem;
+ *                                  before each GetMem, FreeMem, ReallocMem (damage is reported;
+ *                                  the operation goes on);
  *   get_stack_trace / convert_stack_trace_to_text: the addresses of the variables holding
  *                                  FastMM5's FastMM_GetStackTrace / FastMM_ConvertStackTraceToText;
  *                                  while one holds anything but its no-op routine (noop_*), debug

@@ -122,9 +122,10 @@ int caller_owns_block(const void *p) {
 }
 
 /* ---- FastMM5's debug entry points ----------------------------------------------------------
- * FastMM5 scans first whenever its variable asks, in debug mode or not. */
+ * They scan first when the manager's own switch asks. (FastMM5's variable is FastMMC.pas's to
+ * act on here: its FastMM_Debug* scan first and raise on damage, as FastMM5's do.) */
 static void entry_scan_if_wanted(void) {
-  if ((heap_mode_now() & HEAP_MODE_SCAN_EVERY_OPERATION) || debug_scan_variable_set())
+  if (heap_mode_now() & HEAP_MODE_SCAN_EVERY_OPERATION)
     debug_scan_blocks();
 }
 
