@@ -272,34 +272,58 @@ static debug_outer_kind outer_kind_of(const debug_header *h, size_t usable) {
 
 /* ---- the quarantine ----------------------------------------------------------------------- */
 
-/* Takes the oldest blocks out while the quarantine is over the limits: each is checked once
- * more and its outer block freed, or, if it was written to, reported and kept out of use for
- * good (its registry entry HELD). */
-static void quarantine_trim(size_t max_blocks, size_t max_bytes) {
-  for (;;) {
-    fastmm_debug_event e;
-    debug_registry_lock();
+/* Leaving the quarantine, a batch at a time while it is over the limits (registry lock held):
+ * each block is checked once more; an intact one leaves the registry and goes to out[] for its
+ * outer block to be freed after the lock is released; one written to is kept out of use for
+ * good (HELD), its event in *e (*damaged set), and the batch stops there. Returns how many went
+ * to out[]. */
+#define TRIM_BATCH 8u
+typedef struct trim_batch {
+  debug_header *out[TRIM_BATCH];
+  size_t count;
+  int damaged;
+  fastmm_debug_event e;
+} trim_batch;
+
+static void trim_locked(size_t max_blocks, size_t max_bytes, trim_batch *b) {
+  b->count = 0;
+  b->damaged = 0;
+  while (b->count < TRIM_BATCH) {
     debug_header *h = (debug_header *)debug_quarantine_pop_over(max_blocks, max_bytes);
-    if (h == NULL) {
-      debug_registry_unlock();
+    if (h == NULL)
+      return;
+    size_t usable;
+    if (examine(h, DEBUG_ENTRY_QUARANTINED, &usable, &b->e) != FASTMM_EVENT_NONE) {
+      debug_registry_set_state(h, DEBUG_ENTRY_HELD);
+      b->damaged = 1;
       return;
     }
-    size_t usable;
-    fastmm_event_kind fault = examine(h, DEBUG_ENTRY_QUARANTINED, &usable, &e);
-    if (fault != FASTMM_EVENT_NONE)
-      debug_registry_set_state(h, DEBUG_ENTRY_HELD);
-    else
-      debug_registry_remove(h);
-    debug_registry_unlock();
-    if (fault != FASTMM_EVENT_NONE) {
-      debug_report(&e, NULL);
-    } else {
-      /* The freed header stays in the freed outer block, as in FastMM5: a later free of the
-       * pointer is still recognised as a double free while the memory is not reused. */
-      block_set_header(h, block_header(h) & ~BLOCK_FLAG_DEBUG_OUTER);
-      fast_free_normal(h);
-    }
+    debug_registry_remove(h);
+    b->out[b->count++] = h;
   }
+}
+
+/* The rest of a batch, without the lock; returns whether the quarantine may still be over. */
+static int trim_finish(trim_batch *b) {
+  for (size_t i = 0; i < b->count; i++) {
+    /* The freed header stays in the freed outer block, as in FastMM5: a later free of the
+     * pointer is still recognised as a double free while the memory is not reused. */
+    debug_header *h = b->out[i];
+    block_set_header(h, block_header(h) & ~BLOCK_FLAG_DEBUG_OUTER);
+    fast_free_normal(h);
+  }
+  if (b->damaged)
+    debug_report(&b->e, NULL);
+  return b->damaged || b->count == TRIM_BATCH;
+}
+
+static void quarantine_trim(size_t max_blocks, size_t max_bytes) {
+  trim_batch b;
+  do {
+    debug_registry_lock();
+    trim_locked(max_blocks, max_bytes, &b);
+    debug_registry_unlock();
+  } while (trim_finish(&b));
 }
 
 void debug_flush_quarantine(void) {
@@ -383,8 +407,9 @@ int debug_free(void *p, const void *caller) {
   }
   debug_header *h = debug_header_of(p);
   size_t usable = 0;
+  debug_slot slot;
   debug_registry_lock();
-  debug_entry_state state = debug_registry_state(h);
+  debug_entry_state state = debug_registry_state_at(h, &slot);
   if (state != DEBUG_ENTRY_LIVE || examine(h, state, &usable, &e) != FASTMM_EVENT_NONE) {
     if (state != DEBUG_ENTRY_LIVE)
       refuse(&e, p, state, FASTMM_EVENT_DOUBLE_FREE);
@@ -395,7 +420,7 @@ int debug_free(void *p, const void *caller) {
   }
   /* A racing second free now finds it taken (HELD) and reports a double free; a scan skips it
    * while its header and footer change. */
-  debug_registry_set_state(h, DEBUG_ENTRY_HELD);
+  debug_registry_set_state_at(slot, DEBUG_ENTRY_HELD);
   debug_registry_unlock();
 
   unsigned n = h->stack_trace_entry_count;
@@ -420,11 +445,16 @@ int debug_free(void *p, const void *caller) {
     set_footer_checksum(h);
   }
 
+  /* Into the quarantine; the oldest blocks leave it in the same turn of the lock. */
+  trim_batch b;
+  debug_outer_kind outer = outer_kind_of(h, usable);
   debug_registry_lock();
   debug_registry_set_state(h, DEBUG_ENTRY_QUARANTINED);
-  debug_quarantine_push(h, size, outer_kind_of(h, usable));
+  debug_quarantine_push(h, size, outer);
+  trim_locked(DEBUG_QUARANTINE_BLOCKS, DEBUG_QUARANTINE_BYTES, &b);
   debug_registry_unlock();
-  quarantine_trim(DEBUG_QUARANTINE_BLOCKS, DEBUG_QUARANTINE_BYTES);
+  if (trim_finish(&b))
+    quarantine_trim(DEBUG_QUARANTINE_BLOCKS, DEBUG_QUARANTINE_BYTES);
   return FASTMM_OK;
 }
 

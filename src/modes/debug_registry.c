@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/block_header.h"
+#include "core/compiler.h"
 #include "core/lock.h"
 #include "core/os_memory.h"
 
@@ -31,7 +32,10 @@ typedef struct quarantined {
   debug_outer_kind outer;
 } quarantined;
 
-#define RING_SIZE (DEBUG_QUARANTINE_BLOCKS + 1u) /* a push comes before the trim */
+/* A push comes before the trim, so the ring holds one more than the limit; a power of two. */
+#define RING_SIZE (2u * DEBUG_QUARANTINE_BLOCKS)
+FMM_STATIC_ASSERT((RING_SIZE & (RING_SIZE - 1u)) == 0 && RING_SIZE > DEBUG_QUARANTINE_BLOCKS,
+                  "the quarantine's ring");
 static quarantined ring[RING_SIZE];
 static size_t ring_first, ring_count, ring_bytes;
 static debug_quarantine_usage usage;
@@ -102,6 +106,19 @@ void debug_registry_set_state(const void *header, debug_entry_state state) {
     table[i] = (uintptr_t)header | (uintptr_t)state;
 }
 
+debug_entry_state debug_registry_state_at(const void *header, debug_slot *slot) {
+  if (table_used == 0) {
+    *slot = (debug_slot)-1;
+    return DEBUG_ENTRY_NONE;
+  }
+  *slot = find((uintptr_t)header);
+  return debug_entry_state_of(table[*slot]);
+}
+
+void debug_registry_set_state_at(debug_slot slot, debug_entry_state state) {
+  table[slot] = (table[slot] & ~(uintptr_t)DEBUG_ENTRY_STATE_MASK) | (uintptr_t)state;
+}
+
 void debug_registry_remove(const void *header) {
   if (table_used == 0)
     return;
@@ -150,7 +167,7 @@ static fastmm_kind_usage *usage_of(debug_outer_kind outer) {
 }
 
 void debug_quarantine_push(const void *header, size_t user_size, debug_outer_kind outer) {
-  quarantined *q = &ring[(ring_first + ring_count) % RING_SIZE];
+  quarantined *q = &ring[(ring_first + ring_count) & (RING_SIZE - 1u)];
   q->header = header;
   q->user_size = user_size;
   q->outer = outer;
@@ -167,7 +184,7 @@ const void *debug_quarantine_pop_over(size_t max_blocks, size_t max_bytes) {
   if (ring_count == 0 || (ring_count <= max_blocks && ring_bytes <= max_bytes))
     return NULL;
   quarantined *q = &ring[ring_first];
-  ring_first = (ring_first + 1u) % RING_SIZE;
+  ring_first = (ring_first + 1u) & (RING_SIZE - 1u);
   ring_count--;
   ring_bytes -= q->user_size;
   fastmm_kind_usage *u = usage_of(q->outer);

@@ -45,6 +45,11 @@ int debug_registry_add(const void *header);
 debug_entry_state debug_registry_state(const void *header);
 void debug_registry_set_state(const void *header, debug_entry_state state);
 void debug_registry_remove(const void *header);
+/* The same lookup kept for a second use: valid until the lock is released or an entry is added
+ * or removed. The state may be set through it only when the entry exists (not NONE). */
+typedef size_t debug_slot;
+debug_entry_state debug_registry_state_at(const void *header, debug_slot *slot);
+void debug_registry_set_state_at(debug_slot slot, debug_entry_state state);
 size_t debug_registry_count(void); /* entries of every state */
 
 /* What the quarantine holds of an outer block, for the statistics. */
