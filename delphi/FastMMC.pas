@@ -347,8 +347,9 @@ function FastMM_DebugAllocMem(ASize: NativeInt): Pointer;
 
 {------------------------Expected memory leaks (FastMM5)------------------------}
 {By pointer: the block is left out of the leak report. By class or size: ACount blocks are
-taken off the report's count (fastmm-c reports a summary, not a list of blocks, until the DLL
-exports a walk of its blocks).}
+taken off the report's count, and ACount leaked debug blocks of that class (first pointer) or
+that size get no detail entry (fastmm-c's summary counts blocks instead of listing them until
+the DLL exports a walk of its blocks).}
 function FastMM_RegisterExpectedMemoryLeak(ALeakedPointer: Pointer): Boolean; overload;
 function FastMM_RegisterExpectedMemoryLeak(ALeakedObjectClass: TClass; ACount: Integer = 1): Boolean; overload;
 function FastMM_RegisterExpectedMemoryLeak(ALeakedBlockSize: NativeInt; ACount: Integer = 1): Boolean; overload;
@@ -375,9 +376,9 @@ function FastMM_DetectStringData(APMemoryBlock: Pointer; AAvailableSpaceInBlock:
 {The class of the object at APointer (at least one pointer readable there), or nil: the first
 pointer must be a VMT whose parent chain is valid readable memory.}
 function FastMM_DetectClassInstance(APointer: Pointer): TClass;
-{Checks every debug block, live or quarantined. On damage it reports each fault to the event
-log and raises EInvalidPointer (run-time error 204 without SysUtils), as FastMM5 does; else
-True.}
+{Checks every debug block, live or quarantined. On damage it reports each fault (FastMM5's
+event, template and routing) and raises EInvalidPointer (run-time error 204 without SysUtils),
+as FastMM5 does; else True.}
 function FastMM_ScanDebugBlocksForCorruption(ALockTimeoutMilliseconds: Cardinal = 50): Boolean;
 {The memory the DLL holds from the OS, in bytes.}
 function FastMM_GetCurrentMemoryUsage: NativeUInt;
@@ -432,18 +433,20 @@ function FastMM_GetMemoryUsageLimit: NativeUInt;
 {Loads FastMM_DebugSupportLibraryName and points FastMM_GetStackTrace and
 FastMM_ConvertStackTraceToText at its routines where they are still the no-op ones; True when
 it is loaded. FastMM_FreeDebugSupportLibrary points them back and unloads it. The DLL takes its
-own stack traces for its debug blocks: these handlers serve the program (and the unit's own
-reports) until the DLL can call them.}
+debug blocks' stack traces through FastMM_GetStackTrace while it is not the no-op routine (its
+own stack walk otherwise, which needs no support library), and the unit writes them through
+FastMM_ConvertStackTraceToText (as module+offset while it is the no-op routine).}
 function FastMM_LoadDebugSupportLibrary: Boolean;
 function FastMM_FreeDebugSupportLibrary: Boolean;
 
 {------------------------Debug mode (FastMM5)------------------------}
-{The DLL's debug mode (include/fastmm.h): while it is on, new blocks carry a checksummed header
-with the allocation's stack and a guard after the data; freed ones are filled with $80 and kept
-in a quarantine. Calls nest: the counter changes whatever the result, and the mode follows it
-when this module's memory manager is still installed (FastMM5: False and the mode unchanged
-when another memory manager was installed since, or fastmm-c is not installed). Errors and the
-leak report of debug blocks go to the event log.}
+{The DLL's debug mode (include/fastmm.h): while it is on, new blocks are FastMM5's debug blocks
+(TFastMM_DebugBlockHeader before the data, the footer checksum and both stack traces after it);
+freed ones are filled with $80 and kept in a quarantine, which counts as free memory. Calls
+nest: the counter changes whatever the result, and the mode follows it when this module's memory
+manager is still installed (FastMM5: False and the mode unchanged when another memory manager
+was installed since, or fastmm-c is not installed). Errors and the leak report of debug blocks
+are FastMM5's events, written as the FastMM_*Events sets say.}
 function FastMM_EnterDebugMode: Boolean;
 function FastMM_ExitDebugMode: Boolean;
 function FastMM_DebugModeActive: Boolean;
@@ -461,7 +464,7 @@ function FastMM_EraseAllocatedBlockContentActive: Boolean;
 function FastMM_BeginEraseFreedBlockContent: Boolean;
 function FastMM_EndEraseFreedBlockContent: Boolean;
 function FastMM_EraseFreedBlockContentActive: Boolean;
-{At most 62 entries (FastMM5: 64).}
+{Default 20, at most 64 (a larger count is taken as 64).}
 function FastMM_GetDebugModeStackTraceEntryCount: Byte;
 procedure FastMM_SetDebugModeStackTraceEntryCount(AStackTraceEntryCount: Byte);
 {The no-op stack trace routines: the first fills AMaxDepth entries with 0, the second writes
@@ -492,8 +495,9 @@ function FastMMC_CheckHeap: Integer;
 procedure FastMMC_FlushThreadCache;
 {Spare spans back to the OS.}
 procedure FastMMC_ReleaseFreeMemory;
-{Sets FastMM_DebugMode_ScanForCorruptionBeforeEveryOperation and passes it to the DLL now (the
-unit passes the variable itself on at FastMM_EnterDebugMode and FastMM_ScanDebugBlocksForCorruption).}
+{Sets FastMM_DebugMode_ScanForCorruptionBeforeEveryOperation (a plain setter: the DLL reads the
+variable of the module that installed it first; in another module the unit passes the value to
+the DLL's own switch, here and at FastMM_EnterDebugMode and FastMM_ScanDebugBlocksForCorruption).}
 procedure FastMMC_SetScanForCorruptionBeforeEveryOperation(AValue: Boolean);
 {Reports the live debug blocks not registered as expected leaks now, returning how many there
 were: each as FastMM5's mmetUnexpectedMemoryLeakDetail (written as the FastMM_*Events sets say)
@@ -502,7 +506,7 @@ called it gets the same at its end when it asks for leak reports (FastMM5's
 FastMM_EnableMemoryLeakReporting, ReportMemoryLeaksOnShutdown).}
 function FastMMC_ReportDebugBlockLeaks: NativeUInt;
 {How many debug events of a kind the DLL has reported (include/fastmm.h, FASTMM_EVENT_*: 1
-header corrupted, 2 guard corrupted, 3 write after free, 4 double free, 5 realloc of a freed
+header corrupted, 2 footer corrupted, 3 write after free, 4 double free, 5 realloc of a freed
 block, 6 invalid pointer, 7 leak, 8 virtual call on a freed object).}
 function FastMMC_GetDebugEventCount(AKind: Integer): NativeUInt;
 {The memory manager this unit replaced (and hands foreign blocks to).}
@@ -2780,8 +2784,9 @@ end;
 
 {------------------------Event log------------------------}
 
-{The DLL writes its own events (debug mode) to the same file: it takes the name in the ANSI code
-page; AReset: back to its default, which is this unit's default too.}
+{The DLL writes to the same file what it reports itself (in a process whose owner module has not
+taken its events): it takes the name in the ANSI code page; AReset: back to its default, which is
+this unit's default too.}
 procedure TellDllEventLogFilename(AReset: Boolean);
 var
   Ansi: array[0..2 * CMaxPath] of AnsiChar;
