@@ -257,6 +257,12 @@ typedef struct fastmm_debug_event {
   fastmm_debug_modified_range modified_ranges[FASTMM_DEBUG_EVENT_RANGES];
   fastmm_debug_block_header header;
 } fastmm_debug_event;
+FASTMM_LAYOUT_CHECK_(event_block, offsetof(fastmm_debug_event, block) == 16);
+FASTMM_LAYOUT_CHECK_(event_frames,
+                     offsetof(fastmm_debug_event, alloc_frames) == 16 + 7 * sizeof(void *));
+FASTMM_LAYOUT_CHECK_(event_header, offsetof(fastmm_debug_event, header) ==
+                                       16 + (7 + 3 * FASTMM_DEBUG_EVENT_FRAMES) * sizeof(void *) +
+                                           8 * FASTMM_DEBUG_EVENT_RANGES);
 
 FASTMM_API size_t FASTMM_CDECL fastmm_get_debug_event_count(int kind); /* events of a kind so far */
 FASTMM_API void FASTMM_CDECL fastmm_get_last_debug_event(fastmm_debug_event *event);
