@@ -244,8 +244,9 @@ typedef struct fastmm_debug_event {
   uint64_t allocation_number;
   const void *block; /* the pointer the program passed or holds */
   size_t user_size;
-  /* The block's debug header as it was when the event was found (a copy: `header` below), or
-   * NULL when it could not be trusted (damaged, or no debug block). */
+  /* The block's debug header as it was when the event was found, or NULL when it could not be
+   * trusted (damaged, or no debug block). It points at `header` below, in the same event: a
+   * copy of the event must point it at its own. */
   const fastmm_debug_block_header *debug_header;
   size_t alloc_frame_count; /* non-zero entries of alloc_frames */
   size_t free_frame_count;

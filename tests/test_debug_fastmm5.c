@@ -567,8 +567,11 @@ static fastmm_debug_event seen[8];
 static unsigned seen_count;
 
 static void FASTMM_CDECL on_event(const fastmm_debug_event *e) {
-  if (seen_count < 8)
+  if (seen_count < 8) {
     seen[seen_count] = *e;
+    if (e->debug_header != NULL) /* it points into the event: the copy's into the copy */
+      seen[seen_count].debug_header = &seen[seen_count].header;
+  }
   seen_count++;
   /* No lock of the manager is held: the handler may allocate, in debug mode too. */
   void *p = fastmm_getmem(100);

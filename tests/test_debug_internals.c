@@ -62,7 +62,7 @@ static void get_one(void *arg) {
  * turns: a count that never moves fails instead of hanging. */
 static int count_moved(contention_kind kind, uint32_t from) {
   for (long i = 0; i < 50000000L; i++) {
-    if (waits[kind] != from)
+    if (fmm_load_u32_relaxed(&waits[kind]) != from)
       return 1;
     tu_yield();
   }

@@ -131,6 +131,20 @@ size_t heap_usable_size(const void *p) {
   }
 }
 
+void heap_set_debug_outer(void *p, int on) {
+  uint32_t h = block_header(p);
+  switch (h & BLOCK_KINDS) {
+  case BLOCK_FLAG_MEDIUM:
+    medium_set_flag(p, BLOCK_FLAG_DEBUG_OUTER, on);
+    break;
+  case BLOCK_FLAG_LARGE:
+    large_set_flag(p, BLOCK_FLAG_DEBUG_OUTER, on);
+    break;
+  default: /* a live small block's word is its owner's alone */
+    block_set_header(p, on ? (h | BLOCK_FLAG_DEBUG_OUTER) : (h & ~BLOCK_FLAG_DEBUG_OUTER));
+  }
+}
+
 size_t heap_outer_usable(const void *p) {
   if (!heap_header_readable(p))
     return 0;

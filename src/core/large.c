@@ -102,6 +102,13 @@ int large_extend_in_place(void *p, size_t new_user) {
   return 1;
 }
 
+void large_set_flag(void *p, uint32_t flag, int on) {
+  large_header *h = large_header_of(p);
+  lock_acquire(&large_lock);
+  h->flags = on ? (h->flags | flag) : (h->flags & ~flag);
+  lock_release(&large_lock);
+}
+
 void large_set_user_size(void *p, size_t user_size) {
   large_header_of(p)->user_size = user_size;
 }

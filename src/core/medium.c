@@ -257,6 +257,14 @@ void *medium_alloc_small_span(size_t user_size, unsigned arena) {
   return p;
 }
 
+void medium_set_flag(void *p, uint32_t flag, int on) {
+  medium_header *h = medium_header_of(p);
+  medium_arena *a = &medium_arenas[medium_arena_of(h->flags)];
+  lock_acquire(&a->lock);
+  h->flags = on ? (h->flags | flag) : (h->flags & ~flag);
+  lock_release(&a->lock);
+}
+
 int medium_free(void *p) {
   medium_header *h = medium_header_of(p);
   medium_arena *a = &medium_arenas[medium_arena_of(h->flags)];

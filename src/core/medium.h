@@ -65,6 +65,9 @@ void *medium_alloc(size_t user_size, unsigned first_arena);
 /* A block to hold a small span, from `arena` (waiting for its lock), or NULL. */
 void *medium_alloc_small_span(size_t user_size, unsigned arena);
 int medium_free(void *p); /* p validated by the caller; FASTMM_OK, or invalid if already free */
+/* Sets or clears a flag of a live block's header word under its arena's lock (a neighbour's free
+ * reads the word under that lock). */
+void medium_set_flag(void *p, uint32_t flag, int on);
 /* In-place resizes; return 1 when done. */
 int medium_grow_in_place(void *p, size_t min_user, size_t want_user);
 int medium_shrink_in_place(void *p, size_t new_user);

@@ -309,7 +309,7 @@ static int trim_finish(trim_batch *b) {
     /* The freed header stays in the freed outer block, as in FastMM5: a later free of the
      * pointer is still recognised as a double free while the memory is not reused. */
     debug_header *h = b->out[i];
-    block_set_header(h, block_header(h) & ~BLOCK_FLAG_DEBUG_OUTER);
+    heap_set_debug_outer(h, 0);
     fast_free_normal(h);
   }
   if (b->damaged)
@@ -365,12 +365,12 @@ void *debug_get(size_t size, const void *caller, int fill) {
   if (fill && (!(options & FASTMM_DMO_NO_BLOCK_FILL_PATTERNS) ||
                (heap_mode_now() & HEAP_MODE_ERASE_ALLOCATED)))
     memset(h + 1, DEBUG_FILL_ALLOCATED, size);
-  block_set_header(outer, block_header(outer) | BLOCK_FLAG_DEBUG_OUTER);
+  heap_set_debug_outer(outer, 1);
   debug_registry_lock();
   int added = debug_registry_add(h);
   debug_registry_unlock();
   if (!added) {
-    block_set_header(outer, block_header(outer) & ~BLOCK_FLAG_DEBUG_OUTER);
+    heap_set_debug_outer(outer, 0);
     h->debug_block_flags = 0;
     fast_free_normal(outer);
     return NULL;
@@ -509,12 +509,12 @@ void *debug_realloc(void *p, size_t size, const void *caller) {
   memset(debug_footer_of(q) + moved, 0, DEBUG_FOOTER_RESERVED_SIZE);
   if (has_checksums(q))
     q->header_checksum = debug_header_checksum(q);
-  block_set_header(outer, block_header(outer) | BLOCK_FLAG_DEBUG_OUTER);
+  heap_set_debug_outer(outer, 1);
   debug_registry_lock();
   int added = debug_registry_add(q);
   debug_registry_unlock();
   if (!added) {
-    block_set_header(outer, block_header(outer) & ~BLOCK_FLAG_DEBUG_OUTER);
+    heap_set_debug_outer(outer, 0);
     q->debug_block_flags = 0;
     fast_free_normal(outer);
     return NULL;
