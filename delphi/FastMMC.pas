@@ -3392,7 +3392,6 @@ begin
   begin
     Dll.BindVariables(nil);
     VariablesBound := False;
-    PassScanSwitchToDll;
   end;
   if EventHandlerSet then
   begin
