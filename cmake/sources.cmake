@@ -20,9 +20,13 @@ set(FASTMM_CORE_SOURCES
   src/core/expected_leaks.c
   src/core/aligned.c
   src/core/walk.c
+  src/core/contention.c
   src/modes/gate.c
   src/modes/mode_paths.c
   src/modes/switches.c
+  src/modes/debug_settings.c
+  src/modes/stack_trace.c
+  src/modes/debug_registry.c
   src/modes/debug_block.c
   src/modes/debug_report.c
   src/modes/debug_walk.c

@@ -153,11 +153,12 @@ type
     mmisInstalled);
 
   {FastMM5's debug block header: 64 bytes directly before the user data of a debug block, on
-  both platforms. The footer follows the UserSize user bytes: a Cardinal checksum, then the
-  allocation stack trace and the free stack trace (StackTraceEntryCount entries each).
+  both platforms; the DLL's debug blocks are laid out so (include/fastmm.h,
+  fastmm_debug_block_header). The footer follows the UserSize user bytes: a Cardinal checksum,
+  then the allocation stack trace and the free stack trace (StackTraceEntryCount entries each).
   HeaderCheckSum is the xor, seeded with $FFFFFFFF, of the Cardinals after it in the header;
-  the footer checksum the same over both stack traces. (TODO(dll): the DLL's debug blocks are
-  not laid out so yet: delphi/DLL_EXPORTS_NEEDED.md, section 1.)}
+  the footer checksum the same over both stack traces. Reserved1, Reserved2 and ReservedSpace1
+  are the DLL's.}
 {$PointerMath On}
   PFastMM_DebugBlockHeader = ^TFastMM_DebugBlockHeader;
 {$PointerMath Off}
@@ -332,12 +333,13 @@ function FastMM_ReallocMem(APointer: Pointer; ANewSize: NativeInt): Pointer;
 function FastMM_AllocMem(ASize: NativeInt): Pointer;
 
 {------------------------Debug mode core memory manager interface (FastMM5)------------------------}
-{FastMM5 hands out a debug block from these whatever the mode. The DLL does so while debug mode
-is on (FastMM_EnterDebugMode); outside it these give normal blocks until the DLL exports its
-debug entry points (TODO(dll): fastmm_debug_getmem and the others). FastMM_DebugFreeMem and
-FastMM_DebugReallocMem raise EInvalidPointer for a pointer that is not aligned as every block
-is (FastMM5 does), and scan the debug blocks first when
-FastMM_DebugMode_ScanForCorruptionBeforeEveryOperation is True.}
+{A debug block whatever the mode, as in FastMM5 (the DLL's fastmm_debug_* exports): GetMem fills
+it with $90 (unless dmoNoBlockFillPatterns), AllocMem zeroes it; FreeMem frees any block (a
+debug block checked, filled and quarantined); ReallocMem keeps a debug block's information and
+turns a normal block into a debug block. FastMM_DebugFreeMem and FastMM_DebugReallocMem raise
+EInvalidPointer for a pointer that is not aligned as every block is (FastMM5 does); all four
+scan the debug blocks first when FastMM_DebugMode_ScanForCorruptionBeforeEveryOperation is
+True.}
 function FastMM_DebugGetMem(ASize: NativeInt): Pointer;
 function FastMM_DebugFreeMem(APointer: Pointer): Integer;
 function FastMM_DebugReallocMem(APointer: Pointer; ANewSize: NativeInt): Pointer;
@@ -380,9 +382,9 @@ function FastMM_DetectStringData(APMemoryBlock: Pointer; AAvailableSpaceInBlock:
 {The class of the object at APointer (at least one pointer readable there), or nil: the first
 pointer must be a VMT whose parent chain is valid readable memory.}
 function FastMM_DetectClassInstance(APointer: Pointer): TClass;
-{Checks every debug block, live or quarantined. On damage it reports each fault to the event
-log and raises EInvalidPointer (run-time error 204 without SysUtils), as FastMM5 does; else
-True.}
+{Checks every debug block, live or quarantined. On damage it reports each fault (FastMM5's
+event, template and routing) and raises EInvalidPointer (run-time error 204 without SysUtils),
+as FastMM5 does; else True.}
 function FastMM_ScanDebugBlocksForCorruption(ALockTimeoutMilliseconds: Cardinal = 50): Boolean;
 {The memory the DLL holds from the OS, in bytes.}
 function FastMM_GetCurrentMemoryUsage: NativeUInt;
@@ -448,23 +450,27 @@ function FastMM_GetMemoryUsageLimit: NativeUInt;
 {Loads FastMM_DebugSupportLibraryName and points FastMM_GetStackTrace and
 FastMM_ConvertStackTraceToText at its routines where they are still the no-op ones; True when
 it is loaded. FastMM_FreeDebugSupportLibrary points them back and unloads it. The DLL takes its
-own stack traces for its debug blocks: these handlers serve the program (and the unit's own
-reports) until the DLL can call them.}
+debug blocks' stack traces through FastMM_GetStackTrace while it is not the no-op routine (its
+own stack walk otherwise, which needs no support library), and the unit writes them through
+FastMM_ConvertStackTraceToText (as module+offset while it is the no-op routine).}
 function FastMM_LoadDebugSupportLibrary: Boolean;
 function FastMM_FreeDebugSupportLibrary: Boolean;
 
 {------------------------Debug mode (FastMM5)------------------------}
-{The DLL's debug mode (include/fastmm.h): while it is on, new blocks carry a checksummed header
-with the allocation's stack and a guard after the data; freed ones are filled with $80 and kept
-in a quarantine. Calls nest: the counter changes whatever the result, and the mode follows it
-when this module's memory manager is still installed (FastMM5: False and the mode unchanged
-when another memory manager was installed since, or fastmm-c is not installed). Errors and the
-leak report of debug blocks go to the event log.}
+{The DLL's debug mode (include/fastmm.h): while it is on, new blocks are FastMM5's debug blocks
+(TFastMM_DebugBlockHeader before the data, the footer checksum and both stack traces after it);
+freed ones are filled with $80 and kept in a quarantine, which counts as free memory. Calls
+nest: the counter changes whatever the result, and the mode follows it when this module's memory
+manager is still installed (FastMM5: False and the mode unchanged when another memory manager
+was installed since, or fastmm-c is not installed). Errors and the leak report of debug blocks
+are FastMM5's events, written as the FastMM_*Events sets say.}
 function FastMM_EnterDebugMode: Boolean;
 function FastMM_ExitDebugMode: Boolean;
 function FastMM_DebugModeActive: Boolean;
-{Recorded and returned (default [dmoNeverFreeSmallBlockSpans, dmoNeverMergeFreeMediumBlocks]);
-the DLL's debug mode follows them once it takes them (TODO(dll): fastmm_set_debug_mode_options).}
+{Default [dmoNeverFreeSmallBlockSpans, dmoNeverMergeFreeMediumBlocks]. The DLL applies them to
+the debug blocks made and freed from then on: dmoNoBlockFillPatterns, dmoNoBlockCheckSums as in
+FastMM5; the two others are accepted and returned, and have no effect: freed debug blocks wait
+in the DLL's quarantine instead, which keeps their memory from reuse (the README says more).}
 function FastMM_GetDebugModeOptions: TFastMM_DebugModeOptions;
 procedure FastMM_SetDebugModeOptions(ADebugModeOptions: TFastMM_DebugModeOptions);
 {Fill new blocks with $90 / freed blocks with $80, outside debug mode too. Calls nest, with the
@@ -475,7 +481,7 @@ function FastMM_EraseAllocatedBlockContentActive: Boolean;
 function FastMM_BeginEraseFreedBlockContent: Boolean;
 function FastMM_EndEraseFreedBlockContent: Boolean;
 function FastMM_EraseFreedBlockContentActive: Boolean;
-{At most 62 entries (FastMM5: 64).}
+{Default 20, at most 64 (a larger count is taken as 64).}
 function FastMM_GetDebugModeStackTraceEntryCount: Byte;
 procedure FastMM_SetDebugModeStackTraceEntryCount(AStackTraceEntryCount: Byte);
 {The no-op stack trace routines: the first fills AMaxDepth entries with 0, the second writes
@@ -506,15 +512,18 @@ function FastMMC_CheckHeap: Integer;
 procedure FastMMC_FlushThreadCache;
 {Spare spans back to the OS.}
 procedure FastMMC_ReleaseFreeMemory;
-{Sets FastMM_DebugMode_ScanForCorruptionBeforeEveryOperation and passes it to the DLL now (the
-unit passes the variable itself on at FastMM_EnterDebugMode and FastMM_ScanDebugBlocksForCorruption).}
+{Sets FastMM_DebugMode_ScanForCorruptionBeforeEveryOperation (a plain setter: the DLL reads the
+variable of the module that installed it first; in another module the unit passes the value to
+the DLL's own switch, here and at FastMM_EnterDebugMode and FastMM_ScanDebugBlocksForCorruption).}
 procedure FastMMC_SetScanForCorruptionBeforeEveryOperation(AValue: Boolean);
-{Writes the leak report of live debug blocks (not registered as expected leaks) to the event
-log now, returning how many there were. The DLL writes it by itself when the process ends if
-debug mode was ever on.}
+{Reports the live debug blocks not registered as expected leaks now, returning how many there
+were: each as FastMM5's mmetUnexpectedMemoryLeakDetail (written as the FastMM_*Events sets say)
+when this module took the DLL's events, else to the DLL's event log. A program that never
+called it gets the same at its end when it asks for leak reports (FastMM5's
+FastMM_EnableMemoryLeakReporting, ReportMemoryLeaksOnShutdown).}
 function FastMMC_ReportDebugBlockLeaks: NativeUInt;
 {How many debug events of a kind the DLL has reported (include/fastmm.h, FASTMM_EVENT_*: 1
-header corrupted, 2 guard corrupted, 3 write after free, 4 double free, 5 realloc of a freed
+header corrupted, 2 footer corrupted, 3 write after free, 4 double free, 5 realloc of a freed
 block, 6 invalid pointer, 7 leak, 8 virtual call on a freed object).}
 function FastMMC_GetDebugEventCount(AKind: Integer): NativeUInt;
 {The memory manager this unit replaced (and hands foreign blocks to).}
@@ -536,20 +545,26 @@ var
 
   {True: FastMM_Finalize does not uninstall (new blocks keep coming from the DLL after it).}
   FastMM_NeverUninstall: Boolean = False;
-  {FastMM5: every OS allocation from the top of the address space down. Recorded; the DLL maps
-  bottom-up until it reads this variable (TODO(dll): fastmm_bind_variables).}
+  {FastMM5's variables from here to FastMM_LargeBlockThreadContentionCount, and
+  FastMM_GetStackTrace / FastMM_ConvertStackTraceToText above, are read and updated by the DLL
+  itself, as FastMM5 uses its own: the module that installs fastmm-c first (the owner,
+  FastMM_GetInstallationState = mmisInstalled) hands their addresses to the DLL
+  (fastmm_bind_variables) until its FastMM_Finalize. In a module that shares another module's
+  installation they are this module's copies, which the DLL does not see.}
+  {While True, every mapping the DLL makes comes from the top of the address space down
+  (MEM_TOP_DOWN), read at each mapping.}
   FastMM_AllocateTopDown: Boolean = False;
   {Scan every debug block before each GetMem, FreeMem, ReallocMem and AllocMem while debug mode
-  is on. The unit passes it to the DLL at FastMM_EnterDebugMode and
-  FastMM_ScanDebugBlocksForCorruption (or at once through
-  FastMMC_SetScanForCorruptionBeforeEveryOperation).}
+  is on, and before each FastMM_Debug* call.}
   FastMM_DebugMode_ScanForCorruptionBeforeEveryOperation: Boolean = False;
 
   {Where events go. The defaults are FastMM5's: installation problems and debug block errors
   everywhere, leaks nowhere unless asked for (ReportMemoryLeaksOnShutdown or
   FastMM_EnableMemoryLeakReporting). A console program gets its "message boxes" on standard
-  error. The unit's events (installation, leak summary) follow these sets; the DLL writes its
-  debug block events to the event log whatever they say.}
+  error. The unit's events (installation, leak summary) follow these sets, and so do the DLL's
+  debug block events, which the DLL hands to the owner module's unit (fastmm_set_event_handler):
+  the unit writes them with the templates below. (A DLL event FastMM5 has no type for, a FreeMem
+  of a pointer that is no block, is counted by the DLL and not written.)}
   FastMM_OutputDebugStringEvents: TFastMM_MemoryManagerEventTypeSet = [mmetDebugBlockDoubleFree,
     mmetDebugBlockReallocOfFreedBlock, mmetDebugBlockHeaderCorruption, mmetDebugBlockFooterCorruption,
     mmetDebugBlockModifiedAfterFree, mmetVirtualMethodCallOnFreedObject, mmetAnotherThirdPartyMemoryManagerAlreadyInstalled,
@@ -563,14 +578,15 @@ var
     mmetDebugBlockModifiedAfterFree, mmetVirtualMethodCallOnFreedObject, mmetAnotherThirdPartyMemoryManagerAlreadyInstalled,
     mmetCannotInstallAfterDefaultMemoryManagerHasBeenUsed, mmetCannotSwitchToSharedMemoryManagerWithLivePointers];
 
-  {FastMM5: debug blocks record this group, allocation numbers count debug allocations, and the
-  allocation numbered FastMM_DebugBreakAllocationNumber breaks into the debugger. Declared; the
-  DLL reads and updates them once it is given their addresses (TODO(dll): fastmm_bind_variables).}
+  {Each new debug block records FastMM_CurrentAllocationGroup (AllocationGroup) and the number
+  FastMM_LastAllocationNumber is incremented to (AllocationNumber: debug allocations counted from
+  1, wrapping at 2^32); the block numbered FastMM_DebugBreakAllocationNumber (when not 0) breaks
+  into the debugger once made (DebugBreak: without a debugger, an unhandled breakpoint
+  exception).}
   FastMM_CurrentAllocationGroup: Cardinal;
   FastMM_LastAllocationNumber: Cardinal;
   FastMM_DebugBreakAllocationNumber: Cardinal;
-  {FastMM5: how often a thread found every arena of a kind locked and gave up its time slice.
-  They stay 0 until the DLL counts into them (TODO(dll): fastmm_bind_variables).}
+  {How often a GetMem or ReallocMem found every arena of a kind locked and had to wait.}
   FastMM_SmallBlockThreadContentionCount: Cardinal;
   FastMM_MediumBlockThreadContentionCount: Cardinal;
   FastMM_LargeBlockThreadContentionCount: Cardinal;
@@ -578,13 +594,17 @@ var
   FastMM_TextFileEncoding: TFastMM_TextFileEncoding = teUTF8;
 
   {The texts of the unit's reports, FastMM5's templates: a token number in braces is replaced by
-  the token's value. The unit
-  fills 1 (date, yyyy-mm-dd), 2 (time, HH:nn:ss), 14 (the leak summary's entries), 16 (the
-  event log's path), 18 (kilobytes allocated), 19 (kilobytes of overhead) and 20 (efficiency
-  percentage), and from the DLL's walk of its blocks 3 (the block's size), 8 (its class), 10-13
-  (its address and first bytes, in hex and as text) and 21-23 (the state log's usage per class);
-  the others (4-7, 9, 15, 17, 24-26) describe debug blocks and need their headers. The debug block messages are declared for programs that set them; the DLL
-  writes its own texts until it hands its events to the unit (TODO(dll): fastmm_set_event_handler).}
+  the token's value (an unknown or unset token is empty). The unit fills 1 (date, yyyy-mm-dd),
+  2 (time, HH:nn:ss), 14 (the leak summary's entries), 16 (the event log's path), 18
+  (kilobytes allocated), 19 (kilobytes of overhead) and 20 (efficiency percentage); for a debug
+  block event from the DLL also 3 (the block's size), 4 (allocated by thread), 5 (freed by
+  thread), 6 and 7 (the allocation and free stack traces, through
+  FastMM_ConvertStackTraceToText, else as module+offset), 8 (the object class, or string type, or
+  Unknown), 9 (allocation number), 10-13 (the size, address, hex and ASCII dump of the block's
+  first bytes), 15 (the offsets and lengths changed after the free), 17 (the virtual method
+  called on a freed object), 24 (the stack trace of that call), 25 and 26 (the allocation's date
+  and time); for the leak report 3, 8 and 10-13 of each leaked block, and for the state log 21-23
+  (usage per class), from the DLL's walk of its blocks.}
   FastMM_LogFileEntryHeader: PWideChar = '--------------------------------{1} {2}--------------------------------'#13#10;
   FastMM_CannotInstallAfterDefaultMemoryManagerHasBeenUsedMessage: PWideChar =
     'fastmm-c was not installed: the default memory manager has allocated memory already.';
@@ -703,6 +723,14 @@ function FMMC_MessageBoxW(AWnd: NativeUInt; AText, ACaption: PWideChar; AType: C
   stdcall; external user32 name 'MessageBoxW';
 function FMMC_FindWindowA(AClassName, AWindowName: PAnsiChar): NativeUInt; stdcall; external user32 name 'FindWindowA';
 function FMMC_IsDebuggerPresent: LongBool; stdcall; external kernel32 name 'IsDebuggerPresent';
+function FMMC_GetModuleHandleExW(AFlags: Cardinal; AAddress: Pointer; var AModule: NativeUInt): LongBool;
+  stdcall; external kernel32 name 'GetModuleHandleExW';
+function FMMC_GetTickCount: Cardinal; stdcall; external kernel32 name 'GetTickCount';
+{Pointers: a const parameter may travel by value.}
+function FMMC_SystemTimeToFileTime(ATime: Pointer; AFileTime: Pointer): LongBool;
+  stdcall; external kernel32 name 'SystemTimeToFileTime';
+function FMMC_FileTimeToSystemTime(AFileTime: Pointer; ATime: Pointer): LongBool;
+  stdcall; external kernel32 name 'FileTimeToSystemTime';
 
 {------------------------The DLL------------------------}
 
@@ -755,6 +783,57 @@ type
     AMaximumAllocationGroup: Cardinal): Integer; cdecl;
   TDll_SizeFunction = function(AValue: NativeUInt): NativeUInt; cdecl;
   TDll_WriteReport = function(APath: PAnsiChar): Integer; cdecl;
+  TDll_DebugGetMem = function(ASize: NativeInt): Pointer; cdecl;
+  TDll_DebugFreeMem = function(APointer: Pointer): Integer; cdecl;
+  TDll_DebugReallocMem = function(APointer: Pointer; ASize: NativeInt): Pointer; cdecl;
+  TDll_SetCardinal = procedure(AValue: Cardinal); cdecl;
+  TDll_SetPointer = procedure(AValue: Pointer); cdecl;
+
+  {fastmm_pascal_variables (include/fastmm.h): the addresses of FastMM5's variables, which the DLL
+  reads and updates from then on.}
+  TFMMC_PascalVariables = packed record
+    Size: Cardinal;
+{$ifdef WIN64}
+    Padding: Cardinal;
+{$endif}
+    CurrentAllocationGroup: PCardinal;
+    LastAllocationNumber: PCardinal;
+    DebugBreakAllocationNumber: PCardinal;
+    SmallBlockThreadContentionCount: PCardinal;
+    MediumBlockThreadContentionCount: PCardinal;
+    LargeBlockThreadContentionCount: PCardinal;
+    AllocateTopDown: PByte;
+    ScanBeforeEveryOperation: PByte;
+    GetStackTrace: Pointer;
+    ConvertStackTraceToText: Pointer;
+    NoOpGetStackTrace: Pointer;
+    NoOpConvertStackTraceToText: Pointer;
+  end;
+
+  {fastmm_debug_event (include/fastmm.h): one debug event as the DLL hands it to the unit. The C
+  struct has no padding before its end, so a packed record matches it on both targets.}
+  TFMMC_DebugModifiedRange = packed record
+    Offset: Cardinal;
+    Length: Cardinal;
+  end;
+  PFMMC_DebugEvent = ^TFMMC_DebugEvent;
+  TFMMC_DebugEvent = packed record
+    Kind: Integer;
+    VirtualMethodIndex: Integer;
+    AllocationNumber: UInt64;
+    Block: Pointer;
+    UserSize: NativeUInt;
+    DebugHeader: PFastMM_DebugBlockHeader;
+    AllocFrameCount: NativeUInt;
+    FreeFrameCount: NativeUInt;
+    CallFrameCount: NativeUInt;
+    ModifiedRangeCount: NativeUInt;
+    AllocFrames: array[0..63] of Pointer;
+    FreeFrames: array[0..63] of Pointer;
+    CallFrames: array[0..63] of Pointer;
+    ModifiedRanges: array[0..31] of TFMMC_DebugModifiedRange;
+    Header: TFastMM_DebugBlockHeader;
+  end;
 
 var
   Dll: record
@@ -786,6 +865,14 @@ var
     GetMinimumAlignment: TDll_GetSize;
     SetOptimizationStrategy: TDll_SetInt;
     WriteUsageReport: TDll_WriteReport;
+    {FastMM5's debug entry points, options, variables and events (nil with an older DLL).}
+    DebugGetMem, DebugAllocMem: TDll_DebugGetMem;
+    DebugFreeMem: TDll_DebugFreeMem;
+    DebugReallocMem: TDll_DebugReallocMem;
+    SetDebugModeOptions: TDll_SetCardinal;
+    BindVariables, SetEventHandler, SetFreedObjectHandler: TDll_SetPointer;
+    SetLeakReportAtExit: TDll_SetInt;
+    ProcessAllPendingFrees: TDll_Procedure;
   end;
   DllLoadError: Cardinal;
 
@@ -1272,6 +1359,16 @@ begin
   Dll.GetMinimumAlignment := TDll_GetSize(FMMC_GetProcAddress(H, 'fastmm_get_minimum_alignment'));
   Dll.SetOptimizationStrategy := TDll_SetInt(FMMC_GetProcAddress(H, 'fastmm_set_optimization_strategy'));
   Dll.WriteUsageReport := TDll_WriteReport(FMMC_GetProcAddress(H, 'fastmm_write_usage_report'));
+  Dll.DebugGetMem := TDll_DebugGetMem(FMMC_GetProcAddress(H, 'fastmm_debug_getmem'));
+  Dll.DebugAllocMem := TDll_DebugGetMem(FMMC_GetProcAddress(H, 'fastmm_debug_allocmem'));
+  Dll.DebugFreeMem := TDll_DebugFreeMem(FMMC_GetProcAddress(H, 'fastmm_debug_freemem'));
+  Dll.DebugReallocMem := TDll_DebugReallocMem(FMMC_GetProcAddress(H, 'fastmm_debug_reallocmem'));
+  Dll.SetDebugModeOptions := TDll_SetCardinal(FMMC_GetProcAddress(H, 'fastmm_set_debug_mode_options'));
+  Dll.BindVariables := TDll_SetPointer(FMMC_GetProcAddress(H, 'fastmm_bind_variables'));
+  Dll.SetEventHandler := TDll_SetPointer(FMMC_GetProcAddress(H, 'fastmm_set_event_handler'));
+  Dll.SetFreedObjectHandler := TDll_SetPointer(FMMC_GetProcAddress(H, 'fastmm_set_freed_object_call_handler'));
+  Dll.SetLeakReportAtExit := TDll_SetInt(FMMC_GetProcAddress(H, 'fastmm_set_leak_report_at_exit'));
+  Dll.ProcessAllPendingFrees := TDll_Procedure(FMMC_GetProcAddress(H, 'fastmm_process_all_pending_frees'));
   GetManager(Dll.MM);
   if not (Assigned(Dll.MM.GetMem) and Assigned(Dll.MM.FreeMem) and Assigned(Dll.MM.ReallocMem)
     and Assigned(Dll.MM.AllocMem)) then
@@ -1456,6 +1553,25 @@ begin
     Result[NP + I].LeakSize := Entries[I].LeakSize;
     Result[NP + I].LeakCount := Entries[I].Count;
   end;
+end;
+
+{Expected leaks by class and by size (FastMM5's UpdateExpectedLeakList): a leaked block of a
+registered class, or of a registered size, takes one off that registration's count for the
+report being written.}
+var
+  ReportLeakEntries: array[0..CMaxLeakEntries - 1] of TLeakEntry;
+  ReportLeakEntryCount: Integer;
+  {True once the DLL has written the detail of each leaked debug block (ReportDebugBlockLeakDetails):
+  the walk's leak check then counts those blocks in its summary without a second detail.}
+  DebugLeakDetailsWritten: Boolean;
+
+procedure PrepareLeakMatching;
+begin
+  FMMC_EnterCriticalSection(LeakLock);
+  ReportLeakEntryCount := LeakEntryCount;
+  if LeakEntryCount > 0 then
+    Move(LeakEntries[0], ReportLeakEntries[0], LeakEntryCount * SizeOf(TLeakEntry));
+  FMMC_LeaveCriticalSection(LeakLock);
 end;
 
 {------------------------The memory manager records------------------------}
@@ -1830,7 +1946,10 @@ end;
 
 function FastMM_ProcessAllPendingFrees: Boolean;
 begin
-  FastMMC_FlushThreadCache;
+  if (Dll.Handle <> 0) and Assigned(Dll.ProcessAllPendingFrees) then
+    Dll.ProcessAllPendingFrees()
+  else
+    FastMMC_FlushThreadCache;
   Result := True;
 end;
 
@@ -2802,9 +2921,15 @@ begin
     Assigned(Dll.EndEraseFreed);
 end;
 
+var
+  {True while the DLL reads FastMM5's variables of this module (fastmm_bind_variables: this module
+  installed fastmm-c first).}
+  VariablesBound: Boolean;
+
+{Without the binding the DLL has its own switch, which the unit sets from the variable.}
 procedure PassScanSwitchToDll;
 begin
-  if (Dll.Handle <> 0) and Assigned(Dll.SetScanBeforeEveryOperation) then
+  if (Dll.Handle <> 0) and Assigned(Dll.SetScanBeforeEveryOperation) and not VariablesBound then
     Dll.SetScanBeforeEveryOperation(Ord(FastMM_DebugMode_ScanForCorruptionBeforeEveryOperation));
 end;
 
@@ -2857,11 +2982,18 @@ begin
 end;
 
 procedure FastMM_SetDebugModeOptions(ADebugModeOptions: TFastMM_DebugModeOptions);
+var
+  Option: TFastMM_DebugModeOption;
+  Bits: Cardinal;
 begin
-  {TODO(dll): fastmm_set_debug_mode_options (delphi/DLL_EXPORTS_NEEDED.md) - pass the options
-  on; until then the DLL behaves as with [dmoNeverFreeSmallBlockSpans] (freed debug blocks wait
-  in a quarantine, checksums and fill patterns always).}
   DebugModeOptions := ADebugModeOptions;
+  {Bit i is option i (include/fastmm.h, FASTMM_DMO_*).}
+  Bits := 0;
+  for Option := Low(Option) to High(Option) do
+    if Option in ADebugModeOptions then
+      Bits := Bits or (Cardinal(1) shl Ord(Option));
+  if (Dll.Handle <> 0) and Assigned(Dll.SetDebugModeOptions) then
+    Dll.SetDebugModeOptions(Bits);
 end;
 
 function FastMM_ScanDebugBlocksForCorruption(ALockTimeoutMilliseconds: Cardinal): Boolean;
@@ -2940,6 +3072,7 @@ end;
 
 function FastMMC_ReportDebugBlockLeaks: NativeUInt;
 begin
+  PrepareLeakMatching;
   if (Dll.Handle <> 0) and Assigned(Dll.ReportLeaks) then
     Result := Dll.ReportLeaks()
   else
@@ -2960,46 +3093,55 @@ end;
 const
   CBlockAlignmentMask = 15;
 
+{FastMM5's FastMM_Debug* scan first when asked, and raise on damage.}
 procedure ScanBeforeOperationIfAsked;
 begin
   if FastMM_DebugMode_ScanForCorruptionBeforeEveryOperation then
     FastMM_ScanDebugBlocksForCorruption;
 end;
 
+{With an older DLL (no fastmm_debug_* exports) the normal entry points stand in: a debug block
+only while debug mode is on.}
 function FastMM_DebugGetMem(ASize: NativeInt): Pointer;
 begin
-  {TODO(dll): fastmm_debug_getmem (delphi/DLL_EXPORTS_NEEDED.md) - a debug block whatever the
-  mode; until then a debug block only while debug mode is on.}
   ScanBeforeOperationIfAsked;
-  Result := FastMM_GetMem(ASize);
+  if (Dll.Handle <> 0) and Assigned(Dll.DebugGetMem) then
+    Result := Dll.DebugGetMem(ASize)
+  else
+    Result := FastMM_GetMem(ASize);
 end;
 
 function FastMM_DebugFreeMem(APointer: Pointer): Integer;
 begin
-  {TODO(dll): fastmm_debug_freemem (delphi/DLL_EXPORTS_NEEDED.md).}
   ScanBeforeOperationIfAsked;
   if NativeUInt(APointer) and CBlockAlignmentMask <> 0 then
     HeapError(204);
-  {The DLL frees a debug block or a normal one alike, checking a debug block first.}
-  Result := FastMM_FreeMem(APointer);
+  {A debug block is checked and quarantined, any other block freed as usual.}
+  if (Dll.Handle <> 0) and Assigned(Dll.DebugFreeMem) then
+    Result := Dll.DebugFreeMem(APointer)
+  else
+    Result := FastMM_FreeMem(APointer);
 end;
 
 function FastMM_DebugReallocMem(APointer: Pointer; ANewSize: NativeInt): Pointer;
 begin
-  {TODO(dll): fastmm_debug_reallocmem (delphi/DLL_EXPORTS_NEEDED.md) - the result is a debug
-  block whatever the mode (a normal block is copied into a new debug block); until then the
-  DLL's ReallocMem, which gives a debug block only while debug mode is on.}
   ScanBeforeOperationIfAsked;
   if NativeUInt(APointer) and CBlockAlignmentMask <> 0 then
     HeapError(204);
-  Result := FastMM_ReallocMem(APointer, ANewSize);
+  {The result is a debug block: a normal block's bytes are copied into a new one.}
+  if (Dll.Handle <> 0) and Assigned(Dll.DebugReallocMem) then
+    Result := Dll.DebugReallocMem(APointer, ANewSize)
+  else
+    Result := FastMM_ReallocMem(APointer, ANewSize);
 end;
 
 function FastMM_DebugAllocMem(ASize: NativeInt): Pointer;
 begin
-  {TODO(dll): fastmm_debug_allocmem (delphi/DLL_EXPORTS_NEEDED.md), as FastMM_DebugGetMem.}
   ScanBeforeOperationIfAsked;
-  Result := FastMM_AllocMem(ASize);
+  if (Dll.Handle <> 0) and Assigned(Dll.DebugAllocMem) then
+    Result := Dll.DebugAllocMem(ASize)
+  else
+    Result := FastMM_AllocMem(ASize);
 end;
 
 {------------------------Stack traces and the support library------------------------}
@@ -3048,9 +3190,8 @@ end;
 
 function FastMM_LoadDebugSupportLibrary: Boolean;
 begin
-  {TODO(dll): fastmm_bind_variables (delphi/DLL_EXPORTS_NEEDED.md) - let the DLL take
-  and print its debug blocks' stack traces through FastMM_GetStackTrace and
-  FastMM_ConvertStackTraceToText.}
+  {The DLL takes and prints its debug blocks' stack traces through FastMM_GetStackTrace and
+  FastMM_ConvertStackTraceToText while they are not the no-op routines (fastmm_bind_variables).}
   if DebugSupportLibraryHandle <> 0 then
     Exit(True);
   Result := False;
@@ -3160,8 +3301,9 @@ end;
 
 {------------------------Event log------------------------}
 
-{The DLL writes its own events (debug mode) to the same file: it takes the name in the ANSI code
-page; AReset: back to its default, which is this unit's default too.}
+{The DLL writes to the same file what it reports itself (in a process whose owner module has not
+taken its events): it takes the name in the ANSI code page; AReset: back to its default, which is
+this unit's default too.}
 procedure TellDllEventLogFilename(AReset: Boolean);
 var
   Ansi: array[0..2 * CMaxPath] of AnsiChar;
@@ -3415,7 +3557,8 @@ begin
     Exit;
   Inc(Check^.Leaks);
   Content := BlockContentType(Check^.Cache, AInfo^.BlockAddress, AInfo^.UsableSize);
-  if Check^.LogDetail then
+  {A debug block's detail came from the DLL already, with its traces and number.}
+  if Check^.LogDetail and not ((AInfo^.DebugHeader <> nil) and DebugLeakDetailsWritten) then
     LogLeakDetail(AInfo^, Content, Check^.Cache);
   for I := 0 to Check^.SummaryCount - 1 do
     if (Check^.Summary[I].UsableSize = AInfo^.UsableSize) and (Check^.Summary[I].ContentType = Content) then
@@ -3585,6 +3728,446 @@ begin
   LogEvent(mmetUnexpectedMemoryLeakSummary, FastMM_MemoryLeakMessageBoxCaption, T);
 end;
 
+{------------------------The DLL's debug events------------------------}
+
+{The owner module's unit takes the DLL's debug events (fastmm_set_event_handler) and writes each
+as FastMM5 does: its template filled with the block's tokens, routed by FastMM_LogToFileEvents,
+FastMM_OutputDebugStringEvents and FastMM_MessageBoxEvents. The DLL calls the handler on the
+thread that found the error, possibly inside FreeMem, with none of its locks held; the handler
+builds its text on the stack and allocates nothing. When it returns the DLL fails the operation
+and the unit raises where FastMM5 raises (EInvalidPointer).}
+
+const
+  {include/fastmm.h, fastmm_event_kind.}
+  CDllEventHeaderCorrupted = 1;
+  CDllEventGuardCorrupted = 2;
+  CDllEventWriteAfterFree = 3;
+  CDllEventDoubleFree = 4;
+  CDllEventReallocOfFreed = 5;
+  CDllEventLeak = 7;
+  CDllEventFreedObjectCall = 8;
+  {FastMM5's tokens for a debug block's details (3, 8 and 10-13 are declared with the others).}
+  CTokenAllocatedByThread = 4;
+  CTokenFreedByThread = 5;
+  CTokenAllocationStackTrace = 6;
+  CTokenFreeStackTrace = 7;
+  CTokenAllocationNumber = 9;
+  CTokenModifyAfterFreeDetail = 15;
+  CTokenVirtualMethodName = 17;
+  CTokenVirtualMethodCallStackTrace = 24;
+  CTokenAllocationDate = 25;
+  CTokenAllocationTime = 26;
+
+procedure TextAddHex(var T: TFMMC_Text; V: NativeUInt; ADigits: Integer);
+var
+  Digits: array[0..2 * SizeOf(NativeUInt) - 1] of AnsiChar;
+  N: Integer;
+begin
+  N := 0;
+  repeat
+    Digits[N] := CHexDigits[V and 15];
+    V := V shr 4;
+    Inc(N);
+  until ((V = 0) and (N >= ADigits)) or (N = Length(Digits));
+  while N > 0 do
+  begin
+    Dec(N);
+    TextAdd(T, Digits[N]);
+  end;
+end;
+
+{"module+$offset ($address)", or the bare address when no module holds it.}
+procedure TextAddCodeAddress(var T: TFMMC_Text; AAddress: Pointer);
+const
+  CFromAddress = 4;
+  CUnchangedRefCount = 2;
+var
+  Module: NativeUInt;
+  Name: array[0..CMaxPath] of WideChar;
+  N, Start: Integer;
+begin
+  Module := 0;
+  if FMMC_GetModuleHandleExW(CFromAddress or CUnchangedRefCount, AAddress, Module) and (Module <> 0) then
+  begin
+    N := FMMC_GetModuleFileNameW(Module, @Name[0], CMaxPath);
+    if (N > 0) and (N < CMaxPath) then
+    begin
+      Name[N] := #0;
+      Start := N;
+      while (Start > 0) and (Name[Start - 1] <> '\') and (Name[Start - 1] <> '/') do
+        Dec(Start);
+      TextAddWide(T, @Name[Start]);
+      TextAdd(T, '+$');
+      TextAddHex(T, NativeUInt(AAddress) - Module, 1);
+      TextAdd(T, ' ($');
+      TextAddHex(T, NativeUInt(AAddress), 2 * SizeOf(Pointer));
+      TextAdd(T, ')');
+      Exit;
+    end;
+  end;
+  TextAdd(T, '$');
+  TextAddHex(T, NativeUInt(AAddress), 2 * SizeOf(Pointer));
+end;
+
+{A stack trace's text, FastMM5's way: through FastMM_ConvertStackTraceToText when the program or
+the support library set one, else one "module+offset" line per entry.}
+procedure TokenSetStackTrace(var ATokens: TFMMC_Tokens; AID: Integer; const AFrames: array of Pointer;
+  ACount: NativeUInt);
+var
+  T: TFMMC_Text;
+  Entries: array[0..63] of NativeUInt;
+  Wide: array[0..4095] of WideChar;
+  WideEnd: PWideChar;
+  I: NativeUInt;
+begin
+  TextClear(T);
+  if ACount > 64 then
+    ACount := 64;
+  if ACount > 0 then
+  begin
+    if Assigned(FastMM_ConvertStackTraceToText) and
+      (CodeOf(FastMM_ConvertStackTraceToText) <> Pointer(@FastMM_NoOpConvertStackTraceToText)) then
+    begin
+      FillChar(Entries, SizeOf(Entries), 0);
+      for I := 0 to ACount - 1 do
+        Entries[I] := NativeUInt(AFrames[I]);
+      WideEnd := FastMM_ConvertStackTraceToText(@Entries[0], ACount, @Wide[0], @Wide[High(Wide)]);
+      if (NativeUInt(WideEnd) > NativeUInt(@Wide[0])) and (NativeUInt(WideEnd) <= NativeUInt(@Wide[High(Wide)])) then
+        TextAddWideCount(T, @Wide[0], (NativeUInt(WideEnd) - NativeUInt(@Wide[0])) div SizeOf(WideChar));
+    end
+    else
+      for I := 0 to ACount - 1 do
+      begin
+        TextAdd(T, #13#10'  ');
+        TextAddCodeAddress(T, AFrames[I]);
+      end;
+  end;
+  TokenSet(ATokens, AID, T);
+end;
+
+{FastMM5's name for the class of a block, its string type, or Unknown.}
+procedure TokenSetContent(var ATokens: TFMMC_Tokens; AFirstPointerAt: Pointer; AData: Pointer; ASize: NativeUInt);
+var
+  C: TClass;
+  Cache: TReadableCache;
+begin
+  C := nil;
+  if AFirstPointerAt <> nil then
+    C := FastMM_DetectClassInstance(AFirstPointerAt);
+  if C <> nil then
+    TokenSetShort(ATokens, CTokenObjectClass, PShortString(PPointer(PByte(C) + vmtClassName)^)^)
+  else
+  begin
+    Cache.RegionStart := 0;
+    Cache.RegionEnd := 0;
+    if (AData <> nil) and (ASize > 0) and IsReadable(Cache, AData, ASize) then
+      case FastMM_DetectStringData(AData, ASize) of
+        sdtAnsiString:
+          TokenSetShort(ATokens, CTokenObjectClass, 'AnsiString');
+        sdtUnicodeString:
+          TokenSetShort(ATokens, CTokenObjectClass, 'UnicodeString');
+      else
+        TokenSetShort(ATokens, CTokenObjectClass, 'Unknown');
+      end
+    else
+      TokenSetShort(ATokens, CTokenObjectClass, 'Unknown');
+  end;
+end;
+
+{Tokens 10-13: up to CMemoryDumpMaxBytes of the block, as far as it can be read.}
+procedure TokensSetDump(var ATokens: TFMMC_Tokens; ABlock: Pointer; ASize: NativeUInt);
+var
+  Cache: TReadableCache;
+  Hex, Ascii: TFMMC_Text;
+  B: PByte;
+  I: NativeUInt;
+begin
+  if ASize > CMemoryDumpMaxBytes then
+    ASize := CMemoryDumpMaxBytes;
+  Cache.RegionStart := 0;
+  Cache.RegionEnd := 0;
+  if (ABlock = nil) or not IsReadable(Cache, ABlock, ASize) then
+    ASize := 0;
+  TokenSetShort(ATokens, CTokenMemoryDumpSize, UIntToStr(ASize));
+  TextClear(Hex);
+  TextAddHex(Hex, NativeUInt(ABlock), 2 * SizeOf(Pointer));
+  TokenSet(ATokens, CTokenBlockAddress, Hex);
+  TextClear(Hex);
+  TextClear(Ascii);
+  B := ABlock;
+  for I := 0 to NativeInt(ASize) - 1 do
+  begin
+    if (I > 0) and (I mod 32 = 0) then
+    begin
+      TextAdd(Hex, #13#10);
+      TextAdd(Ascii, #13#10);
+    end
+    else if I > 0 then
+      TextAdd(Hex, ' ');
+    TextAddHex(Hex, B[I], 2);
+    if (B[I] >= 32) and (B[I] < 127) then
+      TextAdd(Ascii, AnsiChar(B[I]))
+    else
+      TextAdd(Ascii, '.');
+  end;
+  TokenSet(ATokens, CTokenHexDump, Hex);
+  TokenSet(ATokens, CTokenASCIIDump, Ascii);
+end;
+
+{Tokens 25 and 26: when the block was allocated, from its tick count (FastMM5: now less the
+milliseconds since).}
+procedure TokensSetAllocationTime(var ATokens: TFMMC_Tokens; ATickCount: Cardinal);
+var
+  Now: TFMMC_SystemTime;
+  FileTime: Int64;
+begin
+  FMMC_GetLocalTime(Now);
+  if not FMMC_SystemTimeToFileTime(@Now, @FileTime) then
+    Exit;
+  Dec(FileTime, Int64(Cardinal(FMMC_GetTickCount - ATickCount)) * 10000);
+  if not FMMC_FileTimeToSystemTime(@FileTime, @Now) then
+    Exit;
+  TokenSetShort(ATokens, CTokenAllocationDate, UIntToStr(Now.Year) + '-' + TwoDigits(Now.Month) + '-' +
+    TwoDigits(Now.Day));
+  TokenSetShort(ATokens, CTokenAllocationTime, TwoDigits(Now.Hour) + ':' + TwoDigits(Now.Minute) + ':' +
+    TwoDigits(Now.Second));
+end;
+
+{Token 17: FastMM5 names TObject's virtual methods, and numbers the others (#n).}
+function VirtualMethodName(AIndex: Integer): ShortString;
+const
+  CNames: array[0..10] of string[20] = ('Destroy', 'FreeInstance', 'NewInstance', 'DefaultHandler', 'Dispatch',
+    'BeforeDestruction', 'AfterConstruction', 'SafeCallException', 'ToString', 'GetHashCode', 'Equals');
+  COffsets: array[0..10] of Integer = (vmtDestroy, vmtFreeInstance, vmtNewInstance, vmtDefaultHandler, vmtDispatch,
+    vmtBeforeDestruction, vmtAfterConstruction, vmtSafeCallException, vmtToString, vmtGetHashCode, vmtEquals);
+var
+  I: Integer;
+begin
+  for I := Low(COffsets) to High(COffsets) do
+    if COffsets[I] = AIndex * SizeOf(Pointer) then
+      Exit(CNames[I]);
+  if AIndex >= 0 then
+    Result := '#' + UIntToStr(AIndex)
+  else
+    Result := '#-' + UIntToStr(-AIndex);
+end;
+
+function LeakIsExpected(AEvent: PFMMC_DebugEvent): Boolean;
+var
+  C: TClass;
+  I: Integer;
+begin
+  Result := False;
+  C := nil;
+  if AEvent^.UserSize >= SizeOf(Pointer) then
+    C := FastMM_DetectClassInstance(AEvent^.Block);
+  for I := 0 to ReportLeakEntryCount - 1 do
+    if (ReportLeakEntries[I].Count > 0) and
+      (((C <> nil) and (ReportLeakEntries[I].LeakedClass = C)) or
+      ((ReportLeakEntries[I].LeakedClass = nil) and (NativeInt(AEvent^.UserSize) = ReportLeakEntries[I].LeakSize))) then
+    begin
+      Dec(ReportLeakEntries[I].Count);
+      Exit(True);
+    end;
+end;
+
+procedure DllEventHandler(AEvent: PFMMC_DebugEvent); cdecl;
+var
+  Tokens: TFMMC_Tokens;
+  T: TFMMC_Text;
+  H: PFastMM_DebugBlockHeader;
+  Freed: Boolean;
+  Kind: TFastMM_MemoryManagerEventType;
+  Template, Caption: PWideChar;
+  I: NativeUInt;
+begin
+  H := AEvent^.DebugHeader;
+  Freed := (H <> nil) and (H^.DebugBlockFlags = 33);
+  Caption := FastMM_MemoryCorruptionMessageBoxCaption;
+  case AEvent^.Kind of
+    CDllEventHeaderCorrupted:
+      begin
+        Kind := mmetDebugBlockHeaderCorruption;
+        Template := FastMM_BlockHeaderCorruptedMessage;
+      end;
+    CDllEventGuardCorrupted:
+      begin
+        Kind := mmetDebugBlockFooterCorruption;
+        if Freed then
+          Template := FastMM_BlockFooterCorruptedMessage_FreedBlock
+        else
+          Template := FastMM_BlockFooterCorruptedMessage_AllocatedBlock;
+      end;
+    CDllEventWriteAfterFree:
+      begin
+        Kind := mmetDebugBlockModifiedAfterFree;
+        Template := FastMM_BlockModifiedAfterFreeMessage;
+      end;
+    CDllEventDoubleFree:
+      begin
+        Kind := mmetDebugBlockDoubleFree;
+        Template := FastMM_DebugBlockDoubleFree;
+      end;
+    CDllEventReallocOfFreed:
+      begin
+        Kind := mmetDebugBlockReallocOfFreedBlock;
+        Template := FastMM_DebugBlockReallocOfFreedBlock;
+      end;
+    CDllEventLeak:
+      begin
+        if LeakIsExpected(AEvent) then
+          Exit;
+        Kind := mmetUnexpectedMemoryLeakDetail;
+        if H <> nil then
+          Template := FastMM_MemoryLeakDetailMessage_DebugBlock
+        else
+          Template := FastMM_MemoryLeakDetailMessage_NormalBlock;
+        Caption := FastMM_MemoryLeakMessageBoxCaption;
+      end;
+    CDllEventFreedObjectCall:
+      begin
+        Kind := mmetVirtualMethodCallOnFreedObject;
+        Template := FastMM_VirtualMethodCallOnFreedObjectMessage;
+        Caption := FastMM_VirtualMethodCallOnFreedObjectMessageBoxCaption;
+      end;
+  else
+    Exit; {no FastMM5 event type: counted by the DLL, not written}
+  end;
+  if not (Kind in FastMM_LogToFileEvents + FastMM_OutputDebugStringEvents + FastMM_MessageBoxEvents) then
+    Exit;
+  TokensClear(Tokens);
+  TokensSetGeneral(Tokens);
+  TokenSetShort(Tokens, CTokenBlockSize, UIntToStr(AEvent^.UserSize));
+  if H <> nil then
+  begin
+    TokenSetShort(Tokens, CTokenAllocatedByThread, UIntToStr(H^.AllocatedByThread));
+    TokenSetShort(Tokens, CTokenAllocationNumber, UIntToStr(H^.AllocationNumber));
+    TokenSetStackTrace(Tokens, CTokenAllocationStackTrace, AEvent^.AllocFrames, AEvent^.AllocFrameCount);
+    TokensSetAllocationTime(Tokens, H^.AllocationTickCount);
+    if Freed then
+    begin
+      TokenSetShort(Tokens, CTokenFreedByThread, UIntToStr(H^.FreedByThread));
+      TokenSetStackTrace(Tokens, CTokenFreeStackTrace, AEvent^.FreeFrames, AEvent^.FreeFrameCount);
+      TokenSetContent(Tokens, @H^.PreviouslyUsedByClass, nil, 0);
+    end
+    else if AEvent^.UserSize >= SizeOf(Pointer) then
+      TokenSetContent(Tokens, AEvent^.Block, AEvent^.Block, AEvent^.UserSize)
+    else
+      TokenSetContent(Tokens, nil, AEvent^.Block, AEvent^.UserSize);
+    TokensSetDump(Tokens, AEvent^.Block, AEvent^.UserSize);
+  end
+  else
+    TokensSetDump(Tokens, AEvent^.Block, 64);
+  if AEvent^.ModifiedRangeCount > 0 then
+  begin
+    TextClear(T);
+    for I := 0 to AEvent^.ModifiedRangeCount - 1 do
+    begin
+      if I > 0 then
+        TextAdd(T, ', ');
+      TextAddUInt(T, AEvent^.ModifiedRanges[I].Offset);
+      TextAdd(T, '(');
+      TextAddUInt(T, AEvent^.ModifiedRanges[I].Length);
+      TextAdd(T, ')');
+    end;
+    TokenSet(Tokens, CTokenModifyAfterFreeDetail, T);
+  end;
+  if AEvent^.Kind = CDllEventFreedObjectCall then
+  begin
+    TokenSetShort(Tokens, CTokenVirtualMethodName, VirtualMethodName(AEvent^.VirtualMethodIndex));
+    TokenSetStackTrace(Tokens, CTokenVirtualMethodCallStackTrace, AEvent^.CallFrames, AEvent^.CallFrameCount);
+  end;
+  TextClear(T);
+  TextAddTemplate(T, Template, Tokens);
+  LogEvent(Kind, Caption, T);
+end;
+
+{After the DLL has reported a virtual call on a freed object: FastMM5 raises EInvalidPointer
+(run-time error 204 without SysUtils).}
+procedure DllFreedObjectHandler; cdecl;
+begin
+  HeapError(204);
+end;
+
+var
+  BoundVariables: TFMMC_PascalVariables;
+  EventHandlerSet: Boolean;
+
+{The address of a variable, in Delphi and in both of Free Pascal's modes (in mode delphi @ on a
+procedure variable gives its value).}
+function AddressOf(var AVariable): Pointer;
+begin
+  Result := @AVariable;
+end;
+
+{The owner hands its FastMM5 variables and its event handler to the DLL; with an older DLL
+(no such exports) the interim behaviour stays.}
+procedure BindToDll;
+begin
+  if Assigned(Dll.BindVariables) then
+  begin
+    FillChar(BoundVariables, SizeOf(BoundVariables), 0);
+    BoundVariables.Size := SizeOf(BoundVariables);
+    BoundVariables.CurrentAllocationGroup := @FastMM_CurrentAllocationGroup;
+    BoundVariables.LastAllocationNumber := @FastMM_LastAllocationNumber;
+    BoundVariables.DebugBreakAllocationNumber := @FastMM_DebugBreakAllocationNumber;
+    BoundVariables.SmallBlockThreadContentionCount := @FastMM_SmallBlockThreadContentionCount;
+    BoundVariables.MediumBlockThreadContentionCount := @FastMM_MediumBlockThreadContentionCount;
+    BoundVariables.LargeBlockThreadContentionCount := @FastMM_LargeBlockThreadContentionCount;
+    BoundVariables.AllocateTopDown := PByte(@FastMM_AllocateTopDown);
+    BoundVariables.ScanBeforeEveryOperation := PByte(@FastMM_DebugMode_ScanForCorruptionBeforeEveryOperation);
+    BoundVariables.GetStackTrace := AddressOf(FastMM_GetStackTrace);
+    BoundVariables.ConvertStackTraceToText := AddressOf(FastMM_ConvertStackTraceToText);
+    BoundVariables.NoOpGetStackTrace := Pointer(@FastMM_NoOpGetStackTrace);
+    BoundVariables.NoOpConvertStackTraceToText := Pointer(@FastMM_NoOpConvertStackTraceToText);
+    Dll.BindVariables(@BoundVariables);
+    VariablesBound := True;
+    {The DLL's own switch gives way to the variable.}
+    if Assigned(Dll.SetScanBeforeEveryOperation) then
+      Dll.SetScanBeforeEveryOperation(0);
+  end;
+  if Assigned(Dll.SetEventHandler) then
+  begin
+    Dll.SetEventHandler(Pointer(@DllEventHandler));
+    EventHandlerSet := True;
+    {The unit reports leaks at its finalization, as FastMM5's routing says.}
+    if Assigned(Dll.SetLeakReportAtExit) then
+      Dll.SetLeakReportAtExit(0);
+  end;
+  if Assigned(Dll.SetFreedObjectHandler) then
+    Dll.SetFreedObjectHandler(Pointer(@DllFreedObjectHandler));
+end;
+
+{Before this module's code and data go (FastMM_Finalize): the DLL back to its own variables, its
+own event log and its own end for a call on a freed object.}
+procedure UnbindFromDll;
+begin
+  if VariablesBound then
+  begin
+    Dll.BindVariables(nil);
+    VariablesBound := False;
+  end;
+  if EventHandlerSet then
+  begin
+    Dll.SetEventHandler(nil);
+    EventHandlerSet := False;
+  end;
+  if Assigned(Dll.SetFreedObjectHandler) then
+    Dll.SetFreedObjectHandler(nil);
+end;
+
+{The debug blocks still live, one mmetUnexpectedMemoryLeakDetail each (the DLL's report through
+the handler), those registered as expected by pointer, class or size left out.}
+procedure ReportDebugBlockLeakDetails;
+begin
+  if EventHandlerSet and Assigned(Dll.ReportLeaks) then
+  begin
+    PrepareLeakMatching;
+    Dll.ReportLeaks();
+    DebugLeakDetailsWritten := True;
+  end;
+end;
+
 {------------------------Installation------------------------}
 
 procedure ApplyConditionalDefines;
@@ -3661,9 +4244,9 @@ begin
   InstallRecord;
   TellDllEventLogFilename(False);
   ClaimOwnership;
-  {TODO(dll): fastmm_bind_variables, fastmm_set_event_handler (delphi/DLL_EXPORTS_NEEDED.md) - the
-  owner gives the DLL FastMM5's variables and takes its debug events (and unbinds in
-  FastMM_Finalize).}
+  {The owner gives the DLL FastMM5's variables and takes its debug events, until FastMM_Finalize.}
+  if IsOwner then
+    BindToDll;
   if IsOwner then
     InstallationState := mmisInstalled
   else
@@ -3684,7 +4267,14 @@ begin
       Include(FastMM_MessageBoxEvents, mmetUnexpectedMemoryLeakSummary);
     if IsOwner and ([mmetUnexpectedMemoryLeakDetail, mmetUnexpectedMemoryLeakSummary] *
       (FastMM_OutputDebugStringEvents + FastMM_LogToFileEvents + FastMM_MessageBoxEvents) <> []) then
+    begin
+      if mmetUnexpectedMemoryLeakDetail in FastMM_OutputDebugStringEvents + FastMM_LogToFileEvents +
+        FastMM_MessageBoxEvents then
+        ReportDebugBlockLeakDetails;
       PerformLeakCheck;
+    end;
+    if IsOwner then
+      UnbindFromDll;
     if (not FastMM_NeverUninstall) and RecordStillOurs then
     begin
       UninstallRecord;

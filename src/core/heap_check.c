@@ -34,7 +34,9 @@ static int check_small_span(small_span *s) {
   for (uint32_t i = 0; i < fed; i++) {
     uint32_t offset = SMALL_SPAN_HEADER_SIZE + i * s->slot_size;
     uint32_t h = block_header((char *)s + offset);
-    if ((h & ~BLOCK_FLAG_FREE) != small_header_make(c, s->slot_size, offset))
+    /* A live block may hold a debug block (DEBUG_OUTER); a free one never does. */
+    if ((h & BLOCK_FLAG_FREE ? h & ~BLOCK_FLAG_FREE : h & ~BLOCK_FLAG_DEBUG_OUTER) !=
+        small_header_make(c, s->slot_size, offset))
       return 204;
   }
   uint32_t free_count = 0;
@@ -75,7 +77,7 @@ static int check_arena(medium_arena *ar) {
     int prev_free = 0;
     while (p < end) {
       medium_header *h = medium_header_of(p);
-      uint32_t kind = h->flags & BLOCK_KIND_MASK & ~BLOCK_FLAG_FREE;
+      uint32_t kind = h->flags & BLOCK_KINDS;
       if (kind != BLOCK_FLAG_MEDIUM || medium_arena_of(h->flags) != ar->index ||
           (h->flags & MEDIUM_FLAG_SENTINEL))
         return 103;

@@ -5,6 +5,7 @@
  * calls they cost. */
 #include "large.h"
 
+#include "contention.h"
 #include "heap.h"
 #include "lock.h"
 #include "os_memory.h"
@@ -44,7 +45,10 @@ void *large_alloc_aligned(size_t user_size, size_t alignment, uint32_t keep) {
     os_unmap(h, mapped);
     return NULL;
   }
-  lock_acquire(&large_lock);
+  if (!lock_try(&large_lock)) {
+    contention_count(CONTENTION_LARGE); /* the one large lock is taken */
+    lock_acquire(&large_lock);
+  }
   list_insert_after(&large_blocks, &h->link);
   large_count++;
   large_user_bytes += mapped - offset;
@@ -55,12 +59,20 @@ void *large_alloc_aligned(size_t user_size, size_t alignment, uint32_t keep) {
 
 /* The header is read only after the page map says a large block starts in the region of p's
  * header word. */
-int large_is_live(const void *p) {
+static int large_has_word(const void *p, uint32_t word) {
   if (((uintptr_t)p & (BLOCK_ALIGNMENT - 1)) != 0 ||
       page_map_get((const char *)p - BLOCK_HEADER_SIZE) != REGION_LARGE_START)
     return 0;
   const large_header *h = large_header_of(p);
-  return h->flags == BLOCK_FLAG_LARGE && (const char *)h + h->user_offset == (const char *)p;
+  return h->flags == word && (const char *)h + h->user_offset == (const char *)p;
+}
+
+int large_is_live(const void *p) {
+  return large_has_word(p, BLOCK_FLAG_LARGE);
+}
+
+int large_is_live_outer(const void *p) {
+  return large_has_word(p, BLOCK_FLAG_LARGE | BLOCK_FLAG_DEBUG_OUTER);
 }
 
 /* large_lock held, p live. */
@@ -121,6 +133,13 @@ int large_extend_in_place(void *p, size_t new_user) {
   return 1;
 }
 
+void large_set_flag(void *p, uint32_t flag, int on) {
+  large_header *h = large_header_of(p);
+  lock_acquire(&large_lock);
+  h->flags = on ? (h->flags | flag) : (h->flags & ~flag);
+  lock_release(&large_lock);
+}
+
 void large_set_user_size(void *p, size_t user_size) {
   large_header_of(p)->user_size = user_size;
 }
@@ -142,13 +161,13 @@ int large_check(void) {
   for (list_node *node = large_blocks.next; node != &large_blocks && !fault; node = node->next) {
     large_header *h = list_entry(node, large_header, link);
     void *p = (char *)h + h->user_offset;
-    if (h->flags != BLOCK_FLAG_LARGE || node->next->prev != node)
+    if ((h->flags & ~BLOCK_FLAG_DEBUG_OUTER) != BLOCK_FLAG_LARGE || node->next->prev != node)
       fault = 301;
     else if (h->mapped_size % LARGE_GRANULARITY != 0 || h->user_offset < LARGE_HEADER_SIZE ||
              h->user_offset > LARGE_GRANULARITY || h->user_offset >= h->mapped_size ||
              h->user_size > h->mapped_size - h->user_offset)
       fault = 302;
-    else if (!large_is_live(p) ||
+    else if (!(large_is_live(p) || large_is_live_outer(p)) ||
              page_map_get((char *)h + h->mapped_size - 1) !=
                  (h->mapped_size > LARGE_GRANULARITY ? REGION_LARGE_REST : REGION_LARGE_START))
       fault = 303;

@@ -48,8 +48,13 @@ int large_is_live(const void *p); /* 1 if p is a live large block (a registry lo
  * free never reads memory the first one unmapped. */
 #define LARGE_NOT_A_BLOCK (-1)
 int large_free_unaligned_start(void *p);
+/* 1 if p is a live large block that holds a debug block (its word has DEBUG_OUTER). */
+int large_is_live_outer(const void *p);
 int large_extend_in_place(void *p, size_t new_user); /* 1 when the mapping grew in place */
 void large_set_user_size(void *p, size_t user_size);
+/* Sets or clears a flag of a live large block's header word under the large lock (the
+ * consistency walk reads it under that lock). */
+void large_set_flag(void *p, uint32_t flag, int on);
 void large_stats(fastmm_kind_usage *u);
 int large_check(void);
 /* The walk (walk.c): calls visit(user pointer, header, context) for each live large block with the

@@ -11,6 +11,8 @@
  * is first in its span (prev_size 0) and ends at the sentinel means the span is empty. */
 #include "medium.h"
 
+#include "contention.h"
+
 #include "bits.h"
 #include "heap.h"
 #include "os_memory.h"
@@ -312,6 +314,7 @@ void *medium_alloc(size_t user_size, unsigned first_arena) {
   }
   if (a == NULL) {
     a = &medium_arenas[first_arena];
+    contention_count(CONTENTION_MEDIUM); /* every arena is locked */
     lock_acquire(&a->lock);
   }
   void *p = alloc_locked(a, user_size, 0);
@@ -344,6 +347,14 @@ void *medium_alloc_small_span(size_t user_size, unsigned arena) {
   void *p = alloc_locked_aligned(a, user_size, ALIGNMENT_SMALL_MAX, MEDIUM_FLAG_SMALL_SPAN, 0);
   lock_release(&a->lock);
   return p;
+}
+
+void medium_set_flag(void *p, uint32_t flag, int on) {
+  medium_header *h = medium_header_of(p);
+  medium_arena *a = &medium_arenas[medium_arena_of(h->flags)];
+  lock_acquire(&a->lock);
+  h->flags = on ? (h->flags | flag) : (h->flags & ~flag);
+  lock_release(&a->lock);
 }
 
 int medium_free(void *p) {

@@ -70,6 +70,9 @@ void *medium_alloc_aligned(size_t user_size, size_t alignment, unsigned first_ar
  * so a class whose slot is a multiple of 32 or 64 has blocks aligned to it. */
 void *medium_alloc_small_span(size_t user_size, unsigned arena);
 int medium_free(void *p); /* p validated by the caller; FASTMM_OK, or invalid if already free */
+/* Sets or clears a flag of a live block's header word under its arena's lock (a neighbour's free
+ * reads the word under that lock). */
+void medium_set_flag(void *p, uint32_t flag, int on);
 /* In-place resizes; return 1 when done. */
 int medium_grow_in_place(void *p, size_t min_user, size_t want_user);
 int medium_shrink_in_place(void *p, size_t new_user);

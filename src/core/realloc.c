@@ -99,11 +99,8 @@ static inline void *realloc_block(void *p, uint32_t h, size_t size, const void *
     return medium_block_plausible(p, h) ? realloc_medium(p, size, caller) : NULL;
   case BLOCK_FLAG_LARGE:
     return large_is_live(p) ? realloc_large(p, size, caller) : NULL;
-  case BLOCK_FLAG_DEBUG:
-  case BLOCK_FLAG_DEBUG | BLOCK_FLAG_FREE: /* the debug block kind reports a freed one */
-    return debug_realloc(p, size, NULL);
-  default:
-    return NULL;
+  default: /* a debug block (the debug block kind reports a freed one), or no block at all */
+    return block_header_is_debug(h) ? debug_realloc(p, size, NULL) : NULL;
   }
 }
 

@@ -4,6 +4,7 @@
  * to its medium arena. Managers are locked only on thread-cache refills and flushes. */
 #include "small.h"
 
+#include "contention.h"
 #include "medium.h"
 #include "size_class.h"
 
@@ -97,6 +98,18 @@ void small_drain_pending(small_manager *m) {
   }
 }
 
+void small_drain_all_pending(void) {
+  for (unsigned a = 0; a < ARENA_COUNT; a++)
+    for (unsigned c = 0; c < SMALL_CLASS_COUNT; c++) {
+      small_manager *m = &small_managers[a][c];
+      if (fmm_load_ptr_acquire(&m->pending_free) == NULL)
+        continue;
+      lock_acquire(&m->lock);
+      small_drain_pending(m);
+      lock_release(&m->lock);
+    }
+}
+
 /* One block from m's spans (m->lock held), FREE-flagged, or NULL when memory is exhausted. */
 static void *take_one(small_manager *m) {
   list_node *first = m->spans_with_room.next;
@@ -128,6 +141,7 @@ static small_manager *lock_some_manager(unsigned class_index, unsigned arena) {
       return m;
   }
   small_manager *m = &small_managers[arena][class_index];
+  contention_count(CONTENTION_SMALL); /* every arena's manager of the class is locked */
   lock_acquire(&m->lock);
   return m;
 }

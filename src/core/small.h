@@ -92,5 +92,6 @@ void *small_take_aligned(unsigned class_index);
 static inline uint32_t small_keeps_alignment(const void *p, uint32_t h) {
   return small_span_of(p, h)->manager->keep_alignment;
 }
+void small_drain_all_pending(void); /* every manager's pending frees, each under its lock */
 
 #endif

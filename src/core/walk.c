@@ -259,7 +259,7 @@ static void visit_large(void *p, const large_header *h, void *context) {
 static int buffer_map(walk *w, size_t capacity) {
   size_t bytes = (capacity * sizeof(fastmm_block_info) + LARGE_GRANULARITY - 1) &
                  ~(size_t)(LARGE_GRANULARITY - 1);
-  fastmm_block_info *buf = (fastmm_block_info *)prim_map(bytes);
+  fastmm_block_info *buf = (fastmm_block_info *)prim_map(bytes, 0);
   if (buf == NULL)
     return 0;
   if (w->buf != NULL)

@@ -2,12 +2,9 @@
  * calls to learn whether an outer block holds a debug block (core/mode_hooks.h). */
 #include "core/mode_hooks.h"
 #include "debug_block.h"
-#include "gate.h"
 
 int heap_describe_debug_block(const void *outer, heap_debug_view *view) {
-  /* No debug block live or quarantined: nothing to look for in any block. */
-  if (!(heap_mode_now() & HEAP_MODE_DEBUG_BLOCKS))
-    return 0;
+  /* debug_block_describe tests the outer block's DEBUG_OUTER bit before anything else. */
   debug_block_info info;
   if (!debug_block_describe(outer, &info))
     return 0;

@@ -280,7 +280,7 @@ static int gather(usage *u) {
       prim_unmap(u->regions, u->region_bytes);
     room = found + 256u; /* the heap may grow meanwhile */
     u->region_bytes = (room * sizeof(region) + REGION_BYTES - 1u) & ~(REGION_BYTES - 1u);
-    u->regions = (region *)prim_map(u->region_bytes);
+    u->regions = (region *)prim_map(u->region_bytes, 0);
     if (u->regions == NULL)
       return 0;
   }
@@ -521,7 +521,7 @@ int usage_report_write(const char *path) {
   if (path == NULL || path[0] == 0)
     return 0;
   heap_ensure_initialized();
-  usage *u = (usage *)prim_map(sizeof(usage) + PAGE_BUFFER);
+  usage *u = (usage *)prim_map(sizeof(usage) + PAGE_BUFFER, 0);
   if (u == NULL)
     return 0;
   page pg = {path, (char *)(u + 1), 0, 1};

@@ -33,7 +33,8 @@ static prim_thread_exit_fn thread_exit_fn;
  * map 64 KB more than asked and trim both ends. */
 #define MAP_ALIGNMENT ((size_t)64 * 1024)
 
-void *prim_map(size_t size) {
+void *prim_map(size_t size, int top_down) {
+  (void)top_down; /* Linux's default layout maps from the top of the address space down */
   if (prim_fail_maps)
     return NULL;
   size_t padded = size + MAP_ALIGNMENT;
@@ -93,6 +94,16 @@ uint64_t prim_time_ns(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+uint32_t prim_tick_count_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint32_t)((uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u);
+}
+
+void prim_debug_break(void) {
+  raise(SIGTRAP);
 }
 
 size_t prim_capture_stack(void **frames, size_t max_frames, size_t skip) {

@@ -11,6 +11,11 @@
                             report's caption and text come from FastMM5's template variables,
                             set here.
     test_leaks clean <log>  leaks only a registered block: no report at all.
+    test_leaks debug <log>  in debug mode, with leak details logged (FastMM5's
+                            mmetUnexpectedMemoryLeakDetail in FastMM_LogToFileEvents): each leaked
+                            debug block gets its own entry from FastMM5's template, a 77-byte block
+                            and an object of an unregistered class; an object of a class registered
+                            as an expected leak gets none; the DLL's own report is not written.
 
   ReportMemoryLeaksOnShutdown (Delphi's switch; FastMMC declares it for Free Pascal) asks for
   the summary as a message, which a console program gets on standard error; the event log gets
@@ -81,6 +86,16 @@ begin
     Text := 'a leaked string ' + ParamStr(1);
     Pointer(Text) := nil;
     CheckEquals(3, Length(FastMM_GetRegisteredMemoryLeaks), 'three registrations listed');
+  end;
+  if ParamStr(1) = 'debug' then
+  begin
+    FastMM_LogToFileEvents := FastMM_LogToFileEvents + [mmetUnexpectedMemoryLeakDetail];
+    FastMM_MemoryLeakDetailMessage_DebugBlock := 'DEBUG LEAK {3} bytes, number {9}, class {8}'#13#10;
+    Check(FastMM_EnterDebugMode, 'debug mode');
+    Unexpected := FastMM_DebugGetMem(77);
+    Obj := TUnexpectedLeak.Create;
+    Obj := TExpectedLeak.Create;
+    Check(FastMM_RegisterExpectedMemoryLeak(TExpectedLeak, 1), 'registering an expected leak by class');
   end;
   ExitCode := Finish('test_leaks ' + ParamStr(1));
 end.
