@@ -134,7 +134,7 @@ static void never_allocated(void) {
     /* A large block: 64-byte header at a 64 KB boundary, the user pointer 64 bytes in. */
     memset(r + 65536, 0, 65536);
     block_set_header(r + 65536 + LARGE_HEADER_SIZE, BLOCK_FLAG_LARGE);
-    ((size_t *)(r + 65536))[2] = 65536; /* mapped_size */
+    ((size_t *)(r + 65536))[2] = 65536; /* size */
     refused(r + 65536 + LARGE_HEADER_SIZE, "forged large block in foreign memory");
   }
   CHECK_EQ(fastmm_check_heap(), 0);

@@ -518,6 +518,54 @@ static void grown_then_freed(void) {
   printf("  %u of 48 large reallocs grew in place\n", in_place);
 }
 
+/* Aligned large blocks (fastmm_getmem_aligned: the user pointer up to 64 KB into the block) go
+ * through the cache like others: a cached one is no block any more, a plain request reuses it
+ * (its user pointer back at 64 bytes in), a stale pointer to where the aligned one was is
+ * refused though the old header word is still there, and an aligned request reuses a plain
+ * cached block at its own offset, keeping the alignment as it grows. */
+static void cache_aligned(void) {
+  unsigned char *p, *q, *r, *s;
+  char *base;
+  fastmm_release_free_memory();
+  p = (unsigned char *)fastmm_getmem_aligned(MB, 65536);
+  if (!check_large_block(p, MB))
+    return;
+  CHECK(tu_is_aligned(p, 65536));
+  base = (char *)p - 65536; /* the block's header */
+  CHECK_EQ(fastmm_freemem(p), FASTMM_OK);
+  CHECK_EQ(fastmm_freemem(p), FASTMM_ERROR_INVALID_POINTER);
+  CHECK_EQ(fastmm_usable_size(p), 0);
+  CHECK_EQ(fastmm_owns_block(p), 0);
+  CHECK(fastmm_reallocmem(p, 2 * MB) == NULL);
+  q = (unsigned char *)fastmm_getmem(MB);
+  CHECK_MSG(q == (unsigned char *)base + LARGE_HEADER_SIZE,
+            "a plain request did not reuse the cached aligned block: %p, block at %p", (void *)q,
+            (void *)base);
+  if (!check_large_block(q, MB))
+    return;
+  CHECK_EQ(block_header(p), BLOCK_FLAG_LARGE); /* the old word, now inside q's data */
+  CHECK_EQ(fastmm_freemem(p), FASTMM_ERROR_INVALID_POINTER);
+  CHECK_EQ(fastmm_usable_size(p), 0);
+  CHECK_EQ(fastmm_check_heap(), 0);
+  tu_fill_pattern(q, MB, 3);
+  CHECK_EQ(fastmm_freemem(q), FASTMM_OK);
+  r = (unsigned char *)fastmm_getmem_aligned(MB - 8192, 4096);
+  CHECK_MSG(r == (unsigned char *)base + 4096, "an aligned request did not reuse the block");
+  if (!check_large_block(r, MB - 8192))
+    return;
+  CHECK_EQ(fastmm_freemem(q), FASTMM_ERROR_INVALID_POINTER);
+  tu_fill_pattern(r, MB - 8192, 4);
+  s = (unsigned char *)fastmm_reallocmem(r, 3 * MB);
+  if (!check_large_block(s, 3 * MB))
+    return;
+  CHECK(tu_is_aligned(s, 4096));
+  CHECK(tu_check_pattern(s, MB - 8192, 4) == (size_t)-1);
+  CHECK_EQ(fastmm_check_heap(), 0);
+  CHECK_EQ(fastmm_freemem(s), FASTMM_OK);
+  CHECK_EQ(fastmm_check_heap(), 0);
+  fastmm_release_free_memory();
+}
+
 int main(void) {
   void *warm;
   printf("test_large (%s, %u-bit pointers)\n", tu_build_name(), (unsigned)(sizeof(void *) * 8));
@@ -546,6 +594,8 @@ int main(void) {
     grows_by_what_is_free();
   if (!tu_failures())
     grown_then_freed();
+  if (!tu_failures())
+    cache_aligned();
   CHECK_EQ(fastmm_check_heap(), 0);
   return tu_finish("test_large");
 }

@@ -1,5 +1,5 @@
 /* Large blocks: each one a reservation of address space of its own, committed as far as the
- * block is used, with a 64-byte header. The reservation runs ahead of the block
+ * block is used, with a 64-byte header at its start. The reservation runs ahead of the block
  * (LARGE_RESERVE_AHEAD_SHIFT), so a block that grows commits more of it in place: no new
  * mapping, no copy. A freed block goes into a cache, from which a later request takes it with
  * its pages already in memory; the cache is bounded (LARGE_CACHE_*) and given back to the OS
@@ -8,13 +8,21 @@
  * LARGE_CACHE_TRIM_FACTOR times its size): it is exactly the block a fresh request gets (its
  * usable size, FastMM's ReallocMem policy), with pages to grow into without a page fault.
  *
- * Live blocks are on one list (for statistics and the heap walk), cached ones on another; both
- * are marked in the page map for their committed regions, so FreeMem can tell a live large
- * block (its header word says LARGE) from a cached one (LARGE | FREE), a freed one whose
- * memory went back to the OS (not ours) or a foreign pointer without touching memory that may
- * be unmapped. One lock, never held across a call to the OS. */
+ * The user pointer is LARGE_HEADER_SIZE into the block, or for a block aligned coarser than 64
+ * (fastmm_getmem_aligned) up to LARGE_GRANULARITY in (user_offset), with a header word of its
+ * own at p - 4; the header always starts the block, at the 64 KB boundary the header word lies
+ * in.
+ *
+ * Live blocks are on one list (for statistics, the heap check and the walk), cached ones on
+ * another; both are marked in the page map for their committed regions, so FreeMem can tell a
+ * live large block (its header word says LARGE) from a cached one (LARGE | FREE), a freed one
+ * whose memory went back to the OS (not ours) or a foreign pointer without touching memory
+ * that may be unmapped. A block leaves the page map under the lock, before its memory goes back:
+ * a free that takes the lock afterwards finds it gone instead of reading memory being given
+ * back. One lock, never held across a call to the OS. */
 #include "large.h"
 
+#include "contention.h"
 #include "heap.h"
 #include "lock.h"
 #include "os_memory.h"
@@ -22,16 +30,15 @@
 #include "policy.h"
 #include "release.h"
 
-#define LARGE_OUTGROWN 0xFFFFFFFFu
-
 static fmm_lock large_lock;
 static list_node large_blocks = LIST_INIT(large_blocks);
 static list_node large_cache = LIST_INIT(large_cache); /* most recently cached first */
 static size_t large_count, large_user_bytes, large_committed_bytes;
 static size_t cache_count, cache_committed_bytes;
 
-static inline size_t regions_for(size_t user_size) {
-  return (user_size + LARGE_HEADER_SIZE + LARGE_GRANULARITY - 1) & ~(size_t)(LARGE_GRANULARITY - 1);
+/* The block size (whole regions) for `user_size` bytes at `user_offset` from the header. */
+static inline size_t mapping_for(size_t user_size, size_t user_offset) {
+  return (user_size + user_offset + LARGE_GRANULARITY - 1) & ~(size_t)(LARGE_GRANULARITY - 1);
 }
 
 /* Address space to reserve for a block of `size` bytes. */
@@ -46,14 +53,14 @@ static size_t reserve_for(size_t size) {
 static void link_live_locked(large_header *h) {
   list_insert_after(&large_blocks, &h->link);
   large_count++;
-  large_user_bytes += h->size - LARGE_HEADER_SIZE;
+  large_user_bytes += h->size - h->user_offset;
   large_committed_bytes += h->committed;
 }
 
 static void unlink_live_locked(large_header *h) {
   list_remove(&h->link);
   large_count--;
-  large_user_bytes -= h->size - LARGE_HEADER_SIZE;
+  large_user_bytes -= h->size - h->user_offset;
   large_committed_bytes -= h->committed;
 }
 
@@ -63,11 +70,21 @@ static size_t cache_budget_locked(void) {
   return share > LARGE_CACHE_MIN_BYTES ? share : LARGE_CACHE_MIN_BYTES;
 }
 
-/* Gives a block that is on no list back to the OS: its page map entries first, so no pointer
- * into it is read once its memory is gone. */
-static void give_back(large_header *h) {
-  page_map_set(h, h->committed, REGION_NOT_OURS);
+/* A block on no list leaves the page map (under the lock: see the top) ... */
+static void unmark_locked(large_header *h) {
+  page_map_set(h, h->committed, REGION_NOT_OURS); /* its tables exist: cannot fail */
+}
+
+/* ... and then goes back to the OS, the lock released. */
+static void release_unmarked(large_header *h) {
   os_release(h, h->reserved, h->committed);
+}
+
+static void give_back(large_header *h) {
+  lock_acquire(&large_lock);
+  unmark_locked(h);
+  lock_release(&large_lock);
+  release_unmarked(h);
 }
 
 /* Takes a cached block off the cache for a request of `need` bytes, NULL when none fits: the
@@ -133,7 +150,8 @@ static int commit_up_to(const large_header *h, size_t to) {
 
 /* Where the OS can (Linux), moves h's pages to a new reservation whose block is `want` bytes:
  * no byte copied, no page faulted in again. Returns the new header (its sizes set, its other
- * fields moved with it), or NULL with h untouched. h is on no list. */
+ * fields, the user offset among them, moved with it), or NULL with h untouched. h is on no
+ * list. */
 static large_header *move_pages(large_header *h, size_t want) {
 #if PRIM_CAN_REMAP
   size_t want_reserved = reserve_for(want);
@@ -179,8 +197,6 @@ static large_header *fit_cached(large_header *h, size_t need) {
       h->committed = need;
     }
     h->size = need;
-    if (h->dirty > need - LARGE_HEADER_SIZE)
-      h->dirty = need - LARGE_HEADER_SIZE;
     return h;
   }
   if (need > h->reserved)
@@ -211,78 +227,125 @@ static large_header *map_new(size_t need) {
   h->size = need;
   h->committed = need;
   h->reserved = reserve;
-  h->dirty = 0;
   return h;
 }
 
 void *large_alloc(size_t user_size) {
+  return large_alloc_aligned(user_size, LARGE_HEADER_SIZE, 0);
+}
+
+void *large_alloc_aligned(size_t user_size, size_t alignment, uint32_t keep) {
   heap_ensure_initialized();
   if (user_size > MAX_REQUEST_SIZE)
     return NULL;
-  size_t need = regions_for(user_size);
-  lock_acquire(&large_lock);
+  size_t offset = alignment > LARGE_HEADER_SIZE ? alignment : LARGE_HEADER_SIZE;
+  size_t need = mapping_for(user_size, offset);
+  if (!lock_try(&large_lock)) {
+    contention_count(CONTENTION_LARGE); /* the one large lock is taken */
+    lock_acquire(&large_lock);
+  }
   large_header *h = cache_take_locked(need);
   lock_release(&large_lock);
-  if (h != NULL)
-    h = fit_cached(h, need);
+  uint32_t state = 0;
+  if (h != NULL && (h = fit_cached(h, need)) != NULL)
+    state = LARGE_LIVE_REUSED;
   if (h == NULL && (h = map_new(need)) == NULL)
     return NULL;
   h->user_size = user_size;
-  h->cached_at = 0;
+  h->u.live_state = state;
+  h->user_offset = (uint32_t)offset;
+  h->keep_alignment = keep;
   h->flags = BLOCK_FLAG_LARGE;
+  char *p = (char *)h + offset;
+  if (offset != LARGE_HEADER_SIZE)
+    block_set_header(p, BLOCK_FLAG_LARGE);
   lock_acquire(&large_lock);
   link_live_locked(h);
   lock_release(&large_lock);
-  return (char *)h + LARGE_HEADER_SIZE;
+  return p;
 }
 
-/* The header is read only after the page map says a large block starts in p's region. */
+/* The header is read only after the page map says a large block starts in the region of p's
+ * header word. */
+static int large_has_word(const void *p, uint32_t word) {
+  if (((uintptr_t)p & (BLOCK_ALIGNMENT - 1)) != 0 ||
+      page_map_get((const char *)p - BLOCK_HEADER_SIZE) != REGION_LARGE_START)
+    return 0;
+  const large_header *h = large_header_of(p);
+  return h->flags == word && (const char *)h + h->user_offset == (const char *)p;
+}
+
 int large_is_live(const void *p) {
-  return ((uintptr_t)p & (LARGE_GRANULARITY - 1)) == LARGE_HEADER_SIZE &&
-         page_map_get(p) == REGION_LARGE_START && large_header_of(p)->flags == BLOCK_FLAG_LARGE;
+  return large_has_word(p, BLOCK_FLAG_LARGE);
 }
 
-int large_free(void *p) {
+int large_is_live_outer(const void *p) {
+  return large_has_word(p, BLOCK_FLAG_LARGE | BLOCK_FLAG_DEBUG_OUTER);
+}
+
+/* large_lock held, h live: into the cache, or back to the OS when the cache may not hold it or
+ * a ReallocMem outgrew it; the blocks cached longest ago make way. Releases the lock. */
+static void free_locked(large_header *h) {
   list_node evicted = LIST_INIT(evicted);
-  int cached = 0;
-  lock_acquire(&large_lock);
-  /* Checked under the lock: of two racing frees of one block, the second finds it gone. */
-  if (!large_is_live(p)) {
-    lock_release(&large_lock);
-    return FASTMM_ERROR_INVALID_POINTER;
-  }
-  large_header *h = large_header_of(p);
   unlink_live_locked(h);
   h->flags = BLOCK_FLAG_LARGE | BLOCK_FLAG_FREE;
   size_t budget = cache_budget_locked();
-  if (h->committed <= budget && h->cached_at != LARGE_OUTGROWN) {
-    /* Room for it: the blocks cached longest ago make way. */
+  int cached = 0;
+  if (h->committed <= budget && !(h->u.live_state & LARGE_LIVE_OUTGROWN)) {
     while (cache_count > 0 && (cache_committed_bytes + h->committed > budget ||
                                cache_count >= LARGE_CACHE_MAX_BLOCKS)) {
       large_header *old = list_entry(large_cache.prev, large_header, link);
       list_remove(&old->link);
       cache_count--;
       cache_committed_bytes -= old->committed;
+      unmark_locked(old);
       list_insert_after(&evicted, &old->link);
     }
-    h->dirty = h->committed - LARGE_HEADER_SIZE;
-    h->cached_at = release_now();
+    h->u.cached_at = release_now();
     list_insert_after(&large_cache, &h->link);
     cache_count++;
     cache_committed_bytes += h->committed;
     cached = 1;
+  } else {
+    unmark_locked(h);
   }
   lock_release(&large_lock);
   if (!cached)
-    give_back(h);
+    release_unmarked(h);
   while (!list_empty(&evicted)) {
     large_header *old = list_entry(evicted.next, large_header, link);
     list_remove(&old->link);
-    give_back(old);
+    release_unmarked(old);
   }
   if (cached)
     release_note_kept();
+}
+
+int large_free(void *p) {
+  lock_acquire(&large_lock);
+  /* Checked under the lock: of two racing frees of one block, the second finds it gone. */
+  if (!large_is_live(p)) {
+    lock_release(&large_lock);
+    return FASTMM_ERROR_INVALID_POINTER;
+  }
+  free_locked(large_header_of(p)); /* releases the lock */
   return FASTMM_OK;
+}
+
+int large_free_unaligned_start(void *p) {
+  lock_acquire(&large_lock);
+  if (large_is_live(p)) {
+    free_locked(large_header_of(p)); /* releases the lock */
+    return FASTMM_OK;
+  }
+  /* Under the lock a region the page map still marks is mapped. A cached block holds nothing
+   * live: a pointer into it is refused without its word being read. */
+  int result = FASTMM_ERROR_INVALID_POINTER;
+  if (page_map_get((const char *)p - BLOCK_HEADER_SIZE) == REGION_LARGE_START &&
+      !(large_header_of(p)->flags & BLOCK_FLAG_FREE))
+    result = LARGE_NOT_A_BLOCK;
+  lock_release(&large_lock);
+  return result;
 }
 
 int large_grow_in_place(void *p, size_t min_user, size_t want_user) {
@@ -291,7 +354,8 @@ int large_grow_in_place(void *p, size_t min_user, size_t want_user) {
     return 0;
   if (want_user > MAX_REQUEST_SIZE)
     want_user = MAX_REQUEST_SIZE;
-  size_t need = regions_for(min_user), want = regions_for(want_user);
+  size_t need = mapping_for(min_user, h->user_offset),
+         want = mapping_for(want_user, h->user_offset);
   if (need <= h->size)
     return 1;
   size_t to, got = 0, reserved = h->reserved;
@@ -326,9 +390,10 @@ void *large_grow_by_remap(void *p, size_t min_user, size_t want_user) {
   if (want_user > MAX_REQUEST_SIZE)
     want_user = MAX_REQUEST_SIZE;
   large_header *h = large_header_of(p);
-  size_t want = regions_for(want_user);
-  if (want < regions_for(min_user))
-    want = regions_for(min_user);
+  size_t offset = h->user_offset;
+  size_t want = mapping_for(want_user, offset);
+  if (want < mapping_for(min_user, offset))
+    want = mapping_for(min_user, offset);
   /* Off the list while it moves: its list node moves with it. */
   lock_acquire(&large_lock);
   unlink_live_locked(h);
@@ -337,7 +402,14 @@ void *large_grow_by_remap(void *p, size_t min_user, size_t want_user) {
   lock_acquire(&large_lock);
   link_live_locked(n != NULL ? n : h);
   lock_release(&large_lock);
-  return n != NULL ? (char *)n + LARGE_HEADER_SIZE : NULL;
+  return n != NULL ? (char *)n + offset : NULL;
+}
+
+void large_set_flag(void *p, uint32_t flag, int on) {
+  large_header *h = large_header_of(p);
+  lock_acquire(&large_lock);
+  h->flags = on ? (h->flags | flag) : (h->flags & ~flag);
+  lock_release(&large_lock);
 }
 
 void large_set_user_size(void *p, size_t user_size) {
@@ -345,11 +417,11 @@ void large_set_user_size(void *p, size_t user_size) {
 }
 
 void large_outgrown(void *p) {
-  large_header_of(p)->cached_at = LARGE_OUTGROWN;
+  large_header_of(p)->u.live_state |= LARGE_LIVE_OUTGROWN;
 }
 
 size_t large_dirty_bytes(const void *p) {
-  return large_header_of(p)->dirty;
+  return (large_header_of(p)->u.live_state & LARGE_LIVE_REUSED) ? large_usable(p) : 0;
 }
 
 void large_stats(fastmm_kind_usage *u) {
@@ -375,39 +447,45 @@ size_t large_release_cached(uint32_t up_to_tick) {
   for (list_node *n = large_cache.prev, *prev; n != &large_cache; n = prev) {
     prev = n->prev;
     large_header *h = list_entry(n, large_header, link);
-    if ((int32_t)(h->cached_at - up_to_tick) > 0)
+    if ((int32_t)(h->u.cached_at - up_to_tick) > 0)
       continue; /* cached after that tick */
     list_remove(n);
     cache_count--;
     cache_committed_bytes -= h->committed;
     bytes += h->committed;
+    unmark_locked(h);
     list_insert_after(&gone, n);
   }
   lock_release(&large_lock);
   while (!list_empty(&gone)) {
     large_header *h = list_entry(gone.next, large_header, link);
     list_remove(&h->link);
-    give_back(h);
+    release_unmarked(h);
   }
   return bytes;
 }
 
-/* 0 when the lists, the page map and the counters agree; else a code from heap_check.c's
- * range. */
-static int check_one(large_header *h, uint32_t flags) {
-  void *p = (char *)h + LARGE_HEADER_SIZE;
-  if (h->flags != flags || h->link.next->prev != &h->link)
+/* 0 when the block agrees with the page map and its own fields; else a code from heap_check.c's
+ * range. A live block's word may have DEBUG_OUTER; a cached one is LARGE | FREE. */
+static int check_one(large_header *h, int cached) {
+  void *p = (char *)h + h->user_offset;
+  if (cached ? h->flags != (BLOCK_FLAG_LARGE | BLOCK_FLAG_FREE)
+             : (h->flags & ~BLOCK_FLAG_DEBUG_OUTER) != BLOCK_FLAG_LARGE)
+    return 301;
+  if (h->link.next->prev != &h->link)
     return 301;
   if (h->size % LARGE_GRANULARITY != 0 || h->committed % LARGE_GRANULARITY != 0 ||
       h->reserved % LARGE_GRANULARITY != 0 || h->size > h->committed ||
-      h->committed > h->reserved || h->user_size > h->size - LARGE_HEADER_SIZE ||
-      h->dirty > h->committed - LARGE_HEADER_SIZE)
+      h->committed > h->reserved || h->user_offset < LARGE_HEADER_SIZE ||
+      h->user_offset > LARGE_GRANULARITY || h->user_offset % LARGE_HEADER_SIZE != 0 ||
+      h->user_offset >= h->size || h->user_size > h->size - h->user_offset)
     return 302;
-  if (((uintptr_t)p & (LARGE_GRANULARITY - 1)) != LARGE_HEADER_SIZE ||
-      page_map_get(p) != REGION_LARGE_START ||
+  if (page_map_get((char *)p - BLOCK_HEADER_SIZE) != REGION_LARGE_START ||
       page_map_get((char *)h + h->committed - 1) !=
           (h->committed > LARGE_GRANULARITY ? REGION_LARGE_REST : REGION_LARGE_START) ||
       (h->committed < h->reserved && page_map_get((char *)h + h->committed) == REGION_LARGE_REST))
+    return 303;
+  if (!cached && !(large_is_live(p) || large_is_live_outer(p)))
     return 303;
   return 0;
 }
@@ -418,14 +496,14 @@ int large_check(void) {
   lock_acquire(&large_lock);
   for (list_node *node = large_blocks.next; node != &large_blocks && !fault; node = node->next) {
     large_header *h = list_entry(node, large_header, link);
-    fault = check_one(h, BLOCK_FLAG_LARGE);
+    fault = check_one(h, 0);
     n++;
     committed += h->committed;
-    user += h->size - LARGE_HEADER_SIZE;
+    user += h->size - h->user_offset;
   }
   for (list_node *node = large_cache.next; node != &large_cache && !fault; node = node->next) {
     large_header *h = list_entry(node, large_header, link);
-    fault = check_one(h, BLOCK_FLAG_LARGE | BLOCK_FLAG_FREE);
+    fault = check_one(h, 1);
     cn++;
     ccommitted += h->committed;
   }
@@ -435,4 +513,23 @@ int large_check(void) {
     fault = 304;
   lock_release(&large_lock);
   return fault;
+}
+
+int large_for_each(uint64_t timeout_ns,
+                   void (*visit)(void *p, const large_header *h, void *context), void *context) {
+  if (!lock_acquire_within(&large_lock, timeout_ns))
+    return 0;
+  for (list_node *node = large_blocks.next; node != &large_blocks; node = node->next) {
+    large_header *h = list_entry(node, large_header, link);
+    visit((char *)h + h->user_offset, h, context);
+  }
+  lock_release(&large_lock);
+  return 1;
+}
+
+size_t large_count_now(void) {
+  lock_acquire(&large_lock);
+  size_t n = large_count;
+  lock_release(&large_lock);
+  return n;
 }

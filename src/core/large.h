@@ -10,21 +10,32 @@
 #include "compiler.h"
 #include "fastmm.h"
 #include "list.h"
+#include "policy.h"
+
+/* live_state bits of a live block. */
+#define LARGE_LIVE_REUSED 1u   /* taken from the cache: its bytes may hold old data */
+#define LARGE_LIVE_OUTGROWN 2u /* a ReallocMem moved it to a bigger block: it skips the cache */
 
 typedef struct large_header {
-  list_node link;     /* on the list of live large blocks, or the cache's */
-  size_t size;        /* the block's bytes from the header's first byte: usable + header (whole
-                         64 KB regions) */
-  size_t committed;   /* bytes committed from there: at least `size`; more when the block came
-                         from the cache with pages it keeps to grow into */
-  size_t reserved;    /* bytes of address space reserved from there (>= committed) */
-  size_t user_size;   /* what the caller asked for last */
-  size_t dirty;       /* bytes from the user pointer on that may hold old data (0: fresh) */
-  uint32_t cached_at; /* in the cache: the release tick it went there (release.h); live:
-                         LARGE_OUTGROWN when it is to skip the cache when freed */
+  list_node link;   /* on the list of live large blocks, or the cache's */
+  size_t size;      /* the block's bytes from the header's first byte: user_offset + usable
+                       (whole 64 KB regions) */
+  size_t committed; /* bytes committed from there: at least `size`; more when the block came
+                       from the cache with pages it keeps to grow into */
+  size_t reserved;  /* bytes of address space reserved from there (>= committed) */
+  size_t user_size; /* what the caller asked for last */
+  union {
+    uint32_t cached_at;  /* in the cache: the release tick it went there (release.h) */
+    uint32_t live_state; /* live: LARGE_LIVE_* */
+  } u;
+  /* Where the user pointer is, from the header: LARGE_HEADER_SIZE, or for a block aligned
+   * coarser than 64 (fastmm_getmem_aligned) that alignment, up to LARGE_GRANULARITY. Such a
+   * block has its own header word at p - 4 too; the header itself always starts the mapping. */
+  uint32_t user_offset;
+  uint32_t keep_alignment; /* what fastmm_getmem_aligned asked for, kept by ReallocMem; else 0 */
 #if UINTPTR_MAX <= 0xFFFFFFFFu
-  char padding[LARGE_HEADER_SIZE - BLOCK_HEADER_SIZE - 2 * sizeof(void *) - 5 * sizeof(size_t) -
-               sizeof(uint32_t)];
+  char padding[LARGE_HEADER_SIZE - BLOCK_HEADER_SIZE - 2 * sizeof(void *) - 4 * sizeof(size_t) -
+               3 * sizeof(uint32_t)];
 #endif
   uint32_t flags; /* the block header word */
 } large_header;
@@ -32,33 +43,59 @@ FMM_STATIC_ASSERT(sizeof(large_header) == LARGE_HEADER_SIZE, "large header layou
 FMM_STATIC_ASSERT(offsetof(large_header, flags) == LARGE_HEADER_SIZE - BLOCK_HEADER_SIZE,
                   "the header word ends the large header");
 
+/* The header of a large block (or of what would be one) whose user pointer is p: the start of
+ * the 64 KB region p's header word lies in. */
 static inline large_header *large_header_of(const void *p) {
-  return (large_header *)((char *)p - LARGE_HEADER_SIZE);
+  return (large_header *)(((uintptr_t)p - BLOCK_HEADER_SIZE) & ~(uintptr_t)(LARGE_GRANULARITY - 1));
 }
 static inline size_t large_usable(const void *p) {
-  return large_header_of(p)->size - LARGE_HEADER_SIZE;
+  const large_header *h = large_header_of(p);
+  return h->size - h->user_offset;
 }
 void *large_alloc(size_t user_size);
+/* A block whose user pointer is a multiple of `alignment` (up to LARGE_GRANULARITY); `keep` goes to
+ * its keep_alignment. */
+void *large_alloc_aligned(size_t user_size, size_t alignment, uint32_t keep);
 int large_free(void *p);          /* FASTMM_OK, or invalid if p is not a live large block */
 int large_is_live(const void *p); /* 1 if p is a live large block (a registry lookup) */
+/* FreeMem of a pointer whose header word lies in a large block's first region, other than where
+ * a 64-aligned block's user pointer would be: an aligned large block (freed: FASTMM_OK), a
+ * pointer inside a block that is still mapped (LARGE_NOT_A_BLOCK: the caller may read its header
+ * word), or one whose block is gone (invalid). Decided under the large lock, so a racing second
+ * free never reads memory the first one gave back. */
+#define LARGE_NOT_A_BLOCK (-1)
+int large_free_unaligned_start(void *p);
+/* 1 if p is a live large block that holds a debug block (its word has DEBUG_OUTER). */
+int large_is_live_outer(const void *p);
 /* Grows p in place to at least `min_user` usable bytes, `want_user` if the address space after
  * it allows: 1 when done. */
 int large_grow_in_place(void *p, size_t min_user, size_t want_user);
 /* Moves p to a larger reservation without copying its bytes (where the OS can: Linux's
- * mremap): the new pointer, or NULL with p untouched. */
+ * mremap): the new pointer (as far into its mapping as p was), or NULL with p untouched. */
 void *large_grow_by_remap(void *p, size_t min_user, size_t want_user);
 void large_set_user_size(void *p, size_t user_size);
 /* p is about to be freed because it moved to a bigger block: it skips the cache. */
 void large_outgrown(void *p);
-/* Bytes from p on that may hold old data: a block reused from the cache is not zeroed. */
+/* Bytes from p on that may hold old data (a block reused from the cache is not zeroed): its
+ * usable size, or 0 for a block fresh from the OS. */
 size_t large_dirty_bytes(const void *p);
+/* Sets or clears a flag of a live large block's header word under the large lock (the
+ * consistency walk reads it under that lock). */
+void large_set_flag(void *p, uint32_t flag, int on);
 void large_stats(fastmm_kind_usage *u);
 int large_check(void);
+/* The walk (walk.c): calls visit(user pointer, header, context) for each live large block with the
+ * large lock held (taken within timeout_ns, else 0 is returned); large_count_now says how many
+ * there are, for sizing a buffer beforehand. Cached blocks are memory kept, not blocks: neither
+ * visits them. */
+int large_for_each(uint64_t timeout_ns,
+                   void (*visit)(void *p, const large_header *h, void *context), void *context);
+size_t large_count_now(void);
 
 /* The cache of freed blocks (release.c decides when it shrinks): gives back the blocks cached
- * at a tick before `before_tick` (all of them for (uint32_t)-1 ... see release.c), returning
- * the bytes given back; large_cached_bytes says what it holds. */
-size_t large_release_cached(uint32_t before_tick);
+ * at or before `up_to_tick`, returning the bytes given back; large_cached_bytes says what it
+ * holds. */
+size_t large_release_cached(uint32_t up_to_tick);
 size_t large_cached_bytes(void);
 
 #endif

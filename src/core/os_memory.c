@@ -7,6 +7,17 @@
 static size_t os_committed, os_peak, os_maps, os_unmaps, os_address_space;
 static size_t usage_limit = (size_t)-1;
 static size_t (*pressure_handler)(void);
+static const volatile uint8_t *top_down_flag;
+
+void os_bind_top_down(const volatile uint8_t *flag) {
+  fmm_store_ptr_release((void **)&top_down_flag, (void *)(uintptr_t)flag);
+}
+
+static int top_down(void) {
+  const volatile uint8_t *flag =
+      (const volatile uint8_t *)fmm_load_ptr_acquire((void **)&top_down_flag);
+  return flag != NULL && *flag != 0;
+}
 
 static int within_limit(size_t size) {
   size_t limit = fmm_load_size_relaxed(&usage_limit);
@@ -35,7 +46,7 @@ static void count_decommit(size_t size) {
 static void *map_once(size_t size) {
   if (!within_limit(size))
     return NULL;
-  return prim_map(size);
+  return prim_map(size, top_down());
 }
 
 void *os_map(size_t size) {
@@ -59,8 +70,9 @@ static void *reserve_once(size_t reserve, size_t commit) {
   if (!within_limit(commit))
     return NULL;
   if (reserve == commit)
-    return prim_map(commit); /* one call, which fails at once for a size beyond the OS */
-  void *p = prim_reserve(reserve);
+    return prim_map(commit,
+                    top_down()); /* one call, which fails at once for a size beyond the OS */
+  void *p = prim_reserve(reserve, top_down());
   if (p != NULL && commit != 0 && !prim_commit(p, commit)) {
     prim_unmap(p, reserve);
     p = NULL;

@@ -9,9 +9,13 @@
 #define FASTMM_OS_MEMORY_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Reserved and committed at once (spans, bookkeeping); os_unmap releases it. */
 void *os_map(size_t size);
+/* While *flag is non-zero, os_map and os_reserve ask the OS for the highest free addresses
+ * (FastMM5's FastMM_AllocateTopDown); NULL: the OS's default order. */
+void os_bind_top_down(const volatile uint8_t *flag);
 void os_unmap(void *p, size_t size);
 
 /* Reservations that grow (large blocks). os_reserve reserves `reserve` bytes and commits the

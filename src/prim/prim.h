@@ -7,25 +7,27 @@
 #include <stdint.h>
 
 /* Virtual memory. prim_map returns `size` bytes of zeroed, committed read/write memory
- * (64 KB aligned everywhere), or NULL. prim_extend maps `size` bytes at
- * exactly `at` (the end of an earlier mapping) and returns 1, or returns 0 and maps nothing.
- * prim_unmap releases a range made of one mapping and any extensions of it. */
-void *prim_map(size_t size);
+ * (64 KB aligned everywhere), or NULL; `top_down` asks for the highest free addresses (Windows'
+ * MEM_TOP_DOWN; Linux maps from the top down anyway, so POSIX ignores it). prim_extend maps `size`
+ * bytes at exactly `at` (the end of an earlier mapping) and returns 1, or returns 0 and maps
+ * nothing. prim_unmap releases a range made of one mapping and any extensions of it. */
+void *prim_map(size_t size, int top_down);
 int prim_extend(void *at, size_t size);
 void prim_unmap(void *p, size_t size);
 
 /* Address space apart from memory, for blocks that grow (large blocks reserve room ahead).
  * prim_reserve returns `size` bytes of address space (64 KB aligned) that nothing may touch yet,
- * or NULL. prim_commit makes [at, at + size) of a reservation read/write (zeroed the first time),
- * 1 on success; prim_decommit gives those pages back and keeps the addresses reserved.
- * prim_reserve_after reserves address space at exactly `at` (the end of a reservation): as much
- * of `want` bytes as is free there, but at least `min`; it returns the bytes reserved, 0 when
- * fewer than `min` are free. prim_unmap releases a reservation with its extensions. prim_remap
- * moves the first `committed` bytes of a reservation (its committed pages) onto `to`, the start
- * of another reservation whose first `new_committed` bytes are committed, without copying them
- * (Linux's mremap), and releases the old reservation; it returns 0 where the OS cannot
- * (PRIM_CAN_REMAP is 0; nothing changed then). Sizes and addresses are multiples of 64 KB. */
-void *prim_reserve(size_t size);
+ * or NULL (`top_down` as for prim_map). prim_commit makes [at, at + size) of a reservation
+ * read/write (zeroed the first time), 1 on success; prim_decommit gives those pages back and keeps
+ * the addresses reserved. prim_reserve_after reserves address space at exactly `at` (the end of a
+ * reservation): as much of `want` bytes as is free there, but at least `min`; it returns the bytes
+ * reserved, 0 when fewer than `min` are free. prim_unmap releases a reservation with its
+ * extensions. prim_remap moves the first `committed` bytes of a reservation (its committed pages)
+ * onto `to`, the start of another reservation whose first `new_committed` bytes are committed,
+ * without copying them (Linux's mremap), and releases the old reservation; it returns 0 where the
+ * OS cannot (PRIM_CAN_REMAP is 0; nothing changed then). Sizes and addresses are multiples of 64
+ * KB. */
+void *prim_reserve(size_t size, int top_down);
 int prim_commit(void *at, size_t size);
 void prim_decommit(void *at, size_t size);
 size_t prim_reserve_after(void *at, size_t min, size_t want);
@@ -50,6 +52,11 @@ void prim_on_fork_child(void (*fn)(void));
 void prim_yield(void);
 uint32_t prim_thread_id(void);
 uint64_t prim_time_ns(void);
+/* Milliseconds since the system started, wrapping at 2^32 (GetTickCount; CLOCK_MONOTONIC). */
+uint32_t prim_tick_count_ms(void);
+/* Breaks into the debugger: DebugBreak on Windows, SIGTRAP natively. Without a debugger the
+ * process gets the breakpoint as an unhandled exception or signal (FastMM5's DebugBreak). */
+void prim_debug_break(void);
 
 /* Return addresses of the calling thread's stack, innermost first, after skipping `skip`
  * frames; returns how many were stored. */
@@ -118,6 +125,7 @@ int prim_readable(const void *p, size_t size);
 size_t prim_program_path(char *buf, size_t size);
 size_t prim_getenv(const char *name, char *buf, size_t size);
 int prim_append_file(const char *path, const char *text, size_t length);
+int prim_write_file(const char *path, const char *text, size_t length); /* creates or empties it */
 void prim_debug_output(const char *text);
 void prim_raise_fatal(void);
 void prim_local_time(char *buf, size_t size); /* "YYYY/MM/DD hh:mm:ss" */
