@@ -162,13 +162,14 @@ typedef struct fastmm_block_info {
   void *debug_header; /* that debug block's FastMM5-layout header (TFastMM_DebugBlockHeader), or
                          NULL (always NULL until debug blocks take FastMM5's layout) */
   size_t block_size;  /* bytes of the block or span, its header included: a small block's slot,
-                         a large block's mapping */
+                         a large block's committed memory */
   size_t usable_size; /* what the program may use: a debug block's requested size; a small
                          span's slots times its slot size; a medium span's size less its header */
   uint32_t allocation_group; /* a debug block's allocation group; 0 for every other block */
   uint8_t arena_index;
   uint8_t block_type;    /* enum fastmm_block_type */
-  uint8_t block_is_free; /* in a free list, a thread's cache, or a debug block in the quarantine */
+  uint8_t block_is_free; /* in a free list, a thread's cache, the large cache, or a debug block in
+                            the quarantine */
   uint8_t is_sequential_feed_span;       /* a small span some of whose slots were never used */
   uint32_t sequential_feed_unused_bytes; /* the bytes of those slots */
   uint32_t small_block_span_block_size;  /* a small span's slot size */

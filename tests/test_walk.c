@@ -2,8 +2,9 @@
  *   - every block the test holds is reported once, with its kind, address, usable and block size;
  *   - what the walk finds adds up to fastmm_get_state: blocks and bytes in use per kind, the
  *     memory held by small spans and by medium spans;
- *   - free blocks (freed into the thread cache, freed medium blocks) are reported free, and only
- *     when asked for; a small span's blocks and never-used tail add up to its slots;
+ *   - free blocks (freed into the thread cache, freed medium blocks, a large block in the large
+ *     cache) are reported free, and only when asked for; a small span's blocks and never-used tail
+ * add up to its slots;
  *   - the type mask and the allocation groups filter; a callback that allocates and frees;
  *   - debug blocks: reported at their user pointer with their requested size, and a freed one
  *     (in the quarantine) as free;
@@ -19,7 +20,9 @@ typedef struct seen {
   size_t expect_size[HELD];
   unsigned expect_type[HELD];
   unsigned found[HELD];
-  size_t count[5], usable[5], block_bytes[5], free_count[5];
+  size_t count[5], usable[5], block_bytes[5], free_count[5], free_bytes[5];
+  void *free_at; /* a freed block looked for among the free ones */
+  unsigned free_found;
   size_t entries, bad_type;
   /* the small spans and, separately, the small blocks inside any of them */
   struct span {
@@ -47,9 +50,11 @@ static void FASTMM_CDECL collect(const fastmm_block_info *info, void *user_data)
     fastmm_freemem(b);
     fastmm_freemem(c);
   }
-  if (info->block_is_free)
+  if (info->block_is_free) {
     s->free_count[info->block_type]++;
-  else {
+    s->free_bytes[info->block_type] += info->block_size;
+    s->free_found += info->block_address == s->free_at;
+  } else {
     s->count[info->block_type]++;
     s->usable[info->block_type] += info->usable_size;
     s->block_bytes[info->block_type] += info->block_size;
@@ -107,7 +112,9 @@ static void check_against_state(const char *when) {
   CHECK_EQ(found.usable[FASTMM_BLOCK_MEDIUM], st.medium.bytes_in_use);
   CHECK_EQ(found.count[FASTMM_BLOCK_LARGE], st.large.blocks_in_use);
   CHECK_EQ(found.usable[FASTMM_BLOCK_LARGE], st.large.bytes_in_use);
-  CHECK_EQ(found.block_bytes[FASTMM_BLOCK_LARGE], st.large.bytes_reserved);
+  /* Large blocks free (in the large cache) and used hold what large blocks hold. */
+  CHECK_EQ(found.block_bytes[FASTMM_BLOCK_LARGE] + found.free_bytes[FASTMM_BLOCK_LARGE],
+           st.large.bytes_reserved);
   CHECK_EQ(found.block_bytes[FASTMM_BLOCK_SMALL_SPAN], st.small.bytes_reserved);
   CHECK_EQ(found.block_bytes[FASTMM_BLOCK_MEDIUM_SPAN],
            st.small.bytes_reserved + st.medium.bytes_reserved);
@@ -234,6 +241,31 @@ int main(void) {
     CHECK(small_free && medium_free);
     CHECK(found.free_count[FASTMM_BLOCK_SMALL] > 0);
     found.expect[4] = found.expect[14] = NULL;
+  }
+
+  /* A freed large block is kept in the large cache: reported free, at its address, only when
+   * free blocks are asked for, its memory counted with the large blocks'. */
+  {
+    void *large_freed = found.expect[21];
+    CHECK_EQ(found.expect_size[21], 1000000);
+    CHECK_EQ(fastmm_freemem(large_freed), FASTMM_OK);
+    found.expect[21] = NULL;
+    reset();
+    found.free_at = large_freed;
+    CHECK_EQ(fastmm_walk_blocks(collect, &found, 0, 1, 1000, 0, 0xFFFFFFFFu), 1);
+    CHECK_EQ(found.free_found, 0);
+    CHECK_EQ(found.free_count[FASTMM_BLOCK_LARGE], 0);
+    reset();
+    found.free_at = large_freed;
+    CHECK_EQ(fastmm_walk_blocks(collect, &found, 0, 0, 1000, 0, 0xFFFFFFFFu), 1);
+    CHECK_EQ(found.free_found, 1);
+    check_against_state("a large block in the large cache");
+    fastmm_release_free_memory(); /* the cache given back: the used-only walks add up again */
+    reset();
+    found.free_at = large_freed;
+    CHECK_EQ(fastmm_walk_blocks(collect, &found, 0, 0, 1000, 0, 0xFFFFFFFFu), 1);
+    CHECK_EQ(found.free_found, 0);
+    check_against_state("the large cache given back");
   }
 
   /* The type mask: only large blocks. */

@@ -516,12 +516,17 @@ int large_check(void) {
 }
 
 int large_for_each(uint64_t timeout_ns,
-                   void (*visit)(void *p, const large_header *h, void *context), void *context) {
+                   void (*visit)(void *p, const large_header *h, int cached, void *context),
+                   void *context) {
   if (!lock_acquire_within(&large_lock, timeout_ns))
     return 0;
   for (list_node *node = large_blocks.next; node != &large_blocks; node = node->next) {
     large_header *h = list_entry(node, large_header, link);
-    visit((char *)h + h->user_offset, h, context);
+    visit((char *)h + h->user_offset, h, 0, context);
+  }
+  for (list_node *node = large_cache.next; node != &large_cache; node = node->next) {
+    large_header *h = list_entry(node, large_header, link);
+    visit((char *)h + h->user_offset, h, 1, context);
   }
   lock_release(&large_lock);
   return 1;
@@ -529,7 +534,7 @@ int large_for_each(uint64_t timeout_ns,
 
 size_t large_count_now(void) {
   lock_acquire(&large_lock);
-  size_t n = large_count;
+  size_t n = large_count + cache_count;
   lock_release(&large_lock);
   return n;
 }

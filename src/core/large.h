@@ -84,12 +84,13 @@ size_t large_dirty_bytes(const void *p);
 void large_set_flag(void *p, uint32_t flag, int on);
 void large_stats(fastmm_kind_usage *u);
 int large_check(void);
-/* The walk (walk.c): calls visit(user pointer, header, context) for each live large block with the
- * large lock held (taken within timeout_ns, else 0 is returned); large_count_now says how many
- * there are, for sizing a buffer beforehand. Cached blocks are memory kept, not blocks: neither
- * visits them. */
+/* The walk (walk.c): calls visit(user pointer, header, cached, context) for each live large block
+ * and then each cached one (cached 1: a free block, its committed memory kept) with the large
+ * lock held (taken within timeout_ns, else 0 is returned); large_count_now says how many there
+ * are of both, for sizing a buffer beforehand. */
 int large_for_each(uint64_t timeout_ns,
-                   void (*visit)(void *p, const large_header *h, void *context), void *context);
+                   void (*visit)(void *p, const large_header *h, int cached, void *context),
+                   void *context);
 size_t large_count_now(void);
 
 /* The cache of freed blocks (release.c decides when it shrinks): gives back the blocks cached

@@ -10,7 +10,8 @@
  * allocated meanwhile missed; nothing is read that is not a live span's under its locks.
  *
  * What is free: a block whose header word says FREE (in a span's free list, a thread's cache or
- * a pending list: fastmm_get_state counts them free too), and a debug block waiting in the
+ * a pending list: fastmm_get_state counts them free too; a large block in the large cache), and
+ * a debug block waiting in the
  * quarantine (its outer block is in use, the debug block is not). The slots of a small span past
  * its fed end were never handed out: they are the span's sequential feed, not blocks.
  *
@@ -251,8 +252,12 @@ static int walk_arena(walk *w, unsigned a) {
 
 /* ---- large blocks ------------------------------------------------------------------------ */
 
-static void visit_large(void *p, const large_header *h, void *context) {
-  add_block((walk *)context, FASTMM_BLOCK_LARGE, p, h->size, h->size - h->user_offset, 0, 0);
+/* A large block's size is the memory it holds (its committed bytes: a block reused from the
+ * cache may keep pages past its usable size to grow into); a cached block is a free one, so the
+ * sizes of all of them add up to the state's large bytes reserved. */
+static void visit_large(void *p, const large_header *h, int cached, void *context) {
+  add_block((walk *)context, FASTMM_BLOCK_LARGE, p, h->committed, h->size - h->user_offset, 0,
+            cached);
 }
 
 static int buffer_map(walk *w, size_t capacity) {
