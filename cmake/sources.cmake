@@ -27,6 +27,7 @@ set(FASTMM_CORE_SOURCES
   src/api/state.c
   src/api/debug_mode.c
   src/api/delphi_api.c
+  src/api/fpc_api.c
 )
 
 # The OS layer: one of these is built, by target.
