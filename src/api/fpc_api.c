@@ -98,7 +98,7 @@ static FMM_NOINLINE void *fpc_realloc_slow(void **pp, size_t size, const fpc_slo
   return NULL;
 }
 
-/* MemSize of anything but a live small block. */
+/* MemSize of anything but a live small or medium block. */
 static FMM_NOINLINE size_t fpc_mem_size_slow(void *p, const fpc_slot *s) {
   if (p == NULL)
     return 0;
@@ -141,9 +141,9 @@ FMM_INLINE void *fpc_realloc_mem(void **pp, size_t size, const fpc_slot *s) {
 }
 
 FMM_INLINE size_t fpc_mem_size(void *p, const fpc_slot *s) {
-  uint32_t h;
-  if (FMM_LIKELY(fast_small_block_live(p, &h)))
-    return small_header_usable(h);
+  size_t n = fast_usable_size(p);
+  if (FMM_LIKELY(n != 0))
+    return n;
   return fpc_mem_size_slow(p, s);
 }
 

@@ -31,9 +31,9 @@ void *FASTMM_CDECL fastmm_allocmem(size_t size) {
 }
 
 size_t FASTMM_CDECL fastmm_usable_size(const void *p) {
-  uint32_t h;
-  if (FMM_LIKELY(fast_small_block_live(p, &h)))
-    return small_header_usable(h);
+  size_t n = fast_usable_size(p);
+  if (FMM_LIKELY(n != 0))
+    return n;
   return caller_usable_size(p);
 }
 

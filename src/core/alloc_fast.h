@@ -18,6 +18,7 @@
 #include "compiler.h"
 #include "heap.h"
 #include "large.h"
+#include "medium.h"
 #include "mode_hooks.h"
 #include "prim/prim.h"
 #include "size_class.h"
@@ -175,15 +176,23 @@ FMM_INLINE void *fast_realloc(void *p, size_t size) {
   return heap_realloc_slow(p, size);
 }
 
-/* MemSize's fast path (fastmm_usable_size, the Pascal records' MemSize): p is a live small
- * block, checked as FreeMem checks one (the page map's fast copy, the header word, the span it
- * names); *h is then its header word. False sends the caller to its slow path, which answers
- * for every other pointer (and for every pointer while a mode is on). */
-FMM_INLINE int fast_small_block_live(const void *p, uint32_t *h) {
-  if (FMM_UNLIKELY(!fast_in_medium_span(p)))
-    return 0;
-  *h = block_header(p);
-  return FMM_LIKELY((*h & BLOCK_KIND_MASK) == BLOCK_FLAG_SMALL) && small_block_plausible(p, *h);
+/* MemSize's fast path (fastmm_usable_size, the Pascal records' MemSize): the usable size of a
+ * live small block, checked as FreeMem checks one (the page map's fast copy, the header word,
+ * the span it names), or of a live medium block (its header and boundary tags: Free Pascal asks
+ * for the size of a growing string on every character, and a string past 1,376 bytes is a
+ * medium block). 0 sends the caller to its slow path, which answers for every other pointer
+ * (and for every pointer while a mode is on). */
+FMM_INLINE size_t fast_usable_size(const void *p) {
+  if (FMM_LIKELY(fast_in_medium_span(p))) {
+    uint32_t h = block_header(p);
+    if (FMM_LIKELY((h & BLOCK_KIND_MASK) == BLOCK_FLAG_SMALL)) {
+      if (FMM_LIKELY(small_block_plausible(p, h)))
+        return small_header_usable(h);
+    } else if ((h & BLOCK_KIND_MASK) == BLOCK_FLAG_MEDIUM && medium_block_plausible(p, h)) {
+      return medium_usable(p);
+    }
+  }
+  return 0;
 }
 
 #endif
