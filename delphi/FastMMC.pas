@@ -709,7 +709,7 @@ type
   (fastmm_get_memory_manager_with_previous, fastmm_get_fpc_memory_manager): the previous
   manager's entries, for the blocks it handed out before the install, and the unit's HeapError,
   which raises EInvalidPointer / EOutOfMemory from there.}
-  TDll_HeapError = procedure(ACode: Longint; AAddress: Pointer);
+  TDll_HeapError = procedure(ACode: Longint; AAddress: Pointer); cdecl;
   TDllDelphiBindings = record
     Size: NativeUInt;
     PreviousFreeMem: function(APointer: Pointer): Integer;
@@ -1499,7 +1499,7 @@ end;
 {The same, called by the DLL's slow paths with the address the program called from. The
 exception unwinds through the DLL's frames, which hold no lock then (Win64: SEH, with the DLL's
 unwind data; Win32: the compiler's own unwinding, which skips them).}
-procedure DllHeapError(ACode: Longint; AAddress: Pointer);
+procedure DllHeapError(ACode: Longint; AAddress: Pointer); cdecl;
 begin
 {$ifdef FPC}
   if Assigned(ErrorProc) then

@@ -231,8 +231,9 @@ FASTMM_API void FASTMM_CDECL fastmm_get_memory_manager_debug(fastmm_memory_manag
  * other bindings or the bindings are incomplete (a NULL function, `size` too small): the caller
  * then keeps entry points of its own.
  *
- * heap_error(code, address) is called for 204 (invalid pointer) and 203 (out of memory, Free
- * Pascal only), with the return address into the program, and holds no lock of the library's:
+ * heap_error(code, address), a cdecl callback of the unit's own (the previous manager's entries
+ * keep their Pascal convention), is called for 204 (invalid pointer) and 203 (out of memory,
+ * Free Pascal only) with the return address into the program, while the library holds no lock:
  * it may raise a Pascal exception that unwinds through the library's frames (Win32: Free
  * Pascal's and Delphi's own unwinding; Win64: SEH, whose unwind data the library carries). */
 typedef struct fastmm_delphi_bindings {
@@ -243,7 +244,7 @@ typedef struct fastmm_delphi_bindings {
   /* 204 for a ReallocMem of a pointer that is not a live block (Delphi's System would report
    * the NULL result as out of memory); should not return (System.Error raises). FreeMem
    * reports it by its result (non-zero), as Delphi expects. */
-  void(FASTMM_DELPHI_CALL *heap_error)(int32_t code, const void *address);
+  void(FASTMM_CDECL *heap_error)(int32_t code, const void *address);
 } fastmm_delphi_bindings;
 
 /* fastmm_get_memory_manager's record with FreeMem and ReallocMem bound to a previous manager. */
@@ -275,7 +276,7 @@ typedef struct fastmm_fpc_bindings {
    * 203: no memory for GetMem, AllocMem or ReAllocMem while *return_nil_if_grow_heap_fails
    * is 0 (ReAllocMem then leaves the block as it was). If it returns, the call returns 0 or
    * NULL. */
-  void(FASTMM_DELPHI_CALL *heap_error)(int32_t code, const void *address);
+  void(FASTMM_CDECL *heap_error)(int32_t code, const void *address);
   const volatile uint8_t *return_nil_if_grow_heap_fails; /* System.ReturnNilIfGrowHeapFails */
   const volatile uint8_t *allocate_from_library;         /* non-zero while installed */
 } fastmm_fpc_bindings;

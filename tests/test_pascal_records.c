@@ -51,7 +51,7 @@ static void *FASTMM_DELPHI_CALL prev_get(size_t size) {
   prev_get_calls++;
   return malloc(size);
 }
-static void FASTMM_DELPHI_CALL heap_error(int32_t code, const void *address) {
+static void FASTMM_CDECL heap_error(int32_t code, const void *address) {
   CHECK_MSG(code == 203 || code == 204, "heap_error(%d)", (int)code);
   error_calls[code == 204] += 1;
   last_error_address = address;

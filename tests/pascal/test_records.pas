@@ -255,7 +255,7 @@ type
     PreviousReAllocMem: function(var APointer: Pointer; ASize: PtrUInt): Pointer;
     PreviousMemSize: function(APointer: Pointer): PtrUInt;
     PreviousGetMem: function(ASize: PtrUInt): Pointer;
-    HeapError: procedure(ACode: Longint; AAddress: Pointer);
+    HeapError: procedure(ACode: Longint; AAddress: Pointer); cdecl;
     ReturnNilIfGrowHeapFails: PBoolean;
     AllocateFromLibrary: PBoolean;
   end;
@@ -292,7 +292,7 @@ begin
 end;
 
 {Raises straight from here, through the DLL's frames.}
-procedure RaiseHeapError(ACode: Longint; AAddress: Pointer);
+procedure RaiseHeapError(ACode: Longint; AAddress: Pointer); cdecl;
 begin
   Inc(ErrorsRaised);
   if ACode = 204 then
