@@ -29,7 +29,8 @@
   manager: the DLL's entry points are bound to it and pass such blocks on from their slow path.
   A pointer in the DLL's memory that is not a live block (a second FreeMem, a ReallocMem of a
   freed block, a pointer inside a block) raises EInvalidPointer and never reaches the previous
-  manager. With a DLL older than this unit the same is done by small Pascal adapters.
+  manager. With a DLL older than this unit (or one whose eight slots other modules of the
+  process took) the same is done by small Pascal adapters.
 
   Every routine, type, constant and variable of FastMM5's interface section is here with
   FastMM5's name and signature, so a program written against FastMM5 builds against this unit by
