@@ -2,7 +2,7 @@
   Win32 and Win64. It runs one workload with one memory manager and prints one JSON line with
   the fields fastmm_bench prints, so bench/run drives it as it drives that program:
 
-    fastmm_pascal_bench --workload NAME|all --alloc fastmmc|fpcheap|entries|cexport [--scale F]
+    fastmm_pascal_bench --workload NAME|all --alloc fastmmc|fpcheap|entries|adapters|cexport [--scale F]
     fastmm_pascal_bench --list
 
   --alloc fastmmc   FastMMC installed (the unit is compiled with FastMM_DisableAutomaticInstall
@@ -14,6 +14,10 @@
                     fields (GetMemoryManager) directly instead of the RTL's routines: the DLL's
                     Free Pascal entry points without the RTL's own call around each (which
                     every memory manager pays: System.ReAllocMem calls MemoryManager.ReAllocMem).
+  --alloc adapters  FastMMC installed with its Pascal adapters, the fallback it keeps for an
+                    older DLL or one with no slot left (every slot is taken first, as the test
+                    SlotHog does): the path a Free Pascal program took before the DLL had entry
+                    points of its own (issue 14 measured it).
   --alloc cexport   FastMMC installed, and the raw workloads call the DLL's C exports instead
                     (fastmm_getmem, fastmm_freemem, fastmm_reallocmem, fastmm_usable_size)
                     through pointers from GetProcAddress: the same operation through the C
@@ -46,7 +50,7 @@ type
       QuotaPeakNonPagedPoolUsage, QuotaNonPagedPoolUsage, PagefileUsage, PeakPagefileUsage: NativeUInt;
   end;
 
-  TAllocKind = (akFastMMC, akFpcHeap, akEntries, akCExport);
+  TAllocKind = (akFastMMC, akFpcHeap, akEntries, akAdapters, akCExport);
 
   TRun = record
     Kind: TAllocKind;
@@ -73,6 +77,9 @@ function GetProcessAffinityMask(AProcess: NativeUInt; var AProcessMask, ASystemM
 function K32GetProcessMemoryInfo(AProcess: NativeUInt; var ACounters: TProcessMemoryCounters;
   ASize: Cardinal): LongBool; stdcall; external 'kernel32.dll';
 function GetModuleHandleA(AName: PAnsiChar): NativeUInt; stdcall; external 'kernel32.dll';
+function LoadLibraryA(AName: PAnsiChar): NativeUInt; stdcall; external 'kernel32.dll';
+function GetModuleHandleExW(AFlags: Cardinal; AAddress: Pointer; out AModule: NativeUInt): LongBool;
+  stdcall; external 'kernel32.dll';
 function GetProcAddress(AModule: NativeUInt; AName: PAnsiChar): Pointer; stdcall; external 'kernel32.dll';
 
 var
@@ -393,12 +400,56 @@ const
 
 {------------------------The program------------------------}
 
+{--alloc adapters: binds every slot of the DLL's Free Pascal records to bindings of no use, so
+that FastMMC finds none and installs its adapters. Never called: those records are not
+installed.}
+procedure NotCalled;
+begin
+  Fail('a record bound only to take a slot was called');
+end;
+
+procedure TakeEverySlot;
+type
+  TBindings = record
+    Size: NativeUInt;
+    PreviousFreeMem, PreviousReAllocMem, PreviousMemSize, PreviousGetMem, HeapError: Pointer;
+    ReturnNilIfGrowHeapFails, AllocateFromLibrary: PBoolean;
+  end;
+  TEntries = array[0..5] of Pointer;
+  TGetFpcMemoryManager = function(var AManager: TEntries; var ABindings: TBindings): Integer; cdecl;
+var
+  Get: TGetFpcMemoryManager;
+  B: TBindings;
+  E: TEntries;
+  I: Integer;
+  Flags: array[0..15] of Boolean;
+begin
+  @Get := GetProcAddress(LoadLibraryA(CFastMMC_DLLName), 'fastmm_get_fpc_memory_manager');
+  if not Assigned(Get) then
+    Exit; {an older DLL: FastMMC uses its adapters anyway}
+  for I := 0 to High(Flags) do
+  begin
+    B.Size := SizeOf(B);
+    B.PreviousFreeMem := @NotCalled;
+    B.PreviousReAllocMem := @NotCalled;
+    B.PreviousMemSize := @NotCalled;
+    B.PreviousGetMem := @NotCalled;
+    B.HeapError := @NotCalled;
+    B.ReturnNilIfGrowHeapFails := @Flags[I];
+    B.AllocateFromLibrary := @Flags[I];
+    if Get(E, B) = 0 then
+      Exit;
+  end;
+  Fail('the DLL bound more than 16 records: no slot is left for the adapters to be tested');
+end;
+
 function KindName(AKind: TAllocKind): string;
 begin
   case AKind of
     akFastMMC: Result := 'fastmmc';
     akFpcHeap: Result := 'fpcheap';
     akEntries: Result := 'entries';
+    akAdapters: Result := 'adapters';
   else
     Result := 'cexport';
   end;
@@ -440,7 +491,7 @@ end;
 
 procedure Usage;
 begin
-  WriteLn(StdErr, 'usage: fastmm_pascal_bench --workload NAME|all --alloc fastmmc|fpcheap|entries|cexport [--scale F]');
+  WriteLn(StdErr, 'usage: fastmm_pascal_bench --workload NAME|all --alloc fastmmc|fpcheap|entries|adapters|cexport [--scale F]');
   WriteLn(StdErr, '       fastmm_pascal_bench --list');
   Halt(2);
 end;
@@ -486,6 +537,8 @@ begin
     Kind := akFpcHeap
   else if AName = 'entries' then
     Kind := akEntries
+  else if AName = 'adapters' then
+    Kind := akAdapters
   else if AName = 'cexport' then
     Kind := akCExport
   else
@@ -494,6 +547,8 @@ begin
     Usage;
   if Kind <> akFpcHeap then
   begin
+    if Kind = akAdapters then
+      TakeEverySlot;
     if not FastMM_Initialize then
     begin
       WriteLn(StdErr, 'fastmm_pascal_bench: FastMMC could not be installed (is ', CFastMMC_DLLName, ' beside the program?)');
@@ -505,9 +560,18 @@ begin
     @CReallocMem := GetProcAddress(H, 'fastmm_reallocmem');
     @CUsableSize := GetProcAddress(H, 'fastmm_usable_size');
     GetMemoryManager(MM);
+    {The record is the one this run measures: the DLL's own entry points, or the adapters.
+    (GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS | _UNCHANGED_REFCOUNT)}
+    if not GetModuleHandleExW(6, PPointer(@@MM.ReAllocMem)^, H) then
+      H := 0;
+    if (H = FastMMC_DLLHandle) <> (Kind <> akAdapters) then
+    begin
+      WriteLn(StdErr, 'fastmm_pascal_bench: the installed ReAllocMem is not the one --alloc ', AName, ' measures');
+      Halt(2);
+    end;
   end;
   for I := Low(CWorkloads) to High(CWorkloads) do
-    if ((WName = 'all') or (WName = CWorkloads[I].Name)) and ((Kind in [akFastMMC, akFpcHeap]) or CWorkloads[I].Raw) then
+    if ((WName = 'all') or (WName = CWorkloads[I].Name)) and ((Kind in [akFastMMC, akFpcHeap, akAdapters]) or CWorkloads[I].Raw) then
     begin
       RunOne(CWorkloads[I], Kind, Scale);
       if WName <> 'all' then

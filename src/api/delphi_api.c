@@ -134,23 +134,44 @@ static FMM_NOINLINE int32_t delphi_free_slow(void *p, const delphi_slot *s) {
   return heap_free_slow(p, FMM_RETURN_ADDRESS());
 }
 
-/* ReallocMem of everything but a small block that stays in place. */
-static FMM_NOINLINE void *delphi_realloc_slow(void *p, intptr_t size, const delphi_slot *s) {
-  const void *caller = FMM_RETURN_ADDRESS();
+/* ReallocMem's rare cases: nil, a size of 0 or below, and while a mode is on the previous
+ * manager's block (debug mode would report it as a bad pointer). */
+static FMM_NOINLINE void *delphi_realloc_rare(void *p, intptr_t size, const delphi_slot *s,
+                                              const void *caller) {
   if (p != NULL && !pascal_in_our_memory(p))
     return s->b.previous_realloc_mem(p, size);
   if (size < 0)
     return NULL;
-  if (p != NULL && size == 0) {
-    if (heap_free_slow(p, caller) == FASTMM_OK)
-      return NULL;
-  } else {
-    void *q = heap_realloc_slow_for(p, (size_t)size, caller);
-    if (FMM_LIKELY(q != NULL) || p == NULL || caller_owns_block(p))
-      return q; /* moved, or NULL for out of memory with the block as it was */
-  }
+  if (p == NULL)
+    return fast_get_for((size_t)size, caller);
+  if (heap_free_slow(p, caller) == FASTMM_OK) /* size 0 */
+    return NULL;
   s->b.heap_error(PASCAL_ERROR_INVALID_POINTER, caller);
   return NULL;
+}
+
+/* A pointer the core's ReallocMem refused or could not serve: the previous manager's block goes
+ * to it; a block of ours that found no memory stays as it was (NULL: System raises
+ * EOutOfMemory); anything else of ours is 204. */
+static FMM_NOINLINE void *delphi_realloc_refused(void *p, intptr_t size, const delphi_slot *s,
+                                                 const void *caller) {
+  if (!pascal_in_our_memory(p))
+    return s->b.previous_realloc_mem(p, size);
+  if (!caller_owns_block(p))
+    s->b.heap_error(PASCAL_ERROR_INVALID_POINTER, caller);
+  return NULL;
+}
+
+/* ReallocMem of everything but a small block that stays in place, made once per slot: as Free
+ * Pascal's (fpc_api.c, fpc_realloc_slow). */
+FMM_INLINE void *delphi_realloc_slow(void *p, intptr_t size, const delphi_slot *s,
+                                     const void *caller) {
+  if (FMM_UNLIKELY(p == NULL || size <= 0 || (heap_mode_now() != 0 && !pascal_in_our_memory(p))))
+    return delphi_realloc_rare(p, size, s, caller);
+  void *q = heap_realloc_slow_for(p, (size_t)size, caller);
+  if (FMM_UNLIKELY(q == NULL))
+    return delphi_realloc_refused(p, size, s, caller);
+  return q;
 }
 
 FMM_INLINE int32_t delphi_bound_free_mem(void *p, const delphi_slot *s) {
@@ -159,10 +180,12 @@ FMM_INLINE int32_t delphi_bound_free_mem(void *p, const delphi_slot *s) {
   return delphi_free_slow(p, s);
 }
 
-FMM_INLINE void *delphi_bound_realloc_mem(void *p, intptr_t size, const delphi_slot *s) {
+FMM_INLINE void *delphi_bound_realloc_mem(void *p, intptr_t size,
+                                          void *(FASTMM_DELPHI_CALL *slow)(void *p,
+                                                                           intptr_t size)) {
   if (FMM_LIKELY(fast_realloc_stays(p, (size_t)size)))
     return p;
-  return delphi_realloc_slow(p, size, s);
+  return slow(p, size);
 }
 
 #define DELPHI_SLOT_ENTRY_POINTS(n)                                                                \
@@ -171,8 +194,11 @@ FMM_INLINE void *delphi_bound_realloc_mem(void *p, intptr_t size, const delphi_s
   PASCAL_ENTRY int32_t FASTMM_DELPHI_CALL fastmm_delphi_free_mem_##n(void *p) {                    \
     return delphi_bound_free_mem(p, &delphi_slots[n]);                                             \
   }                                                                                                \
+  static FMM_NOINLINE void *FASTMM_DELPHI_CALL delphi_realloc_slow_##n(void *p, intptr_t size) {   \
+    return delphi_realloc_slow(p, size, &delphi_slots[n], FMM_RETURN_ADDRESS());                   \
+  }                                                                                                \
   PASCAL_ENTRY void *FASTMM_DELPHI_CALL fastmm_delphi_realloc_mem_##n(void *p, intptr_t size) {    \
-    return delphi_bound_realloc_mem(p, size, &delphi_slots[n]);                                    \
+    return delphi_bound_realloc_mem(p, size, delphi_realloc_slow_##n);                             \
   }
 
 PASCAL_SLOTS(DELPHI_SLOT_ENTRY_POINTS)

@@ -56,14 +56,11 @@ static FMM_NOINLINE size_t fpc_free_slow(void *p, const fpc_slot *s) {
   return 0;
 }
 
-/* ReAllocMem of everything but a small block that stays in place. The previous manager's
- * block is its business (it updates *pp); nil allocates, from the previous manager once the
- * unit has uninstalled; size 0 frees. A block of ours that cannot get the memory stays as it
- * was (203 or NULL). */
-static FMM_NOINLINE void *fpc_realloc_slow(void **pp, size_t size, const fpc_slot *s) {
-  const void *caller = FMM_RETURN_ADDRESS();
-  void *p = *pp;
-  void *q;
+/* ReAllocMem's rare cases: nil allocates (from the previous manager once the unit has
+ * uninstalled), size 0 frees, the previous manager's block is its business (it updates *pp). */
+static FMM_NOINLINE void *fpc_realloc_rare(void **pp, size_t size, const fpc_slot *s,
+                                           const void *caller) {
+  void *p = *pp, *q;
   if (p == NULL) {
     if (size == 0)
       return NULL;
@@ -79,23 +76,43 @@ static FMM_NOINLINE void *fpc_realloc_slow(void **pp, size_t size, const fpc_slo
   }
   if (!pascal_in_our_memory(p))
     return s->b.previous_realloc_mem(pp, size);
-  if (size == 0) {
-    if (heap_free_slow(p, caller) != FASTMM_OK) {
-      s->b.heap_error(PASCAL_ERROR_INVALID_POINTER, caller);
-      return NULL;
-    }
-    *pp = NULL;
+  if (heap_free_slow(p, caller) != FASTMM_OK) { /* size 0 */
+    s->b.heap_error(PASCAL_ERROR_INVALID_POINTER, caller);
     return NULL;
   }
-  q = heap_realloc_slow_for(p, size, caller);
-  if (FMM_LIKELY(q != NULL)) {
-    *pp = q;
-    return q;
-  }
+  *pp = NULL;
+  return NULL;
+}
+
+/* A pointer the core's ReallocMem refused or could not serve: the previous manager's block
+ * goes to it; a block of ours that found no memory stays as it was (203 or NULL); anything
+ * else of ours is 204. */
+static FMM_NOINLINE void *fpc_realloc_refused(void **pp, size_t size, const fpc_slot *s,
+                                              const void *caller) {
+  void *p = *pp;
+  if (!pascal_in_our_memory(p))
+    return s->b.previous_realloc_mem(pp, size);
   if (caller_owns_block(p))
     return fpc_out_of_memory(s, caller);
   s->b.heap_error(PASCAL_ERROR_INVALID_POINTER, caller);
   return NULL;
+}
+
+/* ReAllocMem of everything but a small block that stays in place, made once per slot (so the
+ * slot is a constant there, and the only value kept across the call is pp). The core's slow
+ * path resizes a block of ours or refuses anything else without touching it, the previous
+ * manager's blocks included, which are sorted out only then: the common case (a block that
+ * moves, a medium block) pays no lookup of its own. While a mode is on, the previous manager's
+ * blocks are sorted out first (debug mode would report them as bad pointers). */
+FMM_INLINE void *fpc_realloc_slow(void **pp, size_t size, const fpc_slot *s, const void *caller) {
+  void *p = *pp;
+  if (FMM_UNLIKELY(p == NULL || size == 0 || (heap_mode_now() != 0 && !pascal_in_our_memory(p))))
+    return fpc_realloc_rare(pp, size, s, caller);
+  void *q = heap_realloc_slow_for(p, size, caller);
+  if (FMM_UNLIKELY(q == NULL))
+    return fpc_realloc_refused(pp, size, s, caller);
+  *pp = q;
+  return q;
 }
 
 /* MemSize of anything but a live small or medium block. */
@@ -132,12 +149,14 @@ FMM_INLINE void *fpc_alloc_mem(size_t size, const fpc_slot *s) {
   return fpc_no_memory(s);
 }
 
-/* The in-place case neither writes *pp nor makes a frame. */
-FMM_INLINE void *fpc_realloc_mem(void **pp, size_t size, const fpc_slot *s) {
+/* The in-place case neither writes *pp nor makes a frame; `slow` is the slot's own
+ * fpc_realloc_slow, reached by a tail jump. */
+FMM_INLINE void *fpc_realloc_mem(void **pp, size_t size,
+                                 void *(FASTMM_DELPHI_CALL *slow)(void **pp, size_t size)) {
   void *p = *pp;
   if (FMM_LIKELY(fast_realloc_stays(p, size)))
     return p;
-  return fpc_realloc_slow(pp, size, s);
+  return slow(pp, size);
 }
 
 FMM_INLINE size_t fpc_mem_size(void *p, const fpc_slot *s) {
@@ -169,8 +188,11 @@ FMM_INLINE size_t fpc_mem_size(void *p, const fpc_slot *s) {
   PASCAL_ENTRY void *FASTMM_DELPHI_CALL fastmm_fpc_alloc_mem_##n(size_t size) {                    \
     return fpc_alloc_mem(size, &fpc_slots[n]);                                                     \
   }                                                                                                \
+  static FMM_NOINLINE void *FASTMM_DELPHI_CALL fpc_realloc_slow_##n(void **pp, size_t size) {      \
+    return fpc_realloc_slow(pp, size, &fpc_slots[n], FMM_RETURN_ADDRESS());                        \
+  }                                                                                                \
   PASCAL_ENTRY void *FASTMM_DELPHI_CALL fastmm_fpc_realloc_mem_##n(void **pp, size_t size) {       \
-    return fpc_realloc_mem(pp, size, &fpc_slots[n]);                                               \
+    return fpc_realloc_mem(pp, size, fpc_realloc_slow_##n);                                        \
   }                                                                                                \
   PASCAL_ENTRY size_t FASTMM_DELPHI_CALL fastmm_fpc_mem_size_##n(void *p) {                        \
     return fpc_mem_size(p, &fpc_slots[n]);                                                         \
