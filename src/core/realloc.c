@@ -124,9 +124,13 @@ static inline void *realloc_normal(void *p, size_t size, const void *caller) {
 /* ReallocMem off the fast path: every pointer but an in-use small block that stays in place,
  * and every pointer while a mode is on (mode_hooks.h). */
 FMM_NOINLINE void *heap_realloc_slow(void *p, size_t size) {
+  return heap_realloc_slow_for(p, size, FMM_RETURN_ADDRESS());
+}
+
+FMM_NOINLINE void *heap_realloc_slow_for(void *p, size_t size, const void *caller) {
   if (FMM_UNLIKELY(heap_mode_now() != 0))
-    return heap_realloc_special(p, size, FMM_RETURN_ADDRESS());
-  return realloc_normal(p, size, FMM_RETURN_ADDRESS());
+    return heap_realloc_special(p, size, caller);
+  return realloc_normal(p, size, caller);
 }
 
 #if defined(FASTMM_ASM_REALLOC) && !defined(_WIN64) && defined(__GNUC__)
