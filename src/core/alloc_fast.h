@@ -166,14 +166,17 @@ FMM_INLINE int small_stays_in_place(size_t size, size_t usable) {
 }
 
 /* ReallocMem's in-place test, shared by fastmm_reallocmem and the Pascal records' ReallocMem
- * (src/api/): p is an in-use small block and size keeps it where it is. False for every pointer
- * while a mode is on (a stale one may point into a debug block's outer block: the slow path
- * checks, and scans first when asked to), and the slow path applies the same rule. */
+ * (src/api/): p is an in-use small block, checked as FreeMem checks one, and size keeps it where
+ * it is. The check comes after the policy's test, so a resize that moves pays for it once, on
+ * the slow path. Without it a pointer into a block whose data before it looks like a small
+ * header word (the high half of a pointer can) would be "resized" in place. False for every
+ * pointer while a mode is on (a stale one may point into a debug block's outer block: the slow
+ * path checks, and scans first when asked to), and the slow path applies the same rule. */
 FMM_INLINE int fast_realloc_stays(const void *p, size_t size) {
   if (FMM_LIKELY(fast_in_medium_span(p))) {
     uint32_t h = block_header(p);
     return FMM_LIKELY((h & BLOCK_KIND_MASK) == BLOCK_FLAG_SMALL) &&
-           small_stays_in_place(size, small_header_usable(h));
+           small_stays_in_place(size, small_header_usable(h)) && small_block_plausible(p, h);
   }
   return 0;
 }
