@@ -38,6 +38,7 @@ set(FASTMM_CORE_SOURCES
   src/api/delphi_api.c
   src/api/walk.c
   src/api/tuning.c
+  src/api/fpc_api.c
 )
 
 # The OS layer: one of these is built, by target.

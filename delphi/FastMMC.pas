@@ -14,21 +14,27 @@
   Compilers:
     - Delphi XE2 (CompilerVersion 23) and later, Win32 and Win64: TMemoryManagerEx and
       SetMemoryManager, filled from the record the DLL hands out. On Win32 the DLL's entry
-      points use Delphi's register convention, so GetMem and AllocMem are the DLL's own.
+      points use Delphi's register convention, so GetMem, FreeMem, ReallocMem and AllocMem are
+      the DLL's own.
     - Free Pascal 3.2 and later, Win32 and Win64, in mode delphi or mode objfpc (any other
       mode: the unit switches itself to objfpc). Free Pascal's TMemoryManager differs from
-      Delphi's: small adapters give its ReAllocMem (var p), FreeMem (returns a size), MemSize,
-      GetHeapStatus and GetFPCHeapStatus; the fields not replaced (InitThread, DoneThread,
-      RelocateHeap, NeedLock) keep the previous manager's values.
+      Delphi's (ReAllocMem takes the pointer by reference, FreeMem returns a size, MemSize):
+      the DLL has entry points for it too, so GetMem, FreeMem, FreeMemSize, AllocMem,
+      ReAllocMem and MemSize are the DLL's own; GetHeapStatus and GetFPCHeapStatus are the
+      unit's, and the fields not replaced (InitThread, DoneThread, RelocateHeap, NeedLock) keep
+      the previous manager's values.
 
   Blocks that the previous manager handed out before the install (Free Pascal's RTL allocates
-  before the first unit's initialization runs) are freed and resized by the previous manager:
-  the DLL refuses a pointer it does not own, and the unit passes it on.
+  before the first unit's initialization runs) are freed, resized and measured by the previous
+  manager: the DLL's entry points are bound to it and pass such blocks on from their slow path.
+  A pointer in the DLL's memory that is not a live block (a second FreeMem, a ReallocMem of a
+  freed block, a pointer inside a block) raises EInvalidPointer and never reaches the previous
+  manager. With a DLL older than this unit (or one whose eight slots other modules of the
+  process took) the same is done by small Pascal adapters.
 
   Every routine, type, constant and variable of FastMM5's interface section is here with
   FastMM5's name and signature, so a program written against FastMM5 builds against this unit by
-  changing its uses clause; where the meaning differs (mostly: what waits for an export of the
-  DLL, marked TODO(dll)) the README says how, in "FastMM5's routines in FastMMC". FastMMC_*
+  changing its uses clause; where the meaning differs the README says how, in "FastMM5's routines in FastMMC". FastMMC_*
   routines are fastmm-c's own.
 
   Conditional defines read when the unit is compiled (as FastMM5's):
@@ -746,6 +752,37 @@ type
     UnregisterExpectedMemoryLeak: function(APointer: Pointer): Boolean;
   end;
 
+  {The bindings the DLL's slow paths use for what is not theirs
+  (fastmm_get_memory_manager_with_previous, fastmm_get_fpc_memory_manager): the previous
+  manager's entries, for the blocks it handed out before the install, and the unit's HeapError,
+  which raises EInvalidPointer / EOutOfMemory from there.}
+  TDll_HeapError = procedure(ACode: Longint; AAddress: Pointer); cdecl;
+  TDllDelphiBindings = record
+    Size: NativeUInt;
+    PreviousFreeMem: function(APointer: Pointer): Integer;
+    PreviousReallocMem: function(APointer: Pointer; ASize: NativeInt): Pointer;
+    HeapError: TDll_HeapError;
+  end;
+  {fastmm_fpc_memory_manager: Free Pascal's TMemoryManager from GetMem to MemSize.}
+  TDllFpcMemoryManager = record
+    GetMem: function(ASize: PtrUInt): Pointer;
+    FreeMem: function(APointer: Pointer): PtrUInt;
+    FreeMemSize: function(APointer: Pointer; ASize: PtrUInt): PtrUInt;
+    AllocMem: function(ASize: PtrUInt): Pointer;
+    ReAllocMem: function(var APointer: Pointer; ASize: PtrUInt): Pointer;
+    MemSize: function(APointer: Pointer): PtrUInt;
+  end;
+  TDllFpcBindings = record
+    Size: NativeUInt;
+    PreviousFreeMem: function(APointer: Pointer): PtrUInt;
+    PreviousReAllocMem: function(var APointer: Pointer; ASize: PtrUInt): Pointer;
+    PreviousMemSize: function(APointer: Pointer): PtrUInt;
+    PreviousGetMem: function(ASize: PtrUInt): Pointer;
+    HeapError: TDll_HeapError;
+    ReturnNilIfGrowHeapFails: PBoolean;
+    AllocateFromLibrary: PBoolean;
+  end;
+
   {The C exports (cdecl).}
   TDll_UsableSize = function(APointer: Pointer): NativeUInt; cdecl;
   TDll_OwnsBlock = function(APointer: Pointer): Integer; cdecl;
@@ -834,6 +871,11 @@ type
     ModifiedRanges: array[0..31] of TFMMC_DebugModifiedRange;
     Header: TFastMM_DebugBlockHeader;
   end;
+  {The bindings go by reference (var): a const record would go by value under cdecl on Win32.}
+  TDll_GetMemoryManagerWithPrevious = function(var AManager: TDllMemoryManager;
+    var ABindings: TDllDelphiBindings): Integer; cdecl;
+  TDll_GetFpcMemoryManager = function(var AManager: TDllFpcMemoryManager;
+    var ABindings: TDllFpcBindings): Integer; cdecl;
 
 var
   Dll: record
@@ -873,6 +915,10 @@ var
     BindVariables, SetEventHandler, SetFreedObjectHandler: TDll_SetPointer;
     SetLeakReportAtExit: TDll_SetInt;
     ProcessAllPendingFrees: TDll_Procedure;
+    {The records bound to the previous manager: nil in a DLL older than this unit, which then
+    installs its own adapters.}
+    GetManagerWithPrevious: TDll_GetMemoryManagerWithPrevious;
+    GetFpcManager: TDll_GetFpcMemoryManager;
   end;
   DllLoadError: Cardinal;
 
@@ -1369,6 +1415,8 @@ begin
   Dll.SetFreedObjectHandler := TDll_SetPointer(FMMC_GetProcAddress(H, 'fastmm_set_freed_object_call_handler'));
   Dll.SetLeakReportAtExit := TDll_SetInt(FMMC_GetProcAddress(H, 'fastmm_set_leak_report_at_exit'));
   Dll.ProcessAllPendingFrees := TDll_Procedure(FMMC_GetProcAddress(H, 'fastmm_process_all_pending_frees'));
+  Dll.GetManagerWithPrevious := TDll_GetMemoryManagerWithPrevious(FMMC_GetProcAddress(H, 'fastmm_get_memory_manager_with_previous'));
+  Dll.GetFpcManager := TDll_GetFpcMemoryManager(FMMC_GetProcAddress(H, 'fastmm_get_fpc_memory_manager'));
   GetManager(Dll.MM);
   if not (Assigned(Dll.MM.GetMem) and Assigned(Dll.MM.FreeMem) and Assigned(Dll.MM.ReallocMem)
     and Assigned(Dll.MM.AllocMem)) then
@@ -1578,13 +1626,24 @@ end;
 
 {What differs between the RTL's two records is kept to the entry points each gets and a few
 fields (SetOurEntryPoints, SetPreviousAllocators); installing, checking and uninstalling are
-one body for both.}
+one body for both.
+
+The record installed holds the DLL's own functions: GetMem and AllocMem, and FreeMem and
+ReallocMem (and for Free Pascal FreeMemSize and MemSize) from a record the DLL binds to this
+module's previous manager (fastmm_get_memory_manager_with_previous,
+fastmm_get_fpc_memory_manager). Their slow paths hand the previous manager's blocks back to it
+and report a pointer that lies in the DLL's memory but is no live block through DllHeapError.
+An older DLL without those exports, or one whose slots are all bound by other modules of the
+process (eight), gets the adapters below instead: the same meanings, one Pascal call more.}
 
 var
   PreviousMM: TFastMMC_RTLMemoryManager;
   InstalledMM: TFastMMC_RTLMemoryManager;
-  {False once uninstalled: new blocks then come from the previous manager.}
+  {False once uninstalled: new blocks then come from the previous manager. The DLL reads it
+  (AllocateFromLibrary) for Free Pascal's ReAllocMem(nil, n).}
   AllocateFromDll: Boolean;
+  {True when the record holds the DLL's bound entry points, False with the adapters.}
+  DllEntryPointsBound: Boolean;
 
 {The code address a procedure variable holds, the same way in Delphi and in Free Pascal's mode
 delphi and mode objfpc (in objfpc @ gives the variable's own address): an untyped parameter
@@ -1612,6 +1671,20 @@ begin
 {$endif}
 end;
 
+{The same, called by the DLL's slow paths with the address the program called from. The
+exception unwinds through the DLL's frames, which hold no lock then (Win64: SEH, with the DLL's
+unwind data; Win32: the compiler's own unwinding, which skips them).}
+procedure DllHeapError(ACode: Longint; AAddress: Pointer); cdecl;
+begin
+{$ifdef FPC}
+  if Assigned(ErrorProc) then
+    ErrorProc(ACode, AAddress, get_frame);
+  RunError(ACode);
+{$else}
+  HeapError(ACode);
+{$endif}
+end;
+
 {A pointer the DLL refuses but that lies in memory it maps for blocks is not a live block (freed
 twice, or inside a block): an error, never the previous manager's business. Only a pointer in
 no memory of the DLL's is the previous manager's block.}
@@ -1623,6 +1696,30 @@ end;
 {$ifdef FMMC_FPC_RECORD}
 
 { Free Pascal's TMemoryManager }
+
+var
+  FpcBindings: TDllFpcBindings;
+  FpcEntries: TDllFpcMemoryManager;
+
+{The DLL's entry points, bound to PreviousMM; False when the DLL cannot give them.}
+function BindFpcEntryPoints: Boolean;
+begin
+  Result := False;
+  if not Assigned(Dll.GetFpcManager) then
+    Exit;
+  FillChar(FpcBindings, SizeOf(FpcBindings), 0);
+  FpcBindings.Size := SizeOf(FpcBindings);
+  FpcBindings.PreviousFreeMem := PreviousMM.FreeMem;
+  FpcBindings.PreviousReAllocMem := PreviousMM.ReAllocMem;
+  FpcBindings.PreviousMemSize := PreviousMM.MemSize;
+  FpcBindings.PreviousGetMem := PreviousMM.GetMem;
+  FpcBindings.HeapError := @DllHeapError;
+  FpcBindings.ReturnNilIfGrowHeapFails := @ReturnNilIfGrowHeapFails;
+  FpcBindings.AllocateFromLibrary := @AllocateFromDll;
+  Result := Dll.GetFpcManager(FpcEntries, FpcBindings) <> 0;
+end;
+
+{The adapters, for a DLL that cannot bind (older, or no slot left).}
 
 function OutOfMemory: Pointer;
 begin
@@ -1685,19 +1782,17 @@ begin
       APointer := PreviousMM.GetMem(ASize);
     Exit(APointer);
   end;
+  if not InDllMemory(APointer) then
+    {The previous manager's block: it resizes it (and updates APointer).}
+    Exit(PreviousMM.ReAllocMem(APointer, ASize));
   R := Dll.MM.ReallocMem(APointer, NativeInt(ASize));
   if R = nil then
   begin
     if Dll.OwnsBlock(APointer) <> 0 then
       {Out of memory: the block is left as it was.}
       Exit(OutOfMemory);
-    if InDllMemory(APointer) then
-    begin
-      HeapError(204);
-      Exit(nil);
-    end;
-    {The previous manager's block: it resizes it (and updates APointer).}
-    Exit(PreviousMM.ReAllocMem(APointer, ASize));
+    HeapError(204);
+    Exit(nil);
   end;
   APointer := R;
   Result := R;
@@ -1707,9 +1802,9 @@ function FpcMemSize(APointer: Pointer): PtrUInt;
 begin
   if APointer = nil then
     Exit(0);
+  if not InDllMemory(APointer) then
+    Exit(PreviousMM.MemSize(APointer));
   Result := Dll.UsableSize(APointer);
-  if (Result = 0) and not InDllMemory(APointer) then
-    Result := PreviousMM.MemSize(APointer);
 end;
 
 function FpcGetHeapStatus: THeapStatus;
@@ -1743,15 +1838,26 @@ end;
 
 procedure SetOurEntryPoints(var AManager: TFastMMC_RTLMemoryManager);
 begin
-  {TODO(dll): fastmm_get_fpc_memory_manager (delphi/DLL_EXPORTS_NEEDED.md) - the DLL's own entry
-  points for Free Pascal's record instead of these adapters.}
   {NeedLock, InitThread, DoneThread, RelocateHeap stay as they were.}
-  AManager.GetMem := @FpcGetMem;
-  AManager.FreeMem := @FpcFreeMem;
-  AManager.FreeMemSize := @FpcFreeMemSize;
-  AManager.AllocMem := @FpcAllocMem;
-  AManager.ReAllocMem := @FpcReAllocMem;
-  AManager.MemSize := @FpcMemSize;
+  DllEntryPointsBound := BindFpcEntryPoints;
+  if DllEntryPointsBound then
+  begin
+    AManager.GetMem := FpcEntries.GetMem;
+    AManager.FreeMem := FpcEntries.FreeMem;
+    AManager.FreeMemSize := FpcEntries.FreeMemSize;
+    AManager.AllocMem := FpcEntries.AllocMem;
+    AManager.ReAllocMem := FpcEntries.ReAllocMem;
+    AManager.MemSize := FpcEntries.MemSize;
+  end
+  else
+  begin
+    AManager.GetMem := @FpcGetMem;
+    AManager.FreeMem := @FpcFreeMem;
+    AManager.FreeMemSize := @FpcFreeMemSize;
+    AManager.AllocMem := @FpcAllocMem;
+    AManager.ReAllocMem := @FpcReAllocMem;
+    AManager.MemSize := @FpcMemSize;
+  end;
   AManager.GetHeapStatus := @FpcGetHeapStatus;
   AManager.GetFPCHeapStatus := @FpcGetFPCHeapStatus;
 end;
@@ -1760,6 +1866,26 @@ end;
 
 { Delphi's TMemoryManagerEx: System raises EOutOfMemory when GetMem, AllocMem or ReallocMem
   return nil, EInvalidPointer when FreeMem returns non-zero. }
+
+var
+  DelphiBindings: TDllDelphiBindings;
+
+{The DLL's record with FreeMem and ReallocMem bound to PreviousMM; False when the DLL cannot
+give it.}
+function BindDelphiEntryPoints(var AEntries: TDllMemoryManager): Boolean;
+begin
+  Result := False;
+  if not Assigned(Dll.GetManagerWithPrevious) then
+    Exit;
+  FillChar(DelphiBindings, SizeOf(DelphiBindings), 0);
+  DelphiBindings.Size := SizeOf(DelphiBindings);
+  DelphiBindings.PreviousFreeMem := PreviousMM.FreeMem;
+  DelphiBindings.PreviousReallocMem := PreviousMM.ReallocMem;
+  DelphiBindings.HeapError := @DllHeapError;
+  Result := Dll.GetManagerWithPrevious(AEntries, DelphiBindings) <> 0;
+end;
+
+{The adapters, for a DLL that cannot bind (older, or no slot left).}
 
 function DelphiFreeMem(APointer: Pointer): Integer;
 begin
@@ -1793,12 +1919,24 @@ begin
 end;
 
 procedure SetOurEntryPoints(var AManager: TFastMMC_RTLMemoryManager);
+var
+  Bound: TDllMemoryManager;
 begin
   {GetMem and AllocMem are the DLL's own entry points (register convention on Win32).}
   AManager.GetMem := Dll.MM.GetMem;
-  AManager.FreeMem := @DelphiFreeMem;
-  AManager.ReallocMem := @DelphiReallocMem;
   AManager.AllocMem := Dll.MM.AllocMem;
+  DllEntryPointsBound := BindDelphiEntryPoints(Bound);
+  if DllEntryPointsBound then
+  begin
+    AManager.FreeMem := Bound.FreeMem;
+    AManager.ReallocMem := Bound.ReallocMem;
+  end
+  else
+  begin
+    AManager.FreeMem := @DelphiFreeMem;
+    AManager.ReallocMem := @DelphiReallocMem;
+  end;
+  {The unit keeps the lists of expected leaks (FastMM5 counts a pointer registered twice).}
   AManager.RegisterExpectedMemoryLeak := @DelphiRegisterExpectedMemoryLeak;
   AManager.UnregisterExpectedMemoryLeak := @DelphiUnregisterExpectedMemoryLeak;
 end;

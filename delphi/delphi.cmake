@@ -94,7 +94,7 @@ function(fastmmc_pascal_program target)
     COMMAND ${FASTMMC_FPC} -M${P_MODE} -O2 -vew -Sew -Fu${PROJECT_SOURCE_DIR}/delphi -Fu${src_dir}
             -Fi${src_dir} -FU${obj} -FE${FASTMMC_PASCAL_DIR} -o${file} ${defines} ${P_OPTIONS}
             ${src}
-    DEPENDS ${src} ${units} ${P_DEPENDS}
+    DEPENDS ${src} ${units} ${P_DEPENDS} ${FASTMMC_FPC} # a new toolchain builds everything again
     COMMENT "Free Pascal (Win${FASTMM_BITS}): pascal/${file}"
     VERBATIM)
   add_custom_target(${target} ALL DEPENDS ${FASTMMC_PASCAL_DIR}/${file})

@@ -474,6 +474,79 @@ FASTMM_API void FASTMM_CDECL fastmm_get_memory_manager(fastmm_memory_manager_ex 
 /* The same, after entering debug mode (fastmm_enter_debug_mode). */
 FASTMM_API void FASTMM_CDECL fastmm_get_memory_manager_debug(fastmm_memory_manager_ex *mm);
 
+/* ---- The records a Pascal unit installs, bound to the manager they replace -----------------
+ * A program's runtime allocates before the unit that installs fastmm-c runs (Free Pascal's RTL
+ * does), so the record installed is later handed blocks of the manager it replaced. The two
+ * functions below fill a record whose FreeMem, ReallocMem (and for Free Pascal MemSize) are the
+ * library's own and pass such blocks back to the previous manager themselves, on their slow
+ * path only. A pointer in memory of ours that is not a live block (freed twice, resized after
+ * it was freed, inside a block) is an error and never reaches the previous manager: only a
+ * pointer in no memory of ours does (fastmm_heap_contains says which).
+ *
+ * Each call binds one slot: a set of entry points that knows its bindings. A process has 8 of
+ * them, one per module that installs (an exe and the libraries it loads each have their own
+ * runtime and previous manager); a call with bindings equal to a bound slot's gets that slot's
+ * entries again. Both return 1, or 0 (the record left as it was) when every slot is bound to
+ * other bindings or the bindings are incomplete (a NULL function, `size` too small): the caller
+ * then keeps entry points of its own.
+ *
+ * heap_error(code, address), a cdecl callback of the unit's own (the previous manager's entries
+ * keep their Pascal convention), is called for 204 (invalid pointer) and 203 (out of memory,
+ * Free Pascal only) with the return address into the program, while the library holds no lock:
+ * it may raise a Pascal exception that unwinds through the library's frames (Win32: Free
+ * Pascal's and Delphi's own unwinding; Win64: SEH, whose unwind data the library carries). */
+typedef struct fastmm_delphi_bindings {
+  size_t size; /* sizeof(fastmm_delphi_bindings) */
+  /* the previous manager's TMemoryManagerEx entries */
+  int32_t(FASTMM_DELPHI_CALL *previous_free_mem)(void *p);
+  void *(FASTMM_DELPHI_CALL *previous_realloc_mem)(void *p, intptr_t size);
+  /* 204 for a ReallocMem of a pointer that is not a live block (Delphi's System would report
+   * the NULL result as out of memory); should not return (System.Error raises). FreeMem
+   * reports it by its result (non-zero), as Delphi expects. */
+  void(FASTMM_CDECL *heap_error)(int32_t code, const void *address);
+} fastmm_delphi_bindings;
+
+/* fastmm_get_memory_manager's record with FreeMem and ReallocMem bound to a previous manager. */
+FASTMM_API int FASTMM_CDECL fastmm_get_memory_manager_with_previous(
+    fastmm_memory_manager_ex *mm, const fastmm_delphi_bindings *bindings);
+
+/* Free Pascal's System.TMemoryManager, its fields from GetMem to MemSize (NeedLock before them
+ * and InitThread .. GetFPCHeapStatus after them stay the unit's). Sizes are PtrUInt; FreeMem
+ * and FreeMemSize return 0 (Free Pascal ignores it); ReAllocMem takes the pointer by reference
+ * and updates it. Win32: Free Pascal's default `register` convention, as Delphi's. */
+typedef struct fastmm_fpc_memory_manager {
+  void *(FASTMM_DELPHI_CALL *get_mem)(size_t size);
+  size_t(FASTMM_DELPHI_CALL *free_mem)(void *p);
+  size_t(FASTMM_DELPHI_CALL *free_mem_size)(void *p, size_t size); /* size not needed */
+  void *(FASTMM_DELPHI_CALL *alloc_mem)(size_t size);
+  void *(FASTMM_DELPHI_CALL *realloc_mem)(void **p, size_t size);
+  size_t(FASTMM_DELPHI_CALL *mem_size)(void *p);
+} fastmm_fpc_memory_manager;
+
+typedef struct fastmm_fpc_bindings {
+  size_t size; /* sizeof(fastmm_fpc_bindings) */
+  /* the previous manager's entries: its blocks are freed, resized and measured by it */
+  size_t(FASTMM_DELPHI_CALL *previous_free_mem)(void *p);
+  void *(FASTMM_DELPHI_CALL *previous_realloc_mem)(void **p, size_t size);
+  size_t(FASTMM_DELPHI_CALL *previous_mem_size)(void *p);
+  /* ReAllocMem(nil, n) allocates here while *allocate_from_library is 0 (uninstalled) */
+  void *(FASTMM_DELPHI_CALL *previous_get_mem)(size_t size);
+  /* 204: FreeMem / FreeMemSize / ReAllocMem of a pointer of ours that is not a live block;
+   * 203: no memory for GetMem, AllocMem or ReAllocMem while *return_nil_if_grow_heap_fails
+   * is 0 (ReAllocMem then leaves the block as it was). If it returns, the call returns 0 or
+   * NULL. */
+  void(FASTMM_CDECL *heap_error)(int32_t code, const void *address);
+  const volatile uint8_t *return_nil_if_grow_heap_fails; /* System.ReturnNilIfGrowHeapFails */
+  const volatile uint8_t *allocate_from_library;         /* non-zero while installed */
+} fastmm_fpc_bindings;
+
+/* The six entry points, in Free Pascal's conventions and with its meanings: GetMem(0) gives a
+ * block; FreeMem(nil) does nothing; ReAllocMem(p, 0) frees and sets p to nil, ReAllocMem(nil,
+ * n) allocates; MemSize is the usable size of a live block of ours, 0 for nil and for a
+ * pointer of ours that is not a live block, the previous manager's answer for its blocks. */
+FASTMM_API int FASTMM_CDECL fastmm_get_fpc_memory_manager(fastmm_fpc_memory_manager *mm,
+                                                          const fastmm_fpc_bindings *bindings);
+
 #ifdef __cplusplus
 }
 #endif

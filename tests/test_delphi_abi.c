@@ -178,6 +178,88 @@ static void misaligned_calls(const fastmm_memory_manager_ex *mm) {
     }
   }
 }
+/* The records bound to a previous manager (Free Pascal's and Delphi's FreeMem/ReallocMem), the
+ * same way: every entry, fast and slow paths, with the stack misaligned and the registers
+ * Delphi and Free Pascal keep checked. Their previous manager is never reached here. */
+static size_t FASTMM_DELPHI_CALL never_free(void *p) {
+  (void)p;
+  CHECK_MSG(0, "the previous manager's FreeMem was called");
+  return 0;
+}
+static void *FASTMM_DELPHI_CALL never_realloc(void **p, size_t n) {
+  (void)p, (void)n;
+  CHECK_MSG(0, "the previous manager's ReAllocMem was called");
+  return NULL;
+}
+static size_t FASTMM_DELPHI_CALL never_size(void *p) {
+  (void)p;
+  CHECK_MSG(0, "the previous manager's MemSize was called");
+  return 0;
+}
+static void *FASTMM_DELPHI_CALL never_get(size_t n) {
+  (void)n;
+  CHECK_MSG(0, "the previous manager's GetMem was called");
+  return NULL;
+}
+static int32_t FASTMM_DELPHI_CALL never_free_delphi(void *p) {
+  (void)p;
+  CHECK_MSG(0, "the previous manager's FreeMem was called");
+  return 0;
+}
+static void *FASTMM_DELPHI_CALL never_realloc_delphi(void *p, intptr_t n) {
+  (void)p, (void)n;
+  CHECK_MSG(0, "the previous manager's ReallocMem was called");
+  return NULL;
+}
+static unsigned bad_pointer_reports;
+static void FASTMM_CDECL count_error(int32_t code, const void *address) {
+  (void)address;
+  CHECK_EQ(code, 204);
+  bad_pointer_reports++;
+}
+
+static void misaligned_bound_calls(void) {
+  static uint8_t no = 0, yes = 1;
+  fastmm_fpc_bindings fb = {sizeof fb, never_free,  never_realloc, never_size,
+                            never_get, count_error, &no,           &yes};
+  fastmm_delphi_bindings db = {sizeof db, never_free_delphi, never_realloc_delphi, count_error};
+  fastmm_fpc_memory_manager fpc;
+  fastmm_memory_manager_ex dmm;
+  static const uint32_t misaligns[] = {0, 4, 8, 12};
+  static const uintptr_t sizes[] = {24, 1000, 5000, 200000, 1500000};
+  if (!CHECK(fastmm_get_fpc_memory_manager(&fpc, &fb) == 1) ||
+      !CHECK(fastmm_get_memory_manager_with_previous(&dmm, &db) == 1))
+    return;
+  for (size_t m = 0; m < 4; m++) {
+    uint32_t mis = misaligns[m];
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+      size_t n = sizes[i];
+      void *v = (void *)(uintptr_t)call2((fmt_any_fn)fpc.get_mem, n, 0, mis);
+      if (!CHECK_MSG(v != NULL, "FPC GetMem(%zu), stack -%u", n, (unsigned)mis))
+        continue;
+      CHECK(call2((fmt_any_fn)fpc.mem_size, (uintptr_t)v, 0, mis) == fastmm_usable_size(v));
+      tu_fill_pattern(v, n, (uint32_t)n);
+      void *before = v;
+      uintptr_t r = call2((fmt_any_fn)fpc.realloc_mem, (uintptr_t)&v, n - 1, mis); /* in place */
+      CHECK(r == (uintptr_t)v && (n > SMALL_MAX_USER || v == before));
+      r = call2((fmt_any_fn)fpc.realloc_mem, (uintptr_t)&v, n * 3, mis); /* moves */
+      CHECK(r == (uintptr_t)v && tu_check_pattern(v, n - 1, (uint32_t)n) == (size_t)-1);
+      CHECK_EQ(call2((fmt_any_fn)fpc.free_mem_size, (uintptr_t)v, n, mis), 0);
+      unsigned reports = bad_pointer_reports;
+      v = (void *)(uintptr_t)call2((fmt_any_fn)fpc.alloc_mem, n, 0, mis);
+      CHECK(v != NULL && tu_all_zero(v, n));
+      CHECK_EQ(call2((fmt_any_fn)fpc.free_mem, (uintptr_t)((char *)v + 32), 0, mis), 0);
+      CHECK_EQ(bad_pointer_reports, reports + 1); /* inside a block: 204, from the slow path */
+      CHECK_EQ(call2((fmt_any_fn)fpc.free_mem, (uintptr_t)v, 0, mis), 0);
+      /* Delphi's bound FreeMem and ReallocMem. */
+      v = dmm.get_mem((intptr_t)n);
+      r = call2((fmt_any_fn)dmm.realloc_mem, (uintptr_t)v, n * 2, mis);
+      CHECK(r != 0);
+      CHECK(call2((fmt_any_fn)dmm.free_mem, r + 16, 0, mis) != 0);
+      CHECK_EQ(call2((fmt_any_fn)dmm.free_mem, r, 0, mis), 0);
+    }
+  }
+}
 #endif
 
 int main(void) {
@@ -199,6 +281,7 @@ int main(void) {
   typed_calls(&mm);
 #if HAVE_MISALIGNED_HARNESS
   misaligned_calls(&mm);
+  misaligned_bound_calls();
 #endif
   CHECK_EQ(fastmm_check_heap(), 0);
   return tu_finish("test_delphi_abi");

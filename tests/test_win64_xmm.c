@@ -15,6 +15,63 @@ static void *call(void *fn, void *a, void *b, const char *what) {
   return result;
 }
 
+/* The records bound to a previous manager: Free Pascal's six entries and Delphi's bound FreeMem
+ * and ReallocMem (their previous manager is not reached here). */
+static size_t never_free(void *p) {
+  (void)p;
+  CHECK_MSG(0, "the previous manager was called");
+  return 0;
+}
+static void *never_realloc(void **p, size_t n) {
+  (void)p, (void)n;
+  CHECK_MSG(0, "the previous manager was called");
+  return NULL;
+}
+static void *never_get(size_t n) {
+  (void)n;
+  CHECK_MSG(0, "the previous manager was called");
+  return NULL;
+}
+static int32_t never_free_delphi(void *p) {
+  (void)p;
+  CHECK_MSG(0, "the previous manager was called");
+  return 0;
+}
+static void *never_realloc_delphi(void *p, intptr_t n) {
+  (void)p, (void)n;
+  CHECK_MSG(0, "the previous manager was called");
+  return NULL;
+}
+static void ignore_error(int32_t code, const void *address) {
+  (void)code, (void)address;
+}
+
+static void bound_records(void) {
+  static uint8_t no = 0, yes = 1;
+  fastmm_fpc_bindings fb = {sizeof fb, never_free,   never_realloc, never_free,
+                            never_get, ignore_error, &no,           &yes};
+  fastmm_delphi_bindings db = {sizeof db, never_free_delphi, never_realloc_delphi, ignore_error};
+  fastmm_fpc_memory_manager fpc;
+  fastmm_memory_manager_ex dmm;
+  if (!CHECK(fastmm_get_fpc_memory_manager(&fpc, &fb) == 1) ||
+      !CHECK(fastmm_get_memory_manager_with_previous(&dmm, &db) == 1))
+    return;
+  size_t sizes[] = {8, 100, 2000, 3000, 100000, 600000, 5u << 20};
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+    void *p = call((void *)fpc.get_mem, (void *)sizes[i], NULL, "FPC GetMem");
+    call((void *)fpc.mem_size, p, NULL, "FPC MemSize");
+    call((void *)fpc.realloc_mem, &p, (void *)(sizes[i] - 1), "FPC ReAllocMem (down)");
+    call((void *)fpc.realloc_mem, &p, (void *)(sizes[i] * 3), "FPC ReAllocMem (up)");
+    call((void *)fpc.free_mem, (char *)p + 16, NULL, "FPC FreeMem (inside a block)");
+    call((void *)fpc.free_mem_size, p, (void *)sizes[i], "FPC FreeMemSize");
+    p = call((void *)fpc.alloc_mem, (void *)sizes[i], NULL, "FPC AllocMem");
+    call((void *)fpc.free_mem, p, NULL, "FPC FreeMem");
+    p = dmm.get_mem((intptr_t)sizes[i]);
+    p = call((void *)dmm.realloc_mem, p, (void *)(sizes[i] * 2), "bound ReallocMem");
+    call((void *)dmm.free_mem, p, NULL, "bound FreeMem");
+  }
+}
+
 int main(void) {
   fastmm_get_memory_manager(&mm);
   /* The harness sees a clobber when there is one. */
@@ -39,5 +96,6 @@ int main(void) {
     }
     fastmm_release_free_memory(); /* so the next round maps spans again */
   }
+  bound_records();
   return tu_finish("test_win64_xmm");
 }

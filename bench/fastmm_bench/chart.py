@@ -16,7 +16,10 @@ def make_chart(result, path):
     plats = [p for p in PLATFORMS if any(c["target"] == p for c in comps)]
     if not plats:
         return "chart skipped: no comparison succeeded"
-    workloads = [w for w in WORKLOAD_NAMES if any(c["workload"] == w for c in comps)]
+    # Per platform, the workloads it ran (the pascal-* platforms have their own).
+    shown = {p: [w for w in WORKLOAD_NAMES if any(c["workload"] == w and c["target"] == p
+                                                  for c in comps)] for p in plats}
+    most = max(len(ws) for ws in shown.values())
     baselines = []
     for c in comps:
         if c["baseline"] not in baselines:
@@ -24,13 +27,13 @@ def make_chart(result, path):
     palette = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
                "#7f7f7f"]
     color = {b: palette[i % len(palette)] for i, b in enumerate(baselines)}
-    height = max(6.0, 0.42 * len(workloads) + 2.0)
-    fig, axes = plt.subplots(1, len(plats), figsize=(6.2 * len(plats), height), sharey=True,
-                             squeeze=False)
+    height = max(6.0, 0.42 * most + 2.0)
+    fig, axes = plt.subplots(1, len(plats), figsize=(6.2 * len(plats), height), squeeze=False)
     ratios = [1.0 + c[k] / 100.0 for c in comps for k in ("ci_low_pct", "ci_high_pct")]
     lo = max(0.01, min(ratios + [0.5]) / 1.3)
     hi = max(ratios + [2.0]) * 1.3
     for ax, p in zip(axes[0], plats):
+        workloads = shown[p]
         pb = [b for b in baselines if any(c["baseline"] == b and c["target"] == p for c in comps)]
         step = 0.8 / max(1, len(pb))
         for j, b in enumerate(pb):
@@ -51,11 +54,13 @@ def make_chart(result, path):
         ax.axvline(1.0, color="black", linewidth=0.8)
         ax.set_xscale("log")
         ax.set_xlim(lo, hi)
+        ax.set_ylim(most - 0.5, -0.5)
         ax.set_yticks(range(len(workloads)))
         ax.set_yticklabels(workloads, fontsize=8)
-        ax.invert_yaxis()
         ax.grid(axis="x", which="both", alpha=0.3)
-        ax.set_title({"native": "native Linux", "win64": "Win64 (Wine)", "win32": "Win32 (Wine)"}[p])
+        ax.set_title({"native": "native Linux", "win64": "Win64 (Wine)", "win32": "Win32 (Wine)",
+                      "pascal-win64": "Free Pascal, Win64 (Wine)",
+                      "pascal-win32": "Free Pascal, Win32 (Wine)"}[p])
         ax.set_xlabel("peer time / fastmm-c time (log; > 1: fastmm-c faster)", fontsize=8)
         ax.legend(fontsize=7, loc="lower right")
     meta = result["meta"]

@@ -19,7 +19,7 @@ from .machine import machine_info
 from .paths import CALLGRIND_CACHE, RESULTS
 from .progress import Progress
 from .targets import PLATFORMS, read_targets
-from .workloads import WORKLOAD_CALLGRIND, WORKLOAD_NAMES, WORKLOADS, threads_of
+from .workloads import ALL_WORKLOADS, WORKLOAD_CALLGRIND, WORKLOAD_NAMES, threads_of
 
 DEFAULT_PAIRS = 5
 WARMUPS = 3
@@ -33,7 +33,7 @@ CALLGRIND_SCALE = 0.1
 # intervals are wide; a figure worth quoting comes from the default run or --pairs 100. An
 # option given on the command line overrides the quick mode's value.
 QUICK = {"pairs": 3, "warmups": 0, "scale": 0.2, "no_callgrind": True,
-         "targets": "native:glibc,native:mimalloc,win*:heapalloc"}
+         "targets": "native:glibc,native:mimalloc,win*:heapalloc,pascal-*:fpc-heap"}
 
 
 def select(names, patterns, what):
@@ -61,7 +61,7 @@ def help_epilog():
              "  bench/run --pairs 100     confirmation (the seed's count; about 13x the default)",
              "  bench/run --workloads 'realloc_*' --platforms win64 --pairs 100   a subset",
              "", "workloads (bench/README.md describes each):"]
-    for name, group, _ in WORKLOADS:
+    for name, group, _ in ALL_WORKLOADS:
         lines.append("  %-20s %s%s" % (name, group, " (2 threads)" if threads_of(name) > 1 else ""))
     lines += ["", "targets (bench/targets.conf; candidate = fastmm-c of each platform):"]
     try:
@@ -92,7 +92,8 @@ def parse_args(argv=None):
     ap.add_argument("--warmups", type=int,
                     help="warmup rounds before them (default %d)" % WARMUPS)
     ap.add_argument("--workloads", help="comma-separated names or patterns (default: all)")
-    ap.add_argument("--platforms", help="comma-separated: native, win64, win32 (default: all)")
+    ap.add_argument("--platforms", help="comma-separated: native, win64, win32, pascal-win64, "
+                    "pascal-win32 (default: all)")
     ap.add_argument("--targets", help="comma-separated platform:name patterns to keep, e.g. "
                     "'native:mimalloc,win*:heapalloc' (the candidates are always kept)")
     ap.add_argument("--scale", type=float,

@@ -1,12 +1,16 @@
-"""The fastmm_bench programs of each platform: where they are, the snapshot copies a run uses,
-the command and environment of one process, and the wineserver the Windows runs share."""
+"""The workload programs of each platform (fastmm_bench; fastmm_pascal_bench for the pascal-*
+platforms): where they are, the snapshot copies a run uses, the command and environment of one
+process, and the wineserver the Windows runs share."""
 
+import filecmp
 import os
 import shutil
 import subprocess
 
+from .errors import BenchError
 from .paths import REPO, WINE_RUN
-from .workloads import WORKLOAD_NAMES, threads_of
+from .targets import is_pascal_platform
+from .workloads import threads_of, workloads_of
 
 # The Windows runs use a Wine prefix of their own, so that the wineserver they keep up for the
 # run (keep_wineserver) serves only them: other Wine programs on the machine neither share nor
@@ -24,10 +28,14 @@ SNAPSHOT_EXES = {}
 
 def bench_exe(platform, built=False):
     """The program the runs start: the snapshot copy once there is one (built=True: the file
-    under build/)."""
-    name = "fastmm_bench" + ("" if platform == "native" else ".exe")
+    under build/). pascal-win32 and pascal-win64 run the Pascal program that the win32 and
+    win64 presets build beside their copies of the DLL."""
     if not built and platform in SNAPSHOT_EXES:
         return SNAPSHOT_EXES[platform]
+    if is_pascal_platform(platform):
+        preset = platform[len("pascal-"):]
+        return os.path.join(REPO, "build", preset, "pascal", "fastmm_pascal_bench.exe")
+    name = "fastmm_bench" + ("" if platform == "native" else ".exe")
     return os.path.join(REPO, "build", platform, "bin", name)
 
 
@@ -44,9 +52,15 @@ def take_snapshot(active, where):
         SNAPSHOT_EXES[p] = dst
         for t in ts:
             if t.lib_path():
-                td = os.path.join(d, t.name)
+                # A Pascal program loads its DLL from its own folder; the others by path.
+                td = d if is_pascal_platform(p) else os.path.join(d, t.name)
                 os.makedirs(td, exist_ok=True)
                 t.snapshot_lib = os.path.join(td, os.path.basename(t.lib_path()))
+                if os.path.exists(t.snapshot_lib):
+                    if not filecmp.cmp(t.lib_path(), t.snapshot_lib, shallow=False):
+                        raise BenchError("%s: two targets need different files named %s beside "
+                                         "the program" % (p, os.path.basename(t.lib_path())))
+                    continue
                 shutil.copy2(t.lib_path(), t.snapshot_lib)
 
 
@@ -87,8 +101,9 @@ def check_program(platform):
     why the platform is skipped."""
     exe = bench_exe(platform)
     if not os.path.exists(exe):
+        preset = platform[len("pascal-"):] if is_pascal_platform(platform) else platform
         return "%s is missing (build it: cmake --preset %s && cmake --build --preset %s)" % (
-            os.path.relpath(exe, REPO), platform, platform)
+            os.path.relpath(exe, REPO), preset, preset)
     try:
         out = subprocess.run(command(platform, ["--list"]), capture_output=True, text=True,
                              env=environment(platform), timeout=120, cwd=REPO).stdout
@@ -96,7 +111,7 @@ def check_program(platform):
         return "%s --list failed: %s" % (os.path.relpath(exe, REPO), e)
     listed = [line.split("\t") for line in out.splitlines() if line.strip()]
     names = [f[0] for f in listed]
-    if names != WORKLOAD_NAMES or any(int(f[1]) != threads_of(f[0]) for f in listed):
+    if names != workloads_of(platform) or any(int(f[1]) != threads_of(f[0]) for f in listed):
         return ("%s lists other workloads than bench/run knows (rebuild it): %s" %
                 (os.path.relpath(exe, REPO), ",".join(names)))
     return None

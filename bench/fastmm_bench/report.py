@@ -16,6 +16,15 @@ MEM_KIND_LABELS = {
 }
 
 
+PLATFORM_TITLES = {
+    "native": "Native Linux (libfastmmc.so)",
+    "win64": "Win64 under Wine (fastmmc64.dll)",
+    "win32": "Win32 under Wine (fastmmc32.dll)",
+    "pascal-win64": "Free Pascal program, Win64 under Wine (FastMMC + fastmmc64.dll)",
+    "pascal-win32": "Free Pascal program, Win32 under Wine (FastMMC + fastmmc32.dll)",
+}
+
+
 def mem_kind_label(kind):
     return "%s: %s" % (kind, MEM_KIND_LABELS[kind]) if kind in MEM_KIND_LABELS else kind
 
@@ -60,6 +69,14 @@ def target_checks(comps):
         throughput("native", w, "mimalloc", 1.0, ">= mimalloc")
     for w in ("array_setlength",):
         throughput("native", w, "glibc", 1.0, ">= glibc")
+    # Issue 14, the Pascal path: the in-place ReallocMem and MemSize of a Free Pascal program
+    # (through the RTL's routines, as a program calls them) cost at most 1.2x the C export's
+    # called from the same program: a ratio of at least 1/1.2.
+    for t in ("pascal-win32", "pascal-win64"):
+        for w in ("pas_realloc_inplace", "pas_memsize"):
+            throughput(t, w, "c-export", 1 / 1.2, "<= 1.2x the C export's time")
+        for w in ("pas_string_grow", "pas_realloc_grow", "pas_getmem_freemem"):
+            throughput(t, w, "fpc-heap", 1.0, ">= Free Pascal's heap")
     mixed = [c for c in comps if c["target"] == "native" and c["workload"] == "mixed"
              and not c.get("error")]
     if mixed:
@@ -140,8 +157,7 @@ def platform_tables(result, markdown_style):
                 if p == "native":
                     row.append(fmt_instr(c) if c else "-")
             rows.append(row)
-        title = {"native": "Native Linux (libfastmmc.so)", "win64": "Win64 under Wine (fastmmc64.dll)",
-                 "win32": "Win32 under Wine (fastmmc32.dll)"}[p]
+        title = PLATFORM_TITLES[p]
         out.append(("### " if markdown_style else "== ") + title +
                    ("" if markdown_style else " =="))
         out.append("")

@@ -9,7 +9,7 @@ import time
 from .errors import BenchError, RunFailed
 from .paths import REPO
 from .programs import command, environment, keep_wineserver
-from .workloads import threads_of
+from .workloads import threads_of, workloads_of
 
 RUN_TIMEOUT = 600
 RETRIES = 1  # a run that fails is run again once (Wine can fail to start a program on a busy
@@ -75,8 +75,10 @@ def preflight(target, cpus):
     path = target.lib_path()
     if path is not None and not os.path.exists(path):
         return "%s is not built" % target.lib
+    probe = next((w for w in workloads_of(target.platform) if target.runs(w)),
+                 workloads_of(target.platform)[0])
     try:
-        run_one(target.platform, target, "realloc_inplace", 0.001, cpus, timeout=120)
+        run_one(target.platform, target, probe, 0.001, cpus, timeout=120)
     except RunFailed as e:
         return "cannot run: %s" % e
     return None
@@ -90,6 +92,8 @@ def make_plan(platforms, workloads, active):
         if p not in active:
             continue
         for w in workloads:
+            if w not in workloads_of(p):
+                continue
             ts = [t for t in active[p] if t.runs(w)]
             if len(ts) < 2:
                 continue

@@ -5,11 +5,11 @@ import os
 
 from .errors import BenchError
 from .paths import REPO, TARGETS_CONF
-from .workloads import SEED, WORKLOAD_NAMES
+from .workloads import SEED, workloads_of
 
-PLATFORMS = ("native", "win64", "win32")
+PLATFORMS = ("native", "win64", "win32", "pascal-win64", "pascal-win32")
 ROLES = ("candidate", "baseline")
-KINDS = ("record", "malloc", "heap")
+KINDS = ("record", "malloc", "heap", "pascal")
 
 
 class Target:
@@ -43,7 +43,10 @@ class Target:
         return workload in self.workloads.split(",")
 
     def alloc_args(self):
-        """fastmm_bench's options that choose this allocator."""
+        """The program's options that choose this allocator. A pascal target names its
+        manager (`sym`); its library, if any, sits beside the program (programs.take_snapshot)."""
+        if self.kind == "pascal":
+            return ["--alloc", self.sym]
         args = ["--alloc", self.kind]
         path = self.run_lib_path()
         if path is not None:
@@ -58,6 +61,10 @@ class Target:
 def windows_path(path):
     # Wine maps drive Z: to the Unix root.
     return "Z:" + os.path.abspath(path).replace("/", "\\")
+
+
+def is_pascal_platform(platform):
+    return platform.startswith("pascal-")
 
 
 def parse_targets(lines, source=TARGETS_CONF):
@@ -79,8 +86,14 @@ def parse_targets(lines, source=TARGETS_CONF):
             raise BenchError("%s:%d: unknown kind %s" % (source, number, kind))
         if workloads not in ("all", "seed"):
             for w in workloads.split(","):
-                if w not in WORKLOAD_NAMES:
-                    raise BenchError("%s:%d: unknown workload %s" % (source, number, w))
+                if w not in workloads_of(platform):
+                    raise BenchError("%s:%d: %s has no workload %s" % (source, number, platform, w))
+        if (kind == "pascal") != is_pascal_platform(platform):
+            raise BenchError("%s:%d: the pascal-* platforms, and only they, have targets of kind "
+                             "pascal" % (source, number))
+        if kind == "pascal" and sym == "-":
+            raise BenchError("%s:%d: a pascal target names its manager in the symbol field"
+                             % (source, number))
         targets.append(Target(platform, role, name, kind, lib, sym, workloads, number))
     for p in PLATFORMS:
         cands = [t for t in targets if t.platform == p and t.role == "candidate"]

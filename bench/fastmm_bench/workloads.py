@@ -1,5 +1,7 @@
-"""The workloads bench/run knows. bench/workloads.c has the code; the names, their order and
-their thread counts must match `fastmm_bench --list` (programs.check_program compares them).
+"""The workloads bench/run knows. bench/workloads.c has the code of WORKLOADS, whose names,
+order and thread counts must match `fastmm_bench --list`; bench/pascal/fastmm_pascal_bench.pas
+has PASCAL_WORKLOADS, run by the pascal-win32 / pascal-win64 platforms, which must match that
+program's --list (programs.check_program compares them).
 
 group: what the issue calls it, or the Fastcode MM Challenge group it stands for.
 callgrind: whether an instruction count means anything (a spinning thread's count does not)."""
@@ -35,9 +37,27 @@ WORKLOADS = [
     ("fc_short_threads", "Fastcode short-lived threads", True),
     ("fc_access_speed", "Fastcode speed of access", True),
 ]
-WORKLOAD_NAMES = [w[0] for w in WORKLOADS]
-WORKLOAD_GROUP = {w[0]: w[1] for w in WORKLOADS}
-WORKLOAD_CALLGRIND = {w[0]: w[2] for w in WORKLOADS}
+# The Pascal workloads (one thread each): the RTL's string and memory routines of a Free Pascal
+# program, FastMMC against Free Pascal's own heap and against the DLL's C exports.
+PASCAL_WORKLOADS = [
+    ("pas_string_grow", "Pascal: string grown a character at a time to 2,600, cut back", True),
+    ("pas_realloc_grow", "Pascal: ReallocMem a byte at a time to 2,600 and back", True),
+    ("pas_realloc_inplace", "Pascal: ReallocMem 64 -> 63 -> 64 in place", True),
+    ("pas_memsize", "Pascal: MemSize of live small blocks", True),
+    ("pas_getmem_freemem", "Pascal: GetMem + FreeMem, 8-256 B", True),
+]
+PASCAL_WORKLOAD_NAMES = [w[0] for w in PASCAL_WORKLOADS]
+C_WORKLOAD_NAMES = [w[0] for w in WORKLOADS]
+
+ALL_WORKLOADS = WORKLOADS + PASCAL_WORKLOADS
+WORKLOAD_NAMES = [w[0] for w in ALL_WORKLOADS]
+WORKLOAD_GROUP = {w[0]: w[1] for w in ALL_WORKLOADS}
+WORKLOAD_CALLGRIND = {w[0]: w[2] for w in ALL_WORKLOADS}
+
+
+def workloads_of(platform):
+    """The workloads a platform's program has, in its --list order."""
+    return PASCAL_WORKLOAD_NAMES if platform.startswith("pascal-") else C_WORKLOAD_NAMES
 
 # The workloads whose peak memory the terminal report shows.
 MEMORY_WORKLOADS = ["mixed", "fc_addr_creep", "fc_fragmentation", "fc_size_spread",

@@ -14,6 +14,9 @@ win64   baseline   heapalloc  heap    -                              -          
 native  candidate  fastmm-c   record  build/native/bin/libfastmmc.so fastmm_get_memory_manager  all
 native  baseline   mimalloc   malloc  libmimalloc.so.2               mi_                        seed  # seed only
 native  baseline   glibc      malloc  -                              -                          mixed,mt_churn
+pascal-win32 candidate fastmm-c pascal build/win32/bin/fastmmc32.dll fastmmc                  all
+pascal-win32 baseline  fpc-heap pascal -                             fpcheap                  all
+pascal-win32 baseline  c-export pascal build/win32/bin/fastmmc32.dll cexport                  pas_memsize,pas_realloc_inplace
 """.splitlines()
 
 
@@ -22,7 +25,8 @@ class ParseTest(unittest.TestCase):
         ts = targets.parse_targets(GOOD, "test.conf")
         self.assertEqual([t.key for t in ts], ["win64:fastmm-c", "win64:heapalloc",
                                                "native:fastmm-c", "native:mimalloc",
-                                               "native:glibc"])
+                                               "native:glibc", "pascal-win32:fastmm-c",
+                                               "pascal-win32:fpc-heap", "pascal-win32:c-export"])
         heap = ts[1]
         self.assertEqual((heap.role, heap.kind, heap.lib, heap.sym), ("baseline", "heap", None, None))
         mi = ts[3]
@@ -37,6 +41,8 @@ class ParseTest(unittest.TestCase):
         self.assertFalse(ts[3].runs("mixed"))
         self.assertTrue(ts[4].runs("mt_churn"))
         self.assertFalse(ts[4].runs("mt_prodcons"))
+        self.assertTrue(ts[7].runs("pas_memsize"))
+        self.assertFalse(ts[7].runs("pas_string_grow"))
 
     def test_allocator_options(self):
         ts = targets.parse_targets(GOOD, "test.conf")
@@ -48,6 +54,9 @@ class ParseTest(unittest.TestCase):
         self.assertEqual(ts[3].alloc_args(), ["--alloc", "malloc", "--lib", "libmimalloc.so.2",
                                               "--sym", "mi_"])
         self.assertEqual(ts[4].alloc_args(), ["--alloc", "malloc"])
+        # A Pascal target names its manager; its DLL sits beside the program, not on the line.
+        self.assertEqual(ts[5].alloc_args(), ["--alloc", "fastmmc"])
+        self.assertEqual(ts[6].alloc_args(), ["--alloc", "fpcheap"])
         ts[2].snapshot_lib = "/tmp/snap/libfastmmc.so"
         self.assertEqual(ts[2].alloc_args()[:4], ["--alloc", "record", "--lib", "/tmp/snap/libfastmmc.so"])
 
@@ -57,7 +66,12 @@ class ParseTest(unittest.TestCase):
             "win16 candidate x record lib sym all": "test.conf:1: unknown platform win16",
             "win64 referee x record lib sym all": "test.conf:1: role must be",
             "win64 baseline x calloc lib sym all": "test.conf:1: unknown kind calloc",
-            "win64 baseline x heap - - mixed,nothing": "test.conf:1: unknown workload nothing",
+            "win64 baseline x heap - - mixed,nothing": "test.conf:1: win64 has no workload nothing",
+            "win64 baseline x heap - - pas_memsize": "test.conf:1: win64 has no workload pas_memsize",
+            "pascal-win64 baseline x pascal - fpcheap mixed": "has no workload mixed",
+            "pascal-win64 baseline x heap - - all": "only they, have targets of kind pascal",
+            "win64 baseline x pascal - fpcheap all": "only they, have targets of kind pascal",
+            "pascal-win64 baseline x pascal - - all": "names its manager in the symbol field",
         }
         for line, message in bad.items():
             with self.assertRaises(BenchError) as e:
@@ -79,11 +93,22 @@ class WorkloadListTest(unittest.TestCase):
         # `fastmm_bench --list` prints and programs.check_program compares with.
         with open(os.path.join(paths.BENCH, "workloads.c")) as f:
             table = re.findall(r'\{"([a-z_]+)", ([0-9]+), wl_', f.read())
-        self.assertEqual([name for name, _ in table], workloads.WORKLOAD_NAMES)
+        self.assertEqual([name for name, _ in table], workloads.C_WORKLOAD_NAMES)
+        self.assertEqual(workloads.workloads_of("win64"), workloads.C_WORKLOAD_NAMES)
         for name, threads in table:
             self.assertEqual(workloads.threads_of(name), int(threads), name)
         self.assertTrue(set(workloads.SEED) <= set(workloads.WORKLOAD_NAMES))
         self.assertTrue(set(workloads.MEMORY_WORKLOADS) <= set(workloads.WORKLOAD_NAMES))
+
+    def test_the_pascal_list_matches_the_pascal_program(self):
+        # bench/pascal/fastmm_pascal_bench.pas's table, in order: what its --list prints.
+        with open(os.path.join(paths.BENCH, "pascal", "fastmm_pascal_bench.pas")) as f:
+            names = re.findall(r"\(Name: '([a-z_]+)'", f.read())
+        self.assertEqual(names, workloads.PASCAL_WORKLOAD_NAMES)
+        self.assertEqual(workloads.workloads_of("pascal-win32"), names)
+        for name in names:
+            self.assertEqual(workloads.threads_of(name), 1, name)
+        self.assertFalse(set(names) & set(workloads.C_WORKLOAD_NAMES))
 
 
 if __name__ == "__main__":

@@ -7,7 +7,10 @@
  * functions below. Win64 and native builds have one convention and use these directly.
  * The fast paths are inlined here (alloc_fast.h), so a Delphi GetMem is one call. */
 #include "core/alloc_fast.h"
+#include "core/lock.h"
+#include "modes/mode_paths.h"
 #include "modes/switches.h"
+#include "pascal_records.h"
 
 /* Sizes arrive as Delphi's NativeInt: a negative one fails cleanly. */
 static void *FASTMM_DELPHI_CALL delphi_get_mem(intptr_t size) {
@@ -104,4 +107,155 @@ void FASTMM_CDECL fastmm_get_memory_manager(fastmm_memory_manager_ex *mm) {
 void FASTMM_CDECL fastmm_get_memory_manager_debug(fastmm_memory_manager_ex *mm) {
   mode_debug_enter();
   fastmm_get_memory_manager(mm);
+}
+
+/* ---- The record bound to a previous manager (fastmm_get_memory_manager_with_previous) -------
+ * The same GetMem, AllocMem and expected-leak entries; FreeMem and ReallocMem come in slots
+ * (pascal_records.h) whose slow paths pass the previous manager's blocks back to it. Delphi's
+ * System calls FreeMem and ReallocMem with a pointer that is not nil and ReallocMem with a size
+ * above 0 (it calls GetMem and FreeMem for the others), and turns a FreeMem result other than 0
+ * into EInvalidPointer and a NULL ReallocMem into EOutOfMemory; so a ReallocMem of a pointer
+ * that is not a live block reports itself through heap_error (FastMM raises EInvalidPointer
+ * there). */
+
+typedef struct delphi_slot {
+  fastmm_delphi_bindings b;
+  uint32_t bound;
+} delphi_slot;
+
+static delphi_slot delphi_slots[PASCAL_SLOT_COUNT];
+static fmm_lock delphi_slots_lock;
+
+/* FreeMem of anything but a small or medium block of a medium span: the previous manager's
+ * block, a large block, any pointer while a mode is on. */
+static FMM_NOINLINE int32_t delphi_free_slow(void *p, const delphi_slot *s) {
+  if (p != NULL && !pascal_in_our_memory(p))
+    return s->b.previous_free_mem(p);
+  return heap_free_slow(p, FMM_RETURN_ADDRESS());
+}
+
+/* ReallocMem's rare cases: nil, a size of 0 or below, and while a mode is on the previous
+ * manager's block (debug mode would report it as a bad pointer). */
+static FMM_NOINLINE void *delphi_realloc_rare(void *p, intptr_t size, const delphi_slot *s,
+                                              const void *caller) {
+  if (p != NULL && !pascal_in_our_memory(p))
+    return s->b.previous_realloc_mem(p, size);
+  if (size < 0)
+    return NULL;
+  if (p == NULL)
+    return fast_get_for((size_t)size, caller);
+  if (heap_free_slow(p, caller) == FASTMM_OK) /* size 0 */
+    return NULL;
+  s->b.heap_error(PASCAL_ERROR_INVALID_POINTER, caller);
+  return NULL;
+}
+
+/* A pointer the core's ReallocMem refused or could not serve: the previous manager's block goes
+ * to it; a block of ours that found no memory stays as it was (NULL: System raises
+ * EOutOfMemory); anything else of ours is 204. */
+static FMM_NOINLINE void *delphi_realloc_refused(void *p, intptr_t size, const delphi_slot *s,
+                                                 const void *caller) {
+  if (!pascal_in_our_memory(p))
+    return s->b.previous_realloc_mem(p, size);
+  if (!caller_owns_block(p))
+    s->b.heap_error(PASCAL_ERROR_INVALID_POINTER, caller);
+  return NULL;
+}
+
+/* ReallocMem of everything but a small block that stays in place, made once per slot: as Free
+ * Pascal's (fpc_api.c, fpc_realloc_slow). */
+FMM_INLINE void *delphi_realloc_slow(void *p, intptr_t size, const delphi_slot *s,
+                                     const void *caller) {
+  if (FMM_UNLIKELY(p == NULL || size <= 0 || (heap_mode_now() != 0 && !pascal_in_our_memory(p))))
+    return delphi_realloc_rare(p, size, s, caller);
+  void *q = heap_realloc_slow_for(p, (size_t)size, caller);
+  if (FMM_UNLIKELY(q == NULL))
+    return delphi_realloc_refused(p, size, s, caller);
+  return q;
+}
+
+FMM_INLINE int32_t delphi_bound_free_mem(void *p, const delphi_slot *s) {
+  if (FMM_LIKELY(fast_in_medium_span(p)))
+    return free_in_span(p); /* refused: not a live block (System raises EInvalidPointer) */
+  return delphi_free_slow(p, s);
+}
+
+FMM_INLINE void *delphi_bound_realloc_mem(void *p, intptr_t size,
+                                          void *(FASTMM_DELPHI_CALL *slow)(void *p,
+                                                                           intptr_t size)) {
+  if (FMM_LIKELY(fast_realloc_stays(p, (size_t)size)))
+    return p;
+  return slow(p, size);
+}
+
+#define DELPHI_SLOT_ENTRY_POINTS(n)                                                                \
+  PASCAL_ENTRY int32_t FASTMM_DELPHI_CALL fastmm_delphi_free_mem_##n(void *p);                     \
+  PASCAL_ENTRY void *FASTMM_DELPHI_CALL fastmm_delphi_realloc_mem_##n(void *p, intptr_t size);     \
+  PASCAL_ENTRY int32_t FASTMM_DELPHI_CALL fastmm_delphi_free_mem_##n(void *p) {                    \
+    return delphi_bound_free_mem(p, &delphi_slots[n]);                                             \
+  }                                                                                                \
+  static FMM_NOINLINE void *FASTMM_DELPHI_CALL delphi_realloc_slow_##n(void *p, intptr_t size) {   \
+    return delphi_realloc_slow(p, size, &delphi_slots[n], FMM_RETURN_ADDRESS());                   \
+  }                                                                                                \
+  PASCAL_ENTRY void *FASTMM_DELPHI_CALL fastmm_delphi_realloc_mem_##n(void *p, intptr_t size) {    \
+    return delphi_bound_realloc_mem(p, size, delphi_realloc_slow_##n);                             \
+  }
+
+PASCAL_SLOTS(DELPHI_SLOT_ENTRY_POINTS)
+
+#if defined(FASTMM_DELPHI_THUNKS)
+#define DELPHI_SLOT_THUNKS(n)                                                                      \
+  void fastmm_delphi_free_mem_##n##_register(void);                                                \
+  void fastmm_delphi_realloc_mem_##n##_register(void);
+PASCAL_SLOTS(DELPHI_SLOT_THUNKS)
+#define DELPHI_ENTRY(field, name, n) *(void **)&mm->field = (void *)name##_##n##_register
+#else
+#define DELPHI_ENTRY(field, name, n) mm->field = name##_##n
+#endif
+
+#define DELPHI_FILL_SLOT(n)                                                                        \
+  case n:                                                                                          \
+    DELPHI_ENTRY(free_mem, fastmm_delphi_free_mem, n);                                             \
+    DELPHI_ENTRY(realloc_mem, fastmm_delphi_realloc_mem, n);                                       \
+    break;
+
+static int delphi_same_bindings(const fastmm_delphi_bindings *a, const fastmm_delphi_bindings *b) {
+  return a->previous_free_mem == b->previous_free_mem &&
+         a->previous_realloc_mem == b->previous_realloc_mem && a->heap_error == b->heap_error;
+}
+
+/* The slot bound to these bindings, else a free one bound now; -1 when none is left. */
+static int delphi_bind(const fastmm_delphi_bindings *b) {
+  int slot = -1;
+  lock_acquire(&delphi_slots_lock);
+  for (int i = 0; i < PASCAL_SLOT_COUNT && slot < 0; i++)
+    if (delphi_slots[i].bound && delphi_same_bindings(&delphi_slots[i].b, b))
+      slot = i;
+  for (int i = 0; i < PASCAL_SLOT_COUNT && slot < 0; i++) {
+    if (!delphi_slots[i].bound) {
+      delphi_slots[i].b = *b;
+      delphi_slots[i].b.size = sizeof *b;
+      fmm_store_u32_release(&delphi_slots[i].bound, 1u);
+      slot = i;
+    }
+  }
+  lock_release(&delphi_slots_lock);
+  return slot;
+}
+
+int FASTMM_CDECL fastmm_get_memory_manager_with_previous(fastmm_memory_manager_ex *mm,
+                                                         const fastmm_delphi_bindings *b) {
+  if (mm == NULL || b == NULL || b->size < sizeof *b || b->previous_free_mem == NULL ||
+      b->previous_realloc_mem == NULL || b->heap_error == NULL)
+    return 0;
+  int slot = delphi_bind(b);
+  if (slot < 0)
+    return 0;
+  fastmm_get_memory_manager(mm);
+  switch (slot) {
+    PASCAL_SLOTS(DELPHI_FILL_SLOT)
+  default:
+    return 0;
+  }
+  return 1;
 }

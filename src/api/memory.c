@@ -47,6 +47,9 @@ void *FASTMM_CDECL fastmm_allocmem(size_t size) {
 }
 
 size_t FASTMM_CDECL fastmm_usable_size(const void *p) {
+  size_t n = fast_usable_size(p);
+  if (FMM_LIKELY(n != 0))
+    return n;
   return caller_usable_size(p);
 }
 

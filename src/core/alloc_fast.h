@@ -19,6 +19,7 @@
 #include "compiler.h"
 #include "heap.h"
 #include "large.h"
+#include "medium.h"
 #include "mode_hooks.h"
 #include "prim/prim.h"
 #include "size_class.h"
@@ -164,17 +165,45 @@ FMM_INLINE int small_stays_in_place(size_t size, size_t usable) {
          (size << REALLOC_SMALL_DOWNSIZE_SHIFT) + REALLOC_SMALL_DOWNSIZE_ADDER >= usable;
 }
 
-/* Every pointer takes the slow path while a mode is on (a stale one may point into a debug
- * block's outer block: the slow path checks, and scans first when asked to), and the slow path
- * applies the same rule. */
-FMM_INLINE void *fast_realloc(void *p, size_t size) {
+/* ReallocMem's in-place test, shared by fastmm_reallocmem and the Pascal records' ReallocMem
+ * (src/api/): p is an in-use small block, checked as FreeMem checks one, and size keeps it where
+ * it is. The check comes after the policy's test, so a resize that moves pays for it once, on
+ * the slow path. Without it a pointer into a block whose data before it looks like a small
+ * header word (the high half of a pointer can) would be "resized" in place. False for every
+ * pointer while a mode is on (a stale one may point into a debug block's outer block: the slow
+ * path checks, and scans first when asked to), and the slow path applies the same rule. */
+FMM_INLINE int fast_realloc_stays(const void *p, size_t size) {
   if (FMM_LIKELY(fast_in_medium_span(p))) {
     uint32_t h = block_header(p);
-    if (FMM_LIKELY((h & BLOCK_KIND_MASK) == BLOCK_FLAG_SMALL) &&
-        small_stays_in_place(size, small_header_usable(h)))
-      return p;
+    return FMM_LIKELY((h & BLOCK_KIND_MASK) == BLOCK_FLAG_SMALL) &&
+           small_stays_in_place(size, small_header_usable(h)) && small_block_plausible(p, h);
   }
+  return 0;
+}
+
+FMM_INLINE void *fast_realloc(void *p, size_t size) {
+  if (FMM_LIKELY(fast_realloc_stays(p, size)))
+    return p;
   return heap_realloc_slow(p, size);
+}
+
+/* MemSize's fast path (fastmm_usable_size, the Pascal records' MemSize): the usable size of a
+ * live small block, checked as FreeMem checks one (the page map's fast copy, the header word,
+ * the span it names), or of a live medium block (its header and boundary tags: Free Pascal asks
+ * for the size of a growing string on every character, and a string past 1,376 bytes is a
+ * medium block). 0 sends the caller to its slow path, which answers for every other pointer
+ * (and for every pointer while a mode is on). */
+FMM_INLINE size_t fast_usable_size(const void *p) {
+  if (FMM_LIKELY(fast_in_medium_span(p))) {
+    uint32_t h = block_header(p);
+    if (FMM_LIKELY((h & BLOCK_KIND_MASK) == BLOCK_FLAG_SMALL)) {
+      if (FMM_LIKELY(small_block_plausible(p, h)))
+        return small_header_usable(h);
+    } else if ((h & BLOCK_KIND_MASK) == BLOCK_FLAG_MEDIUM && medium_block_plausible(p, h)) {
+      return medium_usable(p);
+    }
+  }
+  return 0;
 }
 
 #endif

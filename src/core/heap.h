@@ -76,6 +76,8 @@ int heap_free_block(void *p, uint32_t h);
 
 /* ---- ReallocMem (realloc.c) ------------------------------------------------------------------ */
 void *heap_realloc_slow(void *p, size_t size); /* mode word, then modes or normal */
+/* The same, for code that knows the program's return address already (the Pascal records). */
+void *heap_realloc_slow_for(void *p, size_t size, const void *caller);
 /* FastMM's policy for a block whose header word h is readable and fits its region. A block
  * that moves is allocated and freed through GetMem and FreeMem, which obey the modes. */
 void *heap_realloc_block(void *p, uint32_t h, size_t size, const void *caller);

@@ -176,4 +176,13 @@
  * enough below SIZE_MAX that rounding it up cannot overflow. */
 #define MAX_REQUEST_SIZE (((size_t)-1) / 2u - 2u * LARGE_GRANULARITY)
 
+/* ---- The records Pascal units install (src/api/pascal_records.h) -------------------------
+ * Slots of bound entry points: one per module of a process that installs fastmm-c (the exe,
+ * each library with its own runtime and so its own previous manager). Eight: an exe and the
+ * Pascal libraries it loads rarely come to more; a module that finds no free slot keeps its
+ * own adapters (still correct, one call slower), and a module that binds again with the same
+ * bindings (installed again, a library loaded again at the same address) gets its slot back.
+ * Each slot costs about 1 KB of code. include/fastmm.h names the count. */
+#define PASCAL_SLOT_COUNT 8
+
 #endif

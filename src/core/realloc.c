@@ -141,7 +141,9 @@ static inline void *realloc_normal(void *p, size_t size, const void *caller) {
   return realloc_block(p, h, size, caller);
 }
 
-static FMM_NOINLINE void *realloc_slow_rest(void *p, size_t size, const void *caller) {
+/* ReallocMem off the fast path with the program's return address known (the Pascal records'
+ * slow paths; heap_realloc_slow below). */
+FMM_NOINLINE void *heap_realloc_slow_for(void *p, size_t size, const void *caller) {
   if (FMM_UNLIKELY(heap_mode_now() != 0))
     return heap_realloc_special(p, size, caller);
   return realloc_normal(p, size, caller);
@@ -164,7 +166,7 @@ FMM_NOINLINE void *heap_realloc_slow(void *p, size_t size) {
         return p;
     }
   }
-  return realloc_slow_rest(p, size, FMM_RETURN_ADDRESS());
+  return heap_realloc_slow_for(p, size, FMM_RETURN_ADDRESS());
 }
 
 #if defined(FASTMM_ASM_REALLOC) && !defined(_WIN64) && defined(__GNUC__)

@@ -42,3 +42,39 @@ _fastmm_delphi_realloc_mem_register:
   call _fastmm_delphi_realloc_mem_c
   add esp, 8
   ret
+
+; The slots of the records bound to a previous manager (src/api/pascal_records.h): Free
+; Pascal's six entries and the Delphi record's FreeMem and ReallocMem, per slot, each calling
+; the slot's cdecl function of src/api/fpc_api.c or delphi_api.c. PASCAL_SLOT_COUNT there is 8.
+
+%macro TWO_ARGUMENTS 2
+%1:
+  push edx
+  push eax
+  call %2
+  add esp, 8
+  ret
+%endmacro
+
+%macro SLOT_THUNK 3 ; name, slot, argument count
+  extern _%1_%2
+  global _%1_%2_register
+%if %3 == 1
+  ONE_ARGUMENT _%1_%2_register, _%1_%2
+%else
+  TWO_ARGUMENTS _%1_%2_register, _%1_%2
+%endif
+%endmacro
+
+%assign slot 0
+%rep 8
+  SLOT_THUNK fastmm_fpc_get_mem, slot, 1
+  SLOT_THUNK fastmm_fpc_free_mem, slot, 1
+  SLOT_THUNK fastmm_fpc_free_mem_size, slot, 2
+  SLOT_THUNK fastmm_fpc_alloc_mem, slot, 1
+  SLOT_THUNK fastmm_fpc_realloc_mem, slot, 2
+  SLOT_THUNK fastmm_fpc_mem_size, slot, 1
+  SLOT_THUNK fastmm_delphi_free_mem, slot, 1
+  SLOT_THUNK fastmm_delphi_realloc_mem, slot, 2
+%assign slot slot + 1
+%endrep

@@ -148,6 +148,33 @@ static int debug_on, erase_freed_on, erase_allocated_on;
 static uint32_t seed_counter;
 static fastmm_memory_manager_ex delphi;
 
+/* Free Pascal's record bound to a previous manager that only counts
+ * (fastmm_get_fpc_memory_manager): a pointer that is not a live block must reach that manager
+ * exactly when it lies in no memory of ours, and be reported as 204 (heap_error, which here
+ * returns) exactly when it does. */
+static fastmm_fpc_memory_manager fpc;
+static unsigned fpc_previous_calls, fpc_errors;
+static uint8_t fpc_no = 0, fpc_yes = 1;
+static size_t FASTMM_DELPHI_CALL fpc_prev_free(void *p) {
+  (void)p;
+  fpc_previous_calls++;
+  return 0;
+}
+static void *FASTMM_DELPHI_CALL fpc_prev_realloc(void **p, size_t n) {
+  (void)n;
+  fpc_previous_calls++;
+  return *p;
+}
+static void *FASTMM_DELPHI_CALL fpc_prev_get(size_t n) {
+  (void)n;
+  fpc_previous_calls++;
+  return NULL;
+}
+static void FASTMM_CDECL fpc_heap_error(int32_t code, const void *address) {
+  (void)code, (void)address;
+  fpc_errors++;
+}
+
 /* Reader of the input. Past its end it returns zeros, so every input is a whole program. */
 typedef struct reader {
   const uint8_t *data;
@@ -423,6 +450,19 @@ static void refused(void *p, const char *what) {
     FUZZ_CHECK(q == NULL, "reallocmem(%s %p, 100) = %p", what, p, q);
   }
   FUZZ_CHECK(delphi.free_mem(p) != 0, "Delphi FreeMem(%s %p) accepted", what, p);
+  if (p != NULL) {
+    unsigned calls = fpc_previous_calls, errors = fpc_errors;
+    int ours = fastmm_heap_contains(p);
+    void *v = p;
+    fpc.free_mem(p);
+    fpc.realloc_mem(&v, 100);
+    FUZZ_CHECK(v == p, "FPC ReAllocMem(%s %p) changed the variable to %p", what, p, v);
+    FUZZ_CHECK(fpc_previous_calls == calls + (ours ? 0u : 2u) &&
+                   fpc_errors == errors + (ours ? 2u : 0u),
+               "FPC FreeMem/ReAllocMem(%s %p, in our memory: %d): %u previous-manager calls, %u "
+               "errors",
+               what, p, ours, fpc_previous_calls - calls, fpc_errors - errors);
+  }
   FUZZ_CHECK(blocks_in_use() == before, "refusing %s %p changed the block count", what, p);
 }
 
@@ -709,6 +749,12 @@ static void start_once(void) {
   ref_init();
   boundaries_init();
   fastmm_get_memory_manager(&delphi);
+  {
+    fastmm_fpc_bindings b = {sizeof b,     fpc_prev_free,  fpc_prev_realloc, fpc_prev_free,
+                             fpc_prev_get, fpc_heap_error, &fpc_no,          &fpc_yes};
+    if (!fastmm_get_fpc_memory_manager(&fpc, &b))
+      fuzz_fail(__FILE__, __LINE__, "fastmm_get_fpc_memory_manager refused");
+  }
   /* Debug mode reports bad pointers to its event log: nowhere, here. */
 #if defined(_WIN32)
   fastmm_set_event_log_filename("NUL");

@@ -3,13 +3,16 @@
   which gives Free Pascal Delphi's TMemoryManagerEx and calls the record installed as Delphi's
   System unit does (GetMem's nil result is EOutOfMemory, FreeMem's non-zero result is
   EInvalidPointer). What runs here is the code a Delphi program runs:
-    - the record installed holds the DLL's own GetMem and AllocMem and the unit's FreeMem and
-      ReallocMem; blocks come from the DLL and keep their data through ReallocMem;
+    - the record installed holds the DLL's own GetMem and AllocMem, and the DLL's FreeMem and
+      ReallocMem bound to the previous manager (fastmm_get_memory_manager_with_previous: code
+      of the DLL, not the plain record's entries, not the unit's adapters); blocks come from
+      the DLL and keep their data through ReallocMem;
     - an invalid FreeMem (a double free, an interior pointer) makes the record's FreeMem return
-      non-zero, which System turns into EInvalidPointer; a ReallocMem of a freed block raises it
-      from the unit;
+      non-zero, which System turns into EInvalidPointer; a ReallocMem of a freed block or of
+      an interior pointer raises it from the DLL's slow path (through the unit's heap error
+      callback); none of them reaches the previous manager;
     - blocks of the previous manager (Free Pascal's heap, seen as a TMemoryManagerEx) go back to
-      it;
+      it, from the DLL's slow path;
     - FastMM_EnterDebugMode returns False and leaves the mode off while another memory manager
       is installed over the unit's (RecordStillOurs on a TMemoryManagerEx);
     - FastMM_Finalize gives GetMem back to the previous manager and keeps freeing the DLL's
@@ -20,6 +23,18 @@ uses
   FastMMC, DelphiMemoryManager, SysUtils, Classes, FmmTest;
 
 function GetProcAddress(AModule: NativeUInt; AName: PAnsiChar): Pointer; stdcall; external 'kernel32.dll';
+function GetModuleHandleExW(AFlags: Cardinal; AAddress: Pointer; out AModule: NativeUInt): LongBool;
+  stdcall; external 'kernel32.dll';
+
+{Is this code address inside the DLL's image? (GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS and
+UNCHANGED_REFCOUNT)}
+function InDll(ACode: Pointer): Boolean;
+var
+  M: NativeUInt;
+begin
+  M := 0;
+  Result := GetModuleHandleExW(6, ACode, M) and (M = FastMMC_DLLHandle);
+end;
 
 const
   CSizes: array[0..2] of Integer = (2000, 50000, 500000);
@@ -69,8 +84,10 @@ begin
   GetDll(Dll);
   Check(@MM.GetMem = Dll.GetMem, 'GetMem is the DLL''s own entry point');
   Check(@MM.AllocMem = Dll.AllocMem, 'AllocMem is the DLL''s own entry point');
-  Check(@MM.FreeMem <> Dll.FreeMem, 'FreeMem is the unit''s (it passes foreign blocks on)');
-  Check(@MM.ReallocMem <> Dll.ReallocMem, 'ReallocMem is the unit''s');
+  Check(InDll(@MM.FreeMem) and (@MM.FreeMem <> Dll.FreeMem),
+    'FreeMem is the DLL''s bound entry point (it passes foreign blocks on itself)');
+  Check(InDll(@MM.ReallocMem) and (@MM.ReallocMem <> Dll.ReallocMem),
+    'ReallocMem is the DLL''s bound entry point');
 end;
 
 procedure TestBlocks;
@@ -121,9 +138,10 @@ end;
 procedure TestInvalidPointers;
 var
   P: PByte;
-  Raised0: Integer;
+  Raised0, Previous0: Integer;
   Size, I: Integer;
 begin
+  Previous0 := DelphiMemoryManager.HeapFreeMemCalls + DelphiMemoryManager.HeapReallocMemCalls;
   for I := Low(CSizes) to High(CSizes) do
   begin
     Size := CSizes[I];
@@ -137,8 +155,14 @@ begin
   end;
   GetMem(P, 3000);
   Check(InvalidPointerRaised(True, P + 16), 'FreeMem of a pointer inside a block raises EInvalidPointer');
+  Raised0 := DelphiMemoryManager.InvalidPointerErrors;
+  Check(InvalidPointerRaised(False, P + 16), 'ReallocMem of a pointer inside a block raises EInvalidPointer');
+  CheckEquals(Raised0, DelphiMemoryManager.InvalidPointerErrors,
+    'raised by the DLL (through the unit''s heap error), not made of a nil result');
   Check(FastMMC_OwnsBlock(P), 'the block itself is untouched');
   FreeMem(P);
+  CheckEquals(Previous0, DelphiMemoryManager.HeapFreeMemCalls + DelphiMemoryManager.HeapReallocMemCalls,
+    'no bad pointer of the DLL''s reached the previous manager');
   CheckEquals(0, FastMMC_CheckHeap, 'the DLL''s heap is consistent after the refused pointers');
 end;
 
@@ -146,18 +170,22 @@ procedure TestPreviousManager;
 var
   Previous: TMemoryManagerEx;
   P: PByte;
-  Raised0: Integer;
+  Raised0, Calls0: Integer;
 begin
   FastMMC_GetPreviousMemoryManager(Previous);
   P := Previous.GetMem(300);
   P[0] := 42;
   P[299] := 43;
   Check(not FastMMC_OwnsBlock(P), 'the previous manager''s block is not the DLL''s');
+  Calls0 := DelphiMemoryManager.HeapReallocMemCalls;
   ReallocMem(P, 4000);
   Check(not FastMMC_OwnsBlock(P) and (P[0] = 42) and (P[299] = 43), 'ReallocMem gave it to the previous manager, data kept');
+  CheckEquals(Calls0 + 1, DelphiMemoryManager.HeapReallocMemCalls, 'one ReallocMem call reached it');
   Raised0 := DelphiMemoryManager.InvalidPointerErrors;
+  Calls0 := DelphiMemoryManager.HeapFreeMemCalls;
   FreeMem(P);
   CheckEquals(Raised0, DelphiMemoryManager.InvalidPointerErrors, 'FreeMem gave it to the previous manager, no error');
+  CheckEquals(Calls0 + 1, DelphiMemoryManager.HeapFreeMemCalls, 'one FreeMem call reached it');
 end;
 
 procedure TestOtherManagerInstalled;

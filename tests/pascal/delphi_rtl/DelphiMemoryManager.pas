@@ -42,6 +42,10 @@ record's result, as in Delphi.}
 var
   InvalidPointerErrors: Integer;
   OutOfMemoryErrors: Integer;
+  {How many times Free Pascal's heap, seen as a TMemoryManagerEx (the record in place before
+  any other was set: a test's "previous manager"), was asked to free or resize a block.}
+  HeapFreeMemCalls: Integer;
+  HeapReallocMemCalls: Integer;
 
 implementation
 
@@ -70,12 +74,14 @@ end;
 
 function HeapFreeMem(P: Pointer): Integer;
 begin
+  Inc(HeapFreeMemCalls);
   FpcHeap.FreeMem(P);
   Result := 0;
 end;
 
 function HeapReallocMem(P: Pointer; Size: NativeInt): Pointer;
 begin
+  Inc(HeapReallocMemCalls);
   Result := FpcHeap.ReAllocMem(P, PtrUInt(Size));
 end;
 

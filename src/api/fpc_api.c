@@ -1,0 +1,275 @@
+/* Free Pascal's TMemoryManager filled with the library's own functions
+ * (fastmm_get_fpc_memory_manager): GetMem, FreeMem, FreeMemSize, AllocMem, ReAllocMem (var
+ * pointer) and MemSize in Free Pascal's conventions, so that FastMMC.pas installs them as they
+ * are, with no Pascal adapter between the program and the fast paths.
+ *
+ * Each entry point inlines the fast path of alloc_fast.h and leaves for a slow path here only
+ * when that fails; the slow path passes the previous manager's blocks back to it, reports bad
+ * pointers and exhausted memory through the bindings (pascal_records.h says why the entry
+ * points come in slots). The slow paths are reached by a tail jump, so their return address is
+ * the program's: debug mode records it, and heap_error gets it. On Win32 the functions are
+ * regparm(3), which is Free Pascal's default `register` convention for these one- and
+ * two-argument functions (delphi_api.c says more). */
+#include "core/alloc_fast.h"
+#include "core/lock.h"
+#include "modes/mode_paths.h"
+#include "pascal_records.h"
+
+typedef struct fpc_slot {
+  fastmm_fpc_bindings b;
+  uint32_t bound;
+} fpc_slot;
+
+static fpc_slot fpc_slots[PASCAL_SLOT_COUNT];
+static fmm_lock fpc_slots_lock;
+
+/* ---- Slow paths ------------------------------------------------------------------------- */
+
+/* 203 unless the program asked for NULL (System.ReturnNilIfGrowHeapFails). */
+static void *fpc_out_of_memory(const fpc_slot *s, const void *caller) {
+  if (*s->b.return_nil_if_grow_heap_fails == 0)
+    s->b.heap_error(PASCAL_ERROR_OUT_OF_MEMORY, caller);
+  return NULL;
+}
+
+/* GetMem and AllocMem found no memory. */
+static FMM_NOINLINE void *fpc_no_memory(const fpc_slot *s) {
+  return fpc_out_of_memory(s, FMM_RETURN_ADDRESS());
+}
+
+/* A pointer in a medium span that FreeMem refused: not a live block. */
+static FMM_NOINLINE size_t fpc_invalid_free(const fpc_slot *s) {
+  s->b.heap_error(PASCAL_ERROR_INVALID_POINTER, FMM_RETURN_ADDRESS());
+  return 0;
+}
+
+/* FreeMem of anything but a small or medium block of a medium span: nil, the previous
+ * manager's block, a large block, any pointer while a mode is on. */
+static FMM_NOINLINE size_t fpc_free_slow(void *p, const fpc_slot *s) {
+  const void *caller = FMM_RETURN_ADDRESS();
+  if (p == NULL)
+    return 0;
+  if (!pascal_in_our_memory(p))
+    return s->b.previous_free_mem(p);
+  if (heap_free_slow(p, caller) != FASTMM_OK)
+    s->b.heap_error(PASCAL_ERROR_INVALID_POINTER, caller);
+  return 0;
+}
+
+/* ReAllocMem's rare cases: nil allocates (from the previous manager once the unit has
+ * uninstalled), size 0 frees, the previous manager's block is its business (it updates *pp). */
+static FMM_NOINLINE void *fpc_realloc_rare(void **pp, size_t size, const fpc_slot *s,
+                                           const void *caller) {
+  void *p = *pp, *q;
+  if (p == NULL) {
+    if (size == 0)
+      return NULL;
+    if (*s->b.allocate_from_library == 0) {
+      q = s->b.previous_get_mem(size);
+    } else {
+      q = fast_get_for(size, caller);
+      if (q == NULL)
+        return fpc_out_of_memory(s, caller);
+    }
+    *pp = q;
+    return q;
+  }
+  if (!pascal_in_our_memory(p))
+    return s->b.previous_realloc_mem(pp, size);
+  if (heap_free_slow(p, caller) != FASTMM_OK) { /* size 0 */
+    s->b.heap_error(PASCAL_ERROR_INVALID_POINTER, caller);
+    return NULL;
+  }
+  *pp = NULL;
+  return NULL;
+}
+
+/* A pointer the core's ReallocMem refused or could not serve: the previous manager's block
+ * goes to it; a block of ours that found no memory stays as it was (203 or NULL); anything
+ * else of ours is 204. */
+static FMM_NOINLINE void *fpc_realloc_refused(void **pp, size_t size, const fpc_slot *s,
+                                              const void *caller) {
+  void *p = *pp;
+  if (!pascal_in_our_memory(p))
+    return s->b.previous_realloc_mem(pp, size);
+  if (caller_owns_block(p))
+    return fpc_out_of_memory(s, caller);
+  s->b.heap_error(PASCAL_ERROR_INVALID_POINTER, caller);
+  return NULL;
+}
+
+/* ReAllocMem of everything but a small block that stays in place, made once per slot (so the
+ * slot is a constant there, and the only value kept across the call is pp). The core's slow
+ * path resizes a block of ours or refuses anything else without touching it, the previous
+ * manager's blocks included, which are sorted out only then: the common case (a block that
+ * moves, a medium block) pays no lookup of its own. While a mode is on, the previous manager's
+ * blocks are sorted out first (debug mode would report them as bad pointers). */
+FMM_INLINE void *fpc_realloc_slow(void **pp, size_t size, const fpc_slot *s, const void *caller) {
+  void *p = *pp;
+  if (FMM_UNLIKELY(p == NULL || size == 0 || (heap_mode_now() != 0 && !pascal_in_our_memory(p))))
+    return fpc_realloc_rare(pp, size, s, caller);
+  void *q = heap_realloc_slow_for(p, size, caller);
+  if (FMM_UNLIKELY(q == NULL))
+    return fpc_realloc_refused(pp, size, s, caller);
+  *pp = q;
+  return q;
+}
+
+/* MemSize of anything but a live small or medium block. */
+static FMM_NOINLINE size_t fpc_mem_size_slow(void *p, const fpc_slot *s) {
+  if (p == NULL)
+    return 0;
+  if (!pascal_in_our_memory(p))
+    return s->b.previous_mem_size(p);
+  return caller_usable_size(p);
+}
+
+/* ---- The entry points' bodies, inlined into every slot ------------------------------------ */
+
+FMM_INLINE void *fpc_get_mem(size_t size, const fpc_slot *s) {
+  void *p = fast_get(size);
+  if (FMM_LIKELY(p != NULL))
+    return p;
+  return fpc_no_memory(s);
+}
+
+FMM_INLINE size_t fpc_free_mem(void *p, const fpc_slot *s) {
+  if (FMM_LIKELY(fast_in_medium_span(p))) {
+    if (FMM_LIKELY(free_in_span(p) == FASTMM_OK))
+      return 0;
+    return fpc_invalid_free(s);
+  }
+  return fpc_free_slow(p, s);
+}
+
+FMM_INLINE void *fpc_alloc_mem(size_t size, const fpc_slot *s) {
+  void *p = fastmm_allocmem(size);
+  if (FMM_LIKELY(p != NULL))
+    return p;
+  return fpc_no_memory(s);
+}
+
+/* The in-place case neither writes *pp nor makes a frame; `slow` is the slot's own
+ * fpc_realloc_slow, reached by a tail jump. */
+FMM_INLINE void *fpc_realloc_mem(void **pp, size_t size,
+                                 void *(FASTMM_DELPHI_CALL *slow)(void **pp, size_t size)) {
+  void *p = *pp;
+  if (FMM_LIKELY(fast_realloc_stays(p, size)))
+    return p;
+  return slow(pp, size);
+}
+
+FMM_INLINE size_t fpc_mem_size(void *p, const fpc_slot *s) {
+  size_t n = fast_usable_size(p);
+  if (FMM_LIKELY(n != 0))
+    return n;
+  return fpc_mem_size_slow(p, s);
+}
+
+/* ---- The slots' entry points -------------------------------------------------------------- */
+
+#define FPC_SLOT_ENTRY_POINTS(n)                                                                   \
+  PASCAL_ENTRY void *FASTMM_DELPHI_CALL fastmm_fpc_get_mem_##n(size_t size);                       \
+  PASCAL_ENTRY size_t FASTMM_DELPHI_CALL fastmm_fpc_free_mem_##n(void *p);                         \
+  PASCAL_ENTRY size_t FASTMM_DELPHI_CALL fastmm_fpc_free_mem_size_##n(void *p, size_t size);       \
+  PASCAL_ENTRY void *FASTMM_DELPHI_CALL fastmm_fpc_alloc_mem_##n(size_t size);                     \
+  PASCAL_ENTRY void *FASTMM_DELPHI_CALL fastmm_fpc_realloc_mem_##n(void **pp, size_t size);        \
+  PASCAL_ENTRY size_t FASTMM_DELPHI_CALL fastmm_fpc_mem_size_##n(void *p);                         \
+  PASCAL_ENTRY void *FASTMM_DELPHI_CALL fastmm_fpc_get_mem_##n(size_t size) {                      \
+    return fpc_get_mem(size, &fpc_slots[n]);                                                       \
+  }                                                                                                \
+  PASCAL_ENTRY size_t FASTMM_DELPHI_CALL fastmm_fpc_free_mem_##n(void *p) {                        \
+    return fpc_free_mem(p, &fpc_slots[n]);                                                         \
+  }                                                                                                \
+  PASCAL_ENTRY size_t FASTMM_DELPHI_CALL fastmm_fpc_free_mem_size_##n(void *p, size_t size) {      \
+    (void)size;                                                                                    \
+    return fpc_free_mem(p, &fpc_slots[n]);                                                         \
+  }                                                                                                \
+  PASCAL_ENTRY void *FASTMM_DELPHI_CALL fastmm_fpc_alloc_mem_##n(size_t size) {                    \
+    return fpc_alloc_mem(size, &fpc_slots[n]);                                                     \
+  }                                                                                                \
+  static FMM_NOINLINE void *FASTMM_DELPHI_CALL fpc_realloc_slow_##n(void **pp, size_t size) {      \
+    return fpc_realloc_slow(pp, size, &fpc_slots[n], FMM_RETURN_ADDRESS());                        \
+  }                                                                                                \
+  PASCAL_ENTRY void *FASTMM_DELPHI_CALL fastmm_fpc_realloc_mem_##n(void **pp, size_t size) {       \
+    return fpc_realloc_mem(pp, size, fpc_realloc_slow_##n);                                        \
+  }                                                                                                \
+  PASCAL_ENTRY size_t FASTMM_DELPHI_CALL fastmm_fpc_mem_size_##n(void *p) {                        \
+    return fpc_mem_size(p, &fpc_slots[n]);                                                         \
+  }
+
+PASCAL_SLOTS(FPC_SLOT_ENTRY_POINTS)
+
+#if defined(FASTMM_DELPHI_THUNKS)
+/* MSVC Win32: the register-convention thunks that call the functions above. The record's C
+ * types cannot say so. */
+#define FPC_SLOT_THUNKS(n)                                                                         \
+  void fastmm_fpc_get_mem_##n##_register(void);                                                    \
+  void fastmm_fpc_free_mem_##n##_register(void);                                                   \
+  void fastmm_fpc_free_mem_size_##n##_register(void);                                              \
+  void fastmm_fpc_alloc_mem_##n##_register(void);                                                  \
+  void fastmm_fpc_realloc_mem_##n##_register(void);                                                \
+  void fastmm_fpc_mem_size_##n##_register(void);
+PASCAL_SLOTS(FPC_SLOT_THUNKS)
+#define FPC_ENTRY(field, name, n) *(void **)&mm->field = (void *)name##_##n##_register
+#else
+#define FPC_ENTRY(field, name, n) mm->field = name##_##n
+#endif
+
+#define FPC_FILL_SLOT(n)                                                                           \
+  case n:                                                                                          \
+    FPC_ENTRY(get_mem, fastmm_fpc_get_mem, n);                                                     \
+    FPC_ENTRY(free_mem, fastmm_fpc_free_mem, n);                                                   \
+    FPC_ENTRY(free_mem_size, fastmm_fpc_free_mem_size, n);                                         \
+    FPC_ENTRY(alloc_mem, fastmm_fpc_alloc_mem, n);                                                 \
+    FPC_ENTRY(realloc_mem, fastmm_fpc_realloc_mem, n);                                             \
+    FPC_ENTRY(mem_size, fastmm_fpc_mem_size, n);                                                   \
+    break;
+
+/* ---- Binding a slot ----------------------------------------------------------------------- */
+
+static int fpc_same_bindings(const fastmm_fpc_bindings *a, const fastmm_fpc_bindings *b) {
+  return a->previous_free_mem == b->previous_free_mem &&
+         a->previous_realloc_mem == b->previous_realloc_mem &&
+         a->previous_mem_size == b->previous_mem_size &&
+         a->previous_get_mem == b->previous_get_mem && a->heap_error == b->heap_error &&
+         a->return_nil_if_grow_heap_fails == b->return_nil_if_grow_heap_fails &&
+         a->allocate_from_library == b->allocate_from_library;
+}
+
+/* The slot bound to these bindings, else a free one bound now; -1 when none is left. */
+static int fpc_bind(const fastmm_fpc_bindings *b) {
+  int slot = -1;
+  lock_acquire(&fpc_slots_lock);
+  for (int i = 0; i < PASCAL_SLOT_COUNT && slot < 0; i++)
+    if (fpc_slots[i].bound && fpc_same_bindings(&fpc_slots[i].b, b))
+      slot = i;
+  for (int i = 0; i < PASCAL_SLOT_COUNT && slot < 0; i++) {
+    if (!fpc_slots[i].bound) {
+      fpc_slots[i].b = *b;
+      fpc_slots[i].b.size = sizeof *b;
+      /* Release: a thread that calls the slot's entries, which it can only have through the
+       * record filled after this, sees the bindings. */
+      fmm_store_u32_release(&fpc_slots[i].bound, 1u);
+      slot = i;
+    }
+  }
+  lock_release(&fpc_slots_lock);
+  return slot;
+}
+
+int FASTMM_CDECL fastmm_get_fpc_memory_manager(fastmm_fpc_memory_manager *mm,
+                                               const fastmm_fpc_bindings *b) {
+  if (mm == NULL || b == NULL || b->size < sizeof *b || b->previous_free_mem == NULL ||
+      b->previous_realloc_mem == NULL || b->previous_mem_size == NULL ||
+      b->previous_get_mem == NULL || b->heap_error == NULL ||
+      b->return_nil_if_grow_heap_fails == NULL || b->allocate_from_library == NULL)
+    return 0;
+  int slot = fpc_bind(b);
+  switch (slot) {
+    PASCAL_SLOTS(FPC_FILL_SLOT)
+  default:
+    return 0;
+  }
+  return 1;
+}

@@ -1,0 +1,41 @@
+/* What the records a Pascal unit installs share (delphi_api.c, fpc_api.c): their slots, and
+ * how their slow paths tell a block of the previous manager from a bad pointer of ours.
+ *
+ * Each module of a process that installs fastmm-c (the exe, each library with its own
+ * runtime) has a previous manager of its own, and the record's entry points take no argument
+ * that says which module calls. So the entry points come in slots: slot n's functions are the
+ * same inlined fast paths as every other slot's and differ only in the bindings their slow
+ * paths read, those of the module that bound slot n. PASCAL_SLOT_COUNT of them are compiled
+ * (core/policy.h says why that many). */
+#ifndef FASTMM_PASCAL_RECORDS_H
+#define FASTMM_PASCAL_RECORDS_H
+
+#include "core/compiler.h"
+#include "core/page_map.h"
+#include "core/policy.h"
+
+/* Applies f(n) to every slot number: the entry points of each slot are made with it. */
+#define PASCAL_SLOTS(f) f(0) f(1) f(2) f(3) f(4) f(5) f(6) f(7)
+FMM_STATIC_ASSERT(PASCAL_SLOT_COUNT == 8, "PASCAL_SLOTS lists 8 slots");
+
+/* Is p in memory this library maps for blocks? Then a pointer that is not a live block is an
+ * error (freed twice, resized after it was freed, inside a block); otherwise it is the previous
+ * manager's. */
+static inline int pascal_in_our_memory(const void *p) {
+  return page_map_get(p) != REGION_NOT_OURS;
+}
+
+/* FastMM's and the RTL's error codes (Delphi's reOutOfMemory and reInvalidPtr as run-time
+ * errors). */
+#define PASCAL_ERROR_OUT_OF_MEMORY 203
+#define PASCAL_ERROR_INVALID_POINTER 204
+
+/* A slot's entry points are static, except in the MSVC Win32 build, whose register thunks
+ * (src/win32/delphi_register_thunks.asm) call them by name. */
+#if defined(FASTMM_DELPHI_THUNKS)
+#define PASCAL_ENTRY
+#else
+#define PASCAL_ENTRY static
+#endif
+
+#endif
