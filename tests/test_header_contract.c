@@ -3,6 +3,8 @@
  * against the same numbers through the build's layout.inc: tests/test_asm_layout.c.) */
 #include "test_blocks.h"
 
+#include "core/small.h" /* the span header the small header names */
+
 /* A mask of `bits` bits starting at `shift`. */
 static uint32_t field(unsigned shift, unsigned bits) {
   return (bits >= 32 ? 0xFFFFFFFFu : ((1u << bits) - 1u)) << shift;
@@ -29,7 +31,7 @@ static void numeric_layout(void) {
   CHECK_EQ(BLOCK_HEADER_SIZE, 4);
   CHECK_EQ(BLOCK_ALIGNMENT, 16);
 
-  /* Small: class in bits 5-10, slot/16 in bits 11-18, span offset/16 in bits 19-31. */
+  /* Small: class in bits 5-10, slot/16 in bits 11-18, slot offset/16 in bits 19-31. */
   CHECK_EQ(SMALL_CLASS_SHIFT, 5);
   CHECK_EQ(SMALL_SLOT_SHIFT, 11);
   CHECK_EQ(SMALL_SPAN_OFFSET_SHIFT, 19);
@@ -49,6 +51,9 @@ static void numeric_layout(void) {
   CHECK_EQ((kind | cls) & slot, 0);
   CHECK_EQ((kind | cls | slot) & off, 0);
   CHECK_EQ(kind | cls | slot | off, 0xFFFFFFFFu);
+  /* The span's tag: every field but the slot offset. */
+  CHECK_EQ(SMALL_HEADER_TAG_MASK, kind | cls | slot);
+  CHECK_EQ(SMALL_SPAN_HEADER_SIZE, 64);
   CHECK_EQ(SMALL_CLASS_SHIFT, popcount32(kind));
   CHECK_EQ(SMALL_SLOT_SHIFT, SMALL_CLASS_SHIFT + popcount32(cls));
   CHECK_EQ(SMALL_SPAN_OFFSET_SHIFT, SMALL_SLOT_SHIFT + popcount32(slot));
@@ -56,7 +61,8 @@ static void numeric_layout(void) {
   CHECK(SMALL_CLASS_COUNT - 1 <= SMALL_CLASS_MASK);
   CHECK(SMALL_MAX_SLOT / SMALL_SLOT_UNIT <= SMALL_SLOT_MASK);
   CHECK(SMALL_MAX_SLOT % SMALL_SLOT_UNIT == 0);
-  CHECK((uint64_t)SMALL_SPAN_MAX_BYTES / SMALL_SPAN_OFFSET_UNIT < (1ull << 13));
+  CHECK((uint64_t)(SMALL_SPAN_MAX_BYTES - SMALL_SPAN_HEADER_SIZE) / SMALL_SPAN_OFFSET_UNIT <
+        (1ull << 13));
   CHECK(SMALL_SPAN_HEADER_SIZE % BLOCK_ALIGNMENT == 0);
   CHECK(SMALL_SPAN_MIN_BYTES <= SMALL_SPAN_MAX_BYTES);
 
@@ -69,12 +75,18 @@ static void numeric_layout(void) {
     CHECK_EQ(small_header_slot_size(h), SMALL_MAX_SLOT);
     CHECK_EQ(small_header_usable(h), SMALL_MAX_USER);
     CHECK_EQ(small_header_span_offset(h), SMALL_SPAN_MAX_BYTES - SMALL_MAX_SLOT);
-    h = small_header_make(0, 16, 8191u * 16u);
+    h = small_header_make(0, 16, SMALL_SPAN_HEADER_SIZE + 8191u * 16u);
     CHECK_EQ(h, 0xFFF80000u | (1u << 11) | BLOCK_FLAG_SMALL);
-    CHECK_EQ(small_header_span_offset(h), 8191u * 16u);
+    CHECK_EQ(small_header_span_offset(h), SMALL_SPAN_HEADER_SIZE + 8191u * 16u);
+    CHECK_EQ(small_header_slot_offset(h), 8191u * 16u);
     CHECK_EQ(small_header_usable(h), 12);
-    h = small_header_make(5, 96, 64);
-    CHECK_EQ(h, BLOCK_FLAG_SMALL | (5u << 5) | (6u << 11) | (4u << 19));
+    /* The first block of a span: slot offset 0. */
+    h = small_header_make(5, 96, SMALL_SPAN_HEADER_SIZE);
+    CHECK_EQ(h, BLOCK_FLAG_SMALL | (5u << 5) | (6u << 11));
+    CHECK_EQ(h & SMALL_HEADER_TAG_MASK, h);
+    h = small_header_make(5, 96, SMALL_SPAN_HEADER_SIZE + 3u * 96u);
+    CHECK_EQ(h, BLOCK_FLAG_SMALL | (5u << 5) | (6u << 11) | (18u << 19));
+    CHECK_EQ(small_header_slot_offset(h), 3u * 96u);
   }
 
   /* Medium: 16-byte header; header word flags above the kind bits, arena in bits 8-15. */
@@ -95,6 +107,28 @@ static void numeric_layout(void) {
 
   /* Large: 64-byte header, header word last. */
   CHECK_EQ(LARGE_HEADER_SIZE, 64);
+}
+
+/* small_slot_divides against the remainder, for every class and every slot offset the header can
+ * hold, with this build's registers and with both widths by hand (the NASM paths of the other
+ * bitness use the same numbers). */
+static void slot_divisor_test(void) {
+  unsigned long long wrong = 0, wrong32 = 0, wrong64 = 0;
+  for (size_t c = 0; c < SMALL_CLASS_COUNT; c++) {
+    uint32_t slot = (uint32_t)fastmm_small_class_slot_size(c);
+    uintptr_t d = small_slot_divisor(slot);
+    uint32_t d32 = UINT32_MAX / slot + 1u;
+    uint64_t d64 = UINT64_MAX / slot + 1u;
+    for (uint32_t off = 0; off < (1u << 17); off += SMALL_SPAN_OFFSET_UNIT) {
+      int divides = off % slot == 0;
+      wrong += small_slot_divides(d, off) != divides;
+      wrong32 += ((uint32_t)(off * d32) < d32) != divides;
+      wrong64 += ((uint64_t)off * d64 < d64) != divides;
+    }
+  }
+  CHECK_EQ(wrong, 0);
+  CHECK_EQ(wrong32, 0);
+  CHECK_EQ(wrong64, 0);
 }
 
 /* A live small block: kind, class, slot and span offset all agree with the class table, and the
@@ -125,6 +159,16 @@ static void small_block(size_t size) {
             size, off);
   span = (unsigned char *)p - off;
   CHECK(tu_is_aligned(span, 16));
+  /* The span's header validates the block: its tag is the header's kind, class and slot under
+   * a key with the top bit set, the slot offset is carved and a whole number of slots. */
+  {
+    const small_span *s = (const small_span *)span;
+    CHECK_EQ((uint32_t)s->tag, h & SMALL_HEADER_TAG_MASK);
+    CHECK((s->tag >> 63) == 1);
+    CHECK(small_header_slot_offset(h) < s->carved);
+    CHECK(small_slot_divides(s->slot_divisor, small_header_slot_offset(h)));
+    CHECK_EQ(s->slot_divisor, small_slot_divisor((uint32_t)slot));
+  }
   /* Spans are medium blocks: the span header is a medium block's user area. */
   sh = block_header(span);
   CHECK_MSG((sh & BLOCK_KIND_MASK) == BLOCK_FLAG_MEDIUM && (sh & MEDIUM_FLAG_SMALL_SPAN),
@@ -252,6 +296,7 @@ int main(void) {
   printf("test_header_contract (%s, %u-bit pointers)\n", tu_build_name(),
          (unsigned)(sizeof(void *) * 8));
   numeric_layout();
+  slot_divisor_test();
   for (c = 0; c < SMALL_CLASS_COUNT; c++) {
     small_block(tb_small_usable(c));
     small_block(c ? tb_small_usable(c - 1) + 1 : 0);

@@ -31,7 +31,8 @@ void *FASTMM_CDECL fastmm_allocmem(size_t size) {
 }
 
 size_t FASTMM_CDECL fastmm_usable_size(const void *p) {
-  return caller_usable_size(p);
+  size_t usable = fast_small_usable_size(p);
+  return FMM_LIKELY(usable != 0) ? usable : caller_usable_size(p);
 }
 
 int FASTMM_CDECL fastmm_owns_block(const void *p) {

@@ -101,13 +101,26 @@ FMM_INLINE int fast_in_medium_span(const void *p) {
 #endif
 }
 
-/* The part of FreeMem after the page map said "medium span": a small block goes onto its bin
- * (or the slow path when that is full); every other kind takes the slow path. */
+/* The validation contract's fast half (ARCHITECTURE.md), the one test every fast path of FreeMem,
+ * ReallocMem and the usable size makes before it trusts a header: the page map's fast copy says
+ * p's header word is in a medium span, and small_block_span (small.h) finds p to be a live small
+ * block. Returns its span and sets *h to its header word, or returns NULL: then p is anything
+ * else (a medium, large or debug block, free, interior, forged, foreign, or any pointer while a
+ * mode is on), for the slow path to sort out. */
+FMM_INLINE small_span *fast_small_block(const void *p, uint32_t *h) {
+  if (FMM_UNLIKELY(!fast_in_medium_span(p)))
+    return NULL;
+  *h = block_header(p);
+  return small_block_span(p, *h);
+}
+
+/* The part of FreeMem after the page map said "medium span": a live small block goes onto its
+ * bin (or the slow path when that is full); everything else takes the slow path. */
 FMM_INLINE int free_in_span(void *p) {
   uint32_t h = block_header(p);
-  if (FMM_LIKELY((h & BLOCK_KIND_MASK) == BLOCK_FLAG_SMALL)) {
+  if (FMM_LIKELY(small_block_span(p, h) != NULL)) {
     thread_cache *tc = (thread_cache *)prim_tls_get_fast();
-    if (FMM_LIKELY(tc != NULL && small_block_plausible(p, h))) {
+    if (FMM_LIKELY(tc != NULL)) {
       cache_bin *bin = &tc->bins[small_header_class(h)];
       if (FMM_LIKELY(bin->count < bin->limit)) {
         block_set_header(p, h | BLOCK_FLAG_FREE);
@@ -160,13 +173,18 @@ FMM_INLINE int small_stays_in_place(size_t size, size_t usable) {
  * block's outer block: the slow path checks, and scans first when asked to), and the slow path
  * applies the same rule. */
 FMM_INLINE void *fast_realloc(void *p, size_t size) {
-  if (FMM_LIKELY(fast_in_medium_span(p))) {
-    uint32_t h = block_header(p);
-    if (FMM_LIKELY((h & BLOCK_KIND_MASK) == BLOCK_FLAG_SMALL) &&
-        small_stays_in_place(size, small_header_usable(h)))
-      return p;
-  }
+  uint32_t h;
+  if (FMM_LIKELY(fast_small_block(p, &h) != NULL) &&
+      small_stays_in_place(size, small_header_usable(h)))
+    return p;
   return heap_realloc_slow(p, size);
+}
+
+/* The usable size of a live small block, or 0 for every other pointer (the caller's slow path
+ * answers for those). */
+FMM_INLINE size_t fast_small_usable_size(const void *p) {
+  uint32_t h;
+  return fast_small_block(p, &h) != NULL ? small_header_usable(h) : 0;
 }
 
 #endif
