@@ -18,7 +18,7 @@
 /* Where the fields the validation contract reads sit in a small span's header (small.h). */
 #define SMALL_SPAN_TAG_OFFSET offsetof(small_span, tag)
 #define SMALL_SPAN_DIVISOR_OFFSET offsetof(small_span, slot_divisor)
-#define SMALL_SPAN_CARVED_OFFSET offsetof(small_span, carved)
+#define SMALL_SPAN_LIMIT_OFFSET offsetof(small_span, carved_limit)
 
 // clang-format off
 #define ASM_LAYOUT_VALUES(X) \
@@ -41,7 +41,7 @@
   X(SMALL_SPAN_HEADER_SIZE) \
   X(SMALL_SPAN_TAG_OFFSET) \
   X(SMALL_SPAN_DIVISOR_OFFSET) \
-  X(SMALL_SPAN_CARVED_OFFSET) \
+  X(SMALL_SPAN_LIMIT_OFFSET) \
   X(SMALL_MAX_USER) \
   X(MEDIUM_HEADER_SIZE) \
   X(MEDIUM_FLAG_SMALL_SPAN) \

@@ -15,15 +15,15 @@ static int check_small_span(small_span *s) {
   unsigned c = small_header_class(tag);
   if (s->tag != small_span_tag(tag) || c >= SMALL_CLASS_COUNT)
     return 201;
-  small_manager *m = s->manager;
-  unsigned a = m->arena;
+  unsigned a = (block_header(s) >> MEDIUM_ARENA_SHIFT) & MEDIUM_ARENA_MASK;
   uint32_t slot = small_span_slot_size(s);
-  if (a >= ARENA_COUNT || m != &small_managers[a][c] || slot != m->slot_size ||
+  if (a >= ARENA_COUNT || slot != small_managers[a][c].slot_size ||
       tag != small_header_make(c, slot, SMALL_SPAN_HEADER_SIZE) ||
       s->slot_divisor != small_slot_divisor(slot))
     return 202;
   uint32_t fed = s->carved / slot;
-  if (fed * slot != s->carved || fed > s->block_count || s->blocks_in_use > fed)
+  if (fed * slot != s->carved || fed > s->block_count || s->blocks_in_use > fed ||
+      s->carved_limit != fed * small_slot_step(s->slot_divisor, slot))
     return 203;
   for (uint32_t i = 0; i < fed; i++) {
     uint32_t offset = SMALL_SPAN_HEADER_SIZE + i * slot;
@@ -141,7 +141,7 @@ int heap_check(void) {
       for (list_node *n = m->spans_with_room.next; n != &m->spans_with_room && !fault;
            n = n->next) {
         small_span *s = list_entry(n, small_span, room_link);
-        if (!small_span_listed(s) || s->manager != m || n->next->prev != n)
+        if (!small_span_listed(s) || small_span_manager(s) != m || n->next->prev != n)
           fault = 211;
       }
     }

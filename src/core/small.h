@@ -15,17 +15,26 @@
 
 typedef struct small_manager small_manager;
 
-/* The divisibility test behind "the slot offset is a whole number of slots" (Lemire, Kaser and
- * Kurz, "Faster remainder by direct computation", 2019): with c = floor(MAX / d) + 1 in a
- * register of F bits, a numerator n < 2^N is a multiple of d exactly when n * c, wrapped, is
- * below c, provided F >= N + log2(d) rounded up. Offsets are below 2^17 and slots below 2^12, so
- * 32-bit registers suffice and 64-bit ones have room to spare: one multiply and one compare.
- * tests/test_header_contract.c checks every class against every offset a span can have. */
+/* "The slot offset is a whole number of slots, below the span's carved end" in one multiply
+ * and one compare (the divisibility test of Lemire, Kaser and Kurz, "Faster remainder by direct
+ * computation", 2019, with the carved end folded into its bound). With c = floor(2^F / slot) + 1
+ * in F-bit registers, c * slot = 2^F + e with 1 <= e <= slot, so an offset k * slot + r
+ * multiplies to k * e + r * c (wrapped): below K * e exactly when r == 0 and k < K, because
+ * r * c >= c exceeds every bound K * e (K * slot is at most a span's bytes, below 2^17, and c is
+ * above 2^20), and nothing wraps (offsets are below 2^17, slots below 2^12). The span keeps
+ * c (slot_divisor) and K * e for its K carved slots (carved_limit). tests/test_header_contract.c
+ * checks every class against every offset and carved count a span can have. */
 static inline uintptr_t small_slot_divisor(uint32_t slot_size) {
-  return UINTPTR_MAX / slot_size + 1u;
+  uintptr_t c = UINTPTR_MAX / slot_size + 1u;       /* floor((2^F - 1) / slot) + 1 */
+  return c + ((slot_size & (slot_size - 1u)) == 0); /* floor(2^F / slot) + 1 for a power of 2 */
 }
-static inline int small_slot_divides(uintptr_t divisor, uint32_t slot_offset) {
-  return (uintptr_t)slot_offset * divisor < divisor;
+/* e: what carving one more slot adds to the bound. */
+static inline uintptr_t small_slot_step(uintptr_t divisor, uint32_t slot_size) {
+  return divisor * slot_size;
+}
+static inline int small_slot_carved(uintptr_t divisor, uintptr_t carved_limit,
+                                    uint32_t slot_offset) {
+  return (uintptr_t)slot_offset * divisor < carved_limit;
 }
 
 /* The key in the high half of every span's tag: random per process (small_init), so that a
@@ -42,33 +51,34 @@ static inline uint64_t small_span_tag(uint32_t h) {
 
 /* The span header; the first block's header word sits at offset 60, so this must fit in 60.
  * The first 24 bytes are what validates a pointer (small_block_span): they lie in one 64-byte
- * span header, which lies in the 64 KB region of its first block. */
+ * span header, which lies in the 64 KB region of its first block. Its manager is
+ * small_managers[the arena of the span's medium block][its class] (small_span_manager). */
 typedef struct small_span {
   uint64_t tag;           /* small_span_tag of its blocks' headers; 0 once released */
   uintptr_t slot_divisor; /* small_slot_divisor(slot size) */
+  uintptr_t carved_limit; /* small_slot_step(...) times the slots carved so far */
   uint32_t carved;        /* blocks are carved in address order: the slot offset of the first
                              one not carved yet; headers from there on are stale */
   uint16_t block_count;   /* at most SMALL_SPAN_MAX_BYTES / 16 */
   uint16_t blocks_in_use; /* handed out, including those in thread caches or pending lists */
-  small_manager *manager;
-  list_node room_link; /* on the manager's spans_with_room, or next == NULL (full) */
-  void *free_list;     /* freed blocks, linked through their first word */
+  list_node room_link;    /* on the manager's spans_with_room, or next == NULL (full) */
+  void *free_list;        /* freed blocks, linked through their first word */
 } small_span;
 FMM_STATIC_ASSERT(sizeof(small_span) <= SMALL_SPAN_HEADER_SIZE - BLOCK_HEADER_SIZE,
                   "small span header overlaps the first block's header word");
 FMM_STATIC_ASSERT(SMALL_SPAN_MAX_BYTES / BLOCK_ALIGNMENT <= 0xFFFFu,
                   "block_count and blocks_in_use fit 16 bits");
 
-/* Is s on its manager's list of spans with room? */
-static inline int small_span_listed(const small_span *s) {
-  return s->room_link.next != NULL;
-}
-
 static inline unsigned small_span_class(const small_span *s) {
   return small_header_class((uint32_t)s->tag);
 }
 static inline uint32_t small_span_slot_size(const small_span *s) {
   return small_header_slot_size((uint32_t)s->tag);
+}
+
+/* Is s on its manager's list of spans with room? */
+static inline int small_span_listed(const small_span *s) {
+  return s->room_link.next != NULL;
 }
 
 struct small_manager {
@@ -85,6 +95,12 @@ struct small_manager {
 } FMM_ALIGNED(64);
 
 extern small_manager small_managers[ARENA_COUNT][SMALL_CLASS_COUNT];
+
+/* A span is a medium block of its manager's arena (the medium header word names it). */
+static inline small_manager *small_span_manager(const small_span *s) {
+  unsigned arena = (block_header(s) >> MEDIUM_ARENA_SHIFT) & MEDIUM_ARENA_MASK;
+  return &small_managers[arena][small_span_class(s)];
+}
 
 static inline small_span *small_span_of(const void *p, uint32_t h) {
   return (small_span *)((char *)p - small_header_span_offset(h));
@@ -105,8 +121,9 @@ static inline int small_span_in_map(const small_span *s) {
  *   - the span the header names is readable: in p's 64 KB region, or else in the page map;
  *   - its tag is the header's kind, class and slot under this process's key: a real span, of
  *     this class, and the block is live (FREE clear, no other flag);
- *   - the slot offset is below the span's carved end and a whole number of slots: p is where a
- *     block the span handed out begins, not inside one, nor in the span's uncarved tail.
+ *   - the slot offset is a whole number of slots below the span's carved end (one multiply and
+ *     compare, small_slot_carved): p is where a block the span handed out begins, not inside
+ *     one, nor in the span's uncarved tail.
  * Every part of a header a program could forge in its own block is checked against the span,
  * which it cannot reach without reading the manager's own memory. */
 static inline small_span *small_block_span(const void *p, uint32_t h) {
@@ -115,8 +132,7 @@ static inline small_span *small_block_span(const void *p, uint32_t h) {
   if (FMM_UNLIKELY((((uintptr_t)s ^ ((uintptr_t)p - 1u)) >> PAGE_MAP_REGION_SHIFT) != 0) &&
       !small_span_in_map(s))
     return NULL;
-  if (s->tag != small_span_tag(h) || offset >= fmm_load_u32_relaxed(&s->carved) ||
-      !small_slot_divides(s->slot_divisor, offset))
+  if (s->tag != small_span_tag(h) || !small_slot_carved(s->slot_divisor, s->carved_limit, offset))
     return NULL;
   return (small_span *)s;
 }

@@ -17,8 +17,8 @@
 ; map (32-bit builds have one static second-level table, so it is one indexed load) says p's
 ; header word is in a medium span; the span the header names is in p's 64 KB region or else in
 ; the page map; its tag (two words here) is the header's kind, class and slot under the key; the
-; slot offset is below the carved end and a whole number of slots (one multiply and compare
-; against the span's divisor). The table read is the page map's fast copy, page_map_fast_l2, which holds
+; slot offset is a whole number of slots below the carved end (one multiply and compare). The
+; table read is the page map's fast copy, page_map_fast_l2, which holds
 ; no region while a debug or erase mode is on (src/core/mode_hooks.h): every pointer then takes
 ; the slow path. layout.inc is made by the build from the C headers (src/asm/layout.c).
 
@@ -73,11 +73,9 @@ section .text
   mov ecx, [_small_span_key + 4]
   cmp ecx, [esi + SMALL_SPAN_TAG_OFFSET + 4]
   jne %%fail                         ; the key: a span of ours
-  cmp ebx, [esi + SMALL_SPAN_CARVED_OFFSET]
-  jae %%fail                         ; in the span's uncarved tail, or past its end
   imul ebx, [esi + SMALL_SPAN_DIVISOR_OFFSET]
-  cmp ebx, [esi + SMALL_SPAN_DIVISOR_OFFSET]
-  jae %%fail                         ; not a whole number of slots: inside a block
+  cmp ebx, [esi + SMALL_SPAN_LIMIT_OFFSET]
+  jae %%fail                         ; inside a block, in the uncarved tail, or past the span
   pop esi
   pop ebx
   mov ecx, [eax - BLOCK_HEADER_SIZE]

@@ -17,8 +17,8 @@
 ;     region, or else both ends of its header are in the page map;
 ;  3. its tag is the header's kind, class and slot under the process's key (small_span_key):
 ;     a real span of this class, and the block live (FREE clear, no other flag);
-;  4. the slot offset is below the span's carved end and a whole number of slots (the
-;     multiply-and-compare test of small_slot_divides): p is where a block begins.
+;  4. the slot offset is a whole number of slots below the span's carved end (one multiply and
+;     compare, small_slot_carved): p is where a block the span handed out begins.
 ; Cache lines touched: the page map's two entries (hot), the header word, the span's header.
 ; The pure-C build compiles fast_realloc in src/core/alloc_fast.h instead of this file.
 ; layout.inc is made by the build from the C headers (src/asm/layout.c).
@@ -93,12 +93,9 @@ fastmm_reallocmem:
   or r10, [small_span_key]
   cmp r10, [r9 + SMALL_SPAN_TAG_OFFSET]
   jne .slow                          ; no span of ours, another class, or not a live block
-  cmp r8d, [r9 + SMALL_SPAN_CARVED_OFFSET]
-  jae .slow                          ; in the span's uncarved tail, or past its end
-  mov r10, r8
-  imul r10, [r9 + SMALL_SPAN_DIVISOR_OFFSET]
-  cmp r10, [r9 + SMALL_SPAN_DIVISOR_OFFSET]
-  jae .slow                          ; not a whole number of slots: inside a block
+  imul r8, [r9 + SMALL_SPAN_DIVISOR_OFFSET]
+  cmp r8, [r9 + SMALL_SPAN_LIMIT_OFFSET]
+  jae .slow                          ; inside a block, in the uncarved tail, or past the span
   shr eax, SLOT_BYTES_SHIFT
   and eax, SLOT_BYTES_MASK
   sub eax, BLOCK_HEADER_SIZE         ; usable bytes
