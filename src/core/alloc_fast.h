@@ -36,6 +36,15 @@
 #define FMM_FAST_L2 page_map_fast_l2
 #endif
 
+/* The bin of a small block's class, straight from its header word: bins are 16 bytes, so the
+ * class field shifted down to bit 4 is the bin's offset. */
+FMM_STATIC_ASSERT(sizeof(cache_bin) == 16 && SMALL_CLASS_SHIFT >= 4,
+                  "a bin's offset from the header");
+FMM_INLINE cache_bin *thread_cache_bin_of(thread_cache *tc, uint32_t h) {
+  return (cache_bin *)((char *)tc->bins +
+                       ((h >> (SMALL_CLASS_SHIFT - 4u)) & ((uint32_t)SMALL_CLASS_MASK << 4)));
+}
+
 /* A block from the thread's cache, or NULL: the bin `table` names for size (size <=
  * SMALL_MAX_USER). */
 FMM_INLINE void *cache_pop(size_t size, const uint8_t *table) {
@@ -85,18 +94,19 @@ FMM_INLINE void *fast_get_normal(size_t size) {
  * copy of the page map sees it? False for NULL, misaligned and foreign pointers, and for every
  * pointer while a mode is on. */
 FMM_INLINE int fast_in_medium_span(const void *p) {
-  if (((uintptr_t)p & (BLOCK_ALIGNMENT - 1)) != 0)
-    return 0;
-  uintptr_t a = (uintptr_t)p - BLOCK_HEADER_SIZE; /* NULL wraps past the map */
+  /* p - 16 lies in the region of the header word (p is 16-aligned) and NULL wraps past the map,
+   * so one test refuses misaligned pointers, NULL and addresses beyond the map together. */
+  uintptr_t a = (uintptr_t)p - BLOCK_ALIGNMENT;
 #if PAGE_MAP_L1_BITS > 0
-  uintptr_t i1 = a >> (PAGE_MAP_REGION_SHIFT + PAGE_MAP_L2_BITS);
-  if (FMM_UNLIKELY(i1 >> PAGE_MAP_L1_BITS))
+  if (FMM_UNLIKELY(a & (~(((uintptr_t)1 << PAGE_MAP_ADDRESS_BITS) - 1u) | (BLOCK_ALIGNMENT - 1u))))
     return 0;
-  const uint8_t *l2 = FMM_FAST_L1[i1];
+  const uint8_t *l2 = FMM_FAST_L1[a >> (PAGE_MAP_REGION_SHIFT + PAGE_MAP_L2_BITS)];
   return l2 != NULL &&
          l2[(a >> PAGE_MAP_REGION_SHIFT) & (((uintptr_t)1 << PAGE_MAP_L2_BITS) - 1u)] ==
              REGION_MEDIUM_SPAN;
 #else
+  if (FMM_UNLIKELY(a & (BLOCK_ALIGNMENT - 1u)))
+    return 0;
   return FMM_FAST_L2[a >> PAGE_MAP_REGION_SHIFT] == REGION_MEDIUM_SPAN;
 #endif
 }
@@ -121,7 +131,7 @@ FMM_INLINE int free_in_span(void *p) {
   if (FMM_LIKELY(small_block_span(p, h) != NULL)) {
     thread_cache *tc = (thread_cache *)prim_tls_get_fast();
     if (FMM_LIKELY(tc != NULL)) {
-      cache_bin *bin = &tc->bins[small_header_class(h)];
+      cache_bin *bin = thread_cache_bin_of(tc, h);
       if (FMM_LIKELY(bin->count < bin->limit)) {
         block_set_header(p, h | BLOCK_FLAG_FREE);
         *(void **)p = bin->head;
