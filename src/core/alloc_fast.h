@@ -36,20 +36,20 @@
 #define FMM_FAST_L2 page_map_fast_l2
 #endif
 
-/* The bin of a small block's class, straight from its header word: bins are 16 bytes, so the
- * class field shifted down to bit 4 is the bin's offset. */
-FMM_STATIC_ASSERT(sizeof(cache_bin) == 16 && SMALL_CLASS_SHIFT >= 4,
-                  "a bin's offset from the header");
+/* The bin of a small block's class, straight from its header word: where bins are 16 bytes (64-bit
+ * builds), the class field shifted down to bit 4 is the bin's offset. */
 FMM_INLINE cache_bin *thread_cache_bin_of(thread_cache *tc, uint32_t h) {
-  return (cache_bin *)((char *)tc->bins +
-                       ((h >> (SMALL_CLASS_SHIFT - 4u)) & ((uint32_t)SMALL_CLASS_MASK << 4)));
+  if (sizeof(cache_bin) == 16 && SMALL_CLASS_SHIFT >= 4)
+    return (cache_bin *)((char *)tc->bins +
+                         ((h >> (SMALL_CLASS_SHIFT - 4u)) & ((uint32_t)SMALL_CLASS_MASK << 4)));
+  return &tc->bins[small_header_class(h)];
 }
 
 /* A block from the thread's cache, or NULL: the bin `table` names for size (size <=
  * SMALL_MAX_USER). */
 FMM_INLINE void *cache_pop(size_t size, const uint8_t *table) {
   thread_cache *tc = (thread_cache *)prim_tls_get_fast();
-  if (FMM_LIKELY(tc != NULL)) {
+  if (FMM_LIKELY(PRIM_TLS_FAST_NEVER_NULL || tc != NULL)) {
     cache_bin *bin = &tc->bins[table[(size + BLOCK_HEADER_SIZE - 1) >> 4]];
     void *p = bin->head;
     if (FMM_LIKELY(p != NULL)) {
@@ -130,7 +130,7 @@ FMM_INLINE int free_in_span(void *p) {
   uint32_t h = block_header(p);
   if (FMM_LIKELY(small_block_span(p, h) != NULL)) {
     thread_cache *tc = (thread_cache *)prim_tls_get_fast();
-    if (FMM_LIKELY(tc != NULL)) {
+    if (FMM_LIKELY(PRIM_TLS_FAST_NEVER_NULL || tc != NULL)) {
       cache_bin *bin = thread_cache_bin_of(tc, h);
       if (FMM_LIKELY(bin->count < bin->limit)) {
         block_set_header(p, h | BLOCK_FLAG_FREE);
