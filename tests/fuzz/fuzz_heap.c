@@ -420,7 +420,8 @@ static size_t blocks_in_use(void) {
 static void refused_header(void *p, const char *what, int header_readable) {
   size_t before = blocks_in_use();
   if (header_readable) {
-    uint32_t h = block_header(p);
+    uint32_t h; /* p may be misaligned: the four bytes before it, as they are */
+    memcpy(&h, (const char *)p - BLOCK_HEADER_SIZE, sizeof h);
     uint32_t usable = small_header_usable(h);
     size_t sizes[3];
     sizes[0] = usable > (1u << 30) ? (size_t)1 << 30 : size_cap(usable);
