@@ -183,10 +183,14 @@ FMM_INLINE int small_stays_in_place(size_t size, size_t usable) {
  * block's outer block: the slow path checks, and scans first when asked to), and the slow path
  * applies the same rule. */
 FMM_INLINE void *fast_realloc(void *p, size_t size) {
-  uint32_t h;
-  if (FMM_LIKELY(fast_small_block(p, &h) != NULL) &&
-      small_stays_in_place(size, small_header_usable(h)))
-    return p;
+  /* The size test first, on the header word as it reads: a resize that moves goes to the slow
+   * path, which validates the pointer its own way, without paying for it twice. */
+  if (FMM_LIKELY(fast_in_medium_span(p))) {
+    uint32_t h = block_header(p);
+    if (FMM_LIKELY(small_stays_in_place(size, small_header_usable(h))) &&
+        FMM_LIKELY(small_block_span(p, h) != NULL))
+      return p;
+  }
   return heap_realloc_slow(p, size);
 }
 

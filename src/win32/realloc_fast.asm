@@ -2,8 +2,8 @@
 ; the stack), and `_fastmm_delphi_realloc_mem`, the Delphi record's ReallocMem (Delphi's
 ; `register` convention: EAX = pointer, EDX = new size).
 ;
-; Each returns the same pointer when the block is a live small block of ours and the new size
-; keeps it in place under FastMM's policy (1 <= new <= usable and new*4 + 64 >= usable, compared
+; Each returns the same pointer when the new size keeps the block in place under FastMM's policy
+; (tested first, on the header word as it reads) and the block is a live small block of ours (1 <= new <= usable and new*4 + 64 >= usable, compared
 ; unsigned so a negative size is a huge one). Every other case goes to the C code in
 ; src/core/realloc.c with its arguments untouched: the cdecl entry tail-jumps to heap_realloc_slow
 ; with the stack as it found it; the register entry tail-jumps to heap_realloc_slow_register
@@ -53,6 +53,24 @@ section .text
                                      ; wraps to a region never ours), or a mode is on
   test al, BLOCK_ALIGNMENT - 1
   jnz %1
+  ; FastMM's in-place rule first, on the header word as it reads: a resize that moves goes to
+  ; the slow path, which validates the pointer itself.
+  mov ecx, [eax - BLOCK_HEADER_SIZE]
+  shr ecx, SLOT_BYTES_SHIFT
+  and ecx, SLOT_BYTES_MASK
+  sub ecx, BLOCK_HEADER_SIZE         ; usable bytes
+  cmp edx, ecx
+  ja %1                              ; larger than usable, or negative
+  test edx, edx
+  jz %1                              ; 0 frees
+  sub ecx, REALLOC_SMALL_DOWNSIZE_ADDER
+  jbe %%validate                     ; usable <= 64: every size from 1 up stays
+  add ecx, 3
+  shr ecx, REALLOC_SMALL_DOWNSIZE_SHIFT ; the smallest size with size*4 + 64 >= usable
+  cmp edx, ecx
+  jb %1
+  ; Then the validation contract.
+%%validate:
   push ebx
   push esi
   mov ebx, [eax - BLOCK_HEADER_SIZE]
@@ -78,21 +96,6 @@ section .text
   jae %%fail                         ; inside a block, in the uncarved tail, or past the span
   pop esi
   pop ebx
-  mov ecx, [eax - BLOCK_HEADER_SIZE]
-  shr ecx, SLOT_BYTES_SHIFT
-  and ecx, SLOT_BYTES_MASK
-  sub ecx, BLOCK_HEADER_SIZE         ; usable bytes
-  cmp edx, ecx
-  ja %1                              ; larger than usable, or negative
-  test edx, edx
-  jz %1                              ; 0 frees
-  sub ecx, REALLOC_SMALL_DOWNSIZE_ADDER
-  jbe %%in_place                     ; usable <= 64: every size from 1 up stays
-  add ecx, 3
-  shr ecx, REALLOC_SMALL_DOWNSIZE_SHIFT ; the smallest size with size*4 + 64 >= usable
-  cmp edx, ecx
-  jb %1
-%%in_place:
   ret
 ; The span header is in another 64 KB region than p: read only if the page map holds both ends.
 %%span_elsewhere:

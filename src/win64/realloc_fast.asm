@@ -1,8 +1,8 @@
 ; The Win64 ReallocMem entry point (Windows x64 convention: RCX = pointer, RDX = new size).
 ; Both the C export fastmm_reallocmem and the Delphi record's ReallocMem are this code.
 ;
-; It returns the same pointer when the block is a live small block of ours and the new size keeps
-; it in place under FastMM's policy (1 <= new <= usable and new*4 + 64 >= usable, compared
+; It returns the same pointer when the new size keeps the block in place under FastMM's policy
+; (tested first, on the header word as it reads) and the block is a live small block of ours (1 <= new <= usable and new*4 + 64 >= usable, compared
 ; unsigned so a negative size is a huge one). Every other case tail-jumps to the C code,
 ; heap_realloc_slow in src/core/realloc.c, with RCX and RDX untouched: no frame, no pushes, only
 ; volatile registers (RAX, R8-R11), and XMM registers are never touched.
@@ -77,6 +77,19 @@ fastmm_reallocmem:
   test cl, BLOCK_ALIGNMENT - 1
   jnz .slow
   mov eax, [rcx - BLOCK_HEADER_SIZE] ; the header word
+  ; FastMM's in-place rule first, on the header as it reads: a resize that moves goes to the
+  ; slow path, which validates the pointer itself.
+  mov r8d, eax
+  shr r8d, SLOT_BYTES_SHIFT
+  and r8d, SLOT_BYTES_MASK
+  sub r8d, BLOCK_HEADER_SIZE         ; usable bytes
+  lea r9, [rdx - 1]
+  cmp r9, r8
+  jae .slow                          ; 0, larger than usable, or negative
+  lea r9, [rdx * 4 + REALLOC_SMALL_DOWNSIZE_ADDER]
+  cmp r9, r8
+  jb .slow                           ; shrinks too far: moves to a smaller class
+  ; Then the validation contract.
   mov r8d, eax
   shr r8d, SMALL_SPAN_OFFSET_SHIFT
   shl r8d, SLOT_OFFSET_UNIT_SHIFT    ; the slot offset
@@ -96,15 +109,6 @@ fastmm_reallocmem:
   imul r8, [r9 + SMALL_SPAN_DIVISOR_OFFSET]
   cmp r8, [r9 + SMALL_SPAN_LIMIT_OFFSET]
   jae .slow                          ; inside a block, in the uncarved tail, or past the span
-  shr eax, SLOT_BYTES_SHIFT
-  and eax, SLOT_BYTES_MASK
-  sub eax, BLOCK_HEADER_SIZE         ; usable bytes
-  lea r8, [rdx - 1]
-  cmp r8, rax
-  jae .slow                          ; 0, larger than usable, or negative
-  lea r8, [rdx * 4 + REALLOC_SMALL_DOWNSIZE_ADDER]
-  cmp r8, rax
-  jb .slow                           ; shrinks too far: moves to a smaller class
   mov rax, rcx
   ret
 .slow:
