@@ -110,24 +110,24 @@ static void numeric_layout(void) {
 }
 
 /* small_slot_carved against the remainder and the quotient, for every class, every slot offset
- * the header can hold and every carved count a span of the class can have, with this build's
- * registers and with both widths by hand (the NASM path of the other bitness uses the same
- * formula). */
+ * the header can hold and every carved count a span of the class can have (the 32-bit form every
+ * build and both NASM paths use, and the 64-bit one for comparison). */
 static void slot_test(void) {
   unsigned long long wrong = 0, wrong32 = 0, wrong64 = 0, cases = 0;
   for (size_t c = 0; c < SMALL_CLASS_COUNT; c++) {
     uint32_t slot = (uint32_t)fastmm_small_class_slot_size(c);
     int pow2 = (slot & (slot - 1)) == 0;
-    uintptr_t d = small_slot_divisor(slot), e = small_slot_step(d, slot);
+    uint32_t d = small_slot_divisor(slot), e = small_slot_step(d, slot);
     uint32_t d32 = UINT32_MAX / slot + 1u + (uint32_t)pow2, e32 = d32 * slot;
     uint64_t d64 = UINT64_MAX / slot + 1u + (uint64_t)pow2, e64 = d64 * slot;
-    CHECK(e >= 1 && e <= slot && e32 >= 1 && e32 <= slot && e64 >= 1 && e64 <= slot);
+    CHECK(d == d32 && e == e32);
+    CHECK(e >= 1 && e <= slot && e64 >= 1 && e64 <= slot);
     for (uint32_t carved = 0; carved * slot <= SMALL_SPAN_MAX_BYTES; carved++)
       for (uint32_t off = 0; off < (1u << 17); off += SMALL_SPAN_OFFSET_UNIT) {
         int in = off % slot == 0 && off / slot < carved;
         wrong += small_slot_carved(d, carved * e, off) != in;
         wrong32 += ((uint32_t)(off * d32) < carved * e32) != in;
-        wrong64 += ((uint64_t)off * d64 < carved * e64) != in;
+        wrong64 += ((uint64_t)off * d64 < carved * e64) != in; /* the 64-bit form holds too */
         cases++;
       }
   }
@@ -171,10 +171,11 @@ static void small_block(size_t size) {
     const small_span *s = (const small_span *)span;
     CHECK_EQ((uint32_t)s->tag, h & SMALL_HEADER_TAG_MASK);
     CHECK((s->tag >> 63) == 1);
-    CHECK(small_header_slot_offset(h) < s->carved);
+    CHECK(small_header_span_offset(h) < s->fed_end);
     CHECK(small_slot_carved(s->slot_divisor, s->carved_limit, small_header_slot_offset(h)));
     CHECK_EQ(s->slot_divisor, small_slot_divisor((uint32_t)slot));
-    CHECK_EQ(s->carved_limit, s->carved / slot * small_slot_step(s->slot_divisor, (uint32_t)slot));
+    CHECK_EQ(s->carved_limit, (s->fed_end - SMALL_SPAN_HEADER_SIZE) / slot *
+                                  small_slot_step(s->slot_divisor, (uint32_t)slot));
   }
   /* Spans are medium blocks: the span header is a medium block's user area. */
   sh = block_header(span);

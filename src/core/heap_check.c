@@ -15,14 +15,16 @@ static int check_small_span(small_span *s) {
   unsigned c = small_header_class(tag);
   if (s->tag != small_span_tag(tag) || c >= SMALL_CLASS_COUNT)
     return 201;
-  unsigned a = (block_header(s) >> MEDIUM_ARENA_SHIFT) & MEDIUM_ARENA_MASK;
+  small_manager *m = s->manager;
+  unsigned a = m->arena;
   uint32_t slot = small_span_slot_size(s);
-  if (a >= ARENA_COUNT || slot != small_managers[a][c].slot_size ||
+  if (a >= ARENA_COUNT || m != &small_managers[a][c] || slot != m->slot_size ||
       tag != small_header_make(c, slot, SMALL_SPAN_HEADER_SIZE) ||
       s->slot_divisor != small_slot_divisor(slot))
     return 202;
-  uint32_t fed = s->carved / slot;
-  if (fed * slot != s->carved || fed > s->block_count || s->blocks_in_use > fed ||
+  uint32_t fed = (s->fed_end - SMALL_SPAN_HEADER_SIZE) / slot;
+  if (s->fed_end < SMALL_SPAN_HEADER_SIZE || SMALL_SPAN_HEADER_SIZE + fed * slot != s->fed_end ||
+      fed > s->block_count || s->blocks_in_use > fed ||
       s->carved_limit != fed * small_slot_step(s->slot_divisor, slot))
     return 203;
   for (uint32_t i = 0; i < fed; i++) {
@@ -141,7 +143,7 @@ int heap_check(void) {
       for (list_node *n = m->spans_with_room.next; n != &m->spans_with_room && !fault;
            n = n->next) {
         small_span *s = list_entry(n, small_span, room_link);
-        if (!small_span_listed(s) || small_span_manager(s) != m || n->next->prev != n)
+        if (!small_span_listed(s) || s->manager != m || n->next->prev != n)
           fault = 211;
       }
     }

@@ -65,13 +65,14 @@ static small_span *span_create(small_manager *m) {
     return NULL;
   small_span *s = (small_span *)mem;
   size_t usable = medium_usable(mem);
+  s->manager = m;
   s->free_list = NULL;
   s->blocks_in_use = 0;
   /* The last block's data ends 4 bytes before its slot does. */
   s->block_count = (uint16_t)((usable - SMALL_SPAN_HEADER_SIZE + BLOCK_HEADER_SIZE) / m->slot_size);
   s->slot_divisor = small_slot_divisor(m->slot_size);
-  s->carved = 0;
   s->carved_limit = 0;
+  s->fed_end = SMALL_SPAN_HEADER_SIZE;
   /* Last: from here on FreeMem may find the span (its blocks are handed out after this). */
   s->tag = small_span_tag(small_header_make(m->class_index, m->slot_size, SMALL_SPAN_HEADER_SIZE));
   m->span_count++;
@@ -123,19 +124,17 @@ static void *take_one(small_manager *m) {
   if (p != NULL) {
     s->free_list = *(void **)p;
   } else {
-    uint32_t offset = s->carved;
-    p = (char *)s + SMALL_SPAN_HEADER_SIZE + offset;
-    s->carved = offset + m->slot_size;
+    uint32_t offset = s->fed_end;
+    p = (char *)s + offset;
+    s->fed_end = offset + m->slot_size;
+    block_set_header(p, small_header_make(m->class_index, m->slot_size, offset) | BLOCK_FLAG_FREE);
     /* FreeMem reads it unlocked (small_block_span): an aligned word, old or new. */
-    fmm_store_size_relaxed(&s->carved_limit,
-                           s->carved_limit + small_slot_step(s->slot_divisor, m->slot_size));
-    block_set_header(
-        p, small_header_make(m->class_index, m->slot_size, SMALL_SPAN_HEADER_SIZE + offset) |
-               BLOCK_FLAG_FREE);
+    fmm_store_u32_relaxed(&s->carved_limit,
+                          s->carved_limit + small_slot_step(s->slot_divisor, m->slot_size));
   }
   s->blocks_in_use++;
   m->blocks_in_use++;
-  if (s->free_list == NULL && s->carved == (uint32_t)s->block_count * m->slot_size)
+  if (s->free_list == NULL && s->fed_end == SMALL_SPAN_HEADER_SIZE + s->block_count * m->slot_size)
     room_remove(s);
   return p;
 }
@@ -197,7 +196,7 @@ void small_return_blocks(void *list) {
   while (list != NULL) {
     void *p = list;
     list = *(void **)p;
-    small_manager *m = small_span_manager(small_span_of(p, block_header(p)));
+    small_manager *m = small_span_of(p, block_header(p))->manager;
     if (m != held) {
       if (held)
         lock_release(&held->lock);

@@ -17,24 +17,24 @@ typedef struct small_manager small_manager;
 
 /* "The slot offset is a whole number of slots, below the span's carved end" in one multiply
  * and one compare (the divisibility test of Lemire, Kaser and Kurz, "Faster remainder by direct
- * computation", 2019, with the carved end folded into its bound). With c = floor(2^F / slot) + 1
- * in F-bit registers, c * slot = 2^F + e with 1 <= e <= slot, so an offset k * slot + r
- * multiplies to k * e + r * c (wrapped): below K * e exactly when r == 0 and k < K, because
- * r * c >= c exceeds every bound K * e (K * slot is at most a span's bytes, below 2^17, and c is
- * above 2^20), and nothing wraps (offsets are below 2^17, slots below 2^12). The span keeps
- * c (slot_divisor) and K * e for its K carved slots (carved_limit). tests/test_header_contract.c
- * checks every class against every offset and carved count a span can have. */
-static inline uintptr_t small_slot_divisor(uint32_t slot_size) {
-  uintptr_t c = UINTPTR_MAX / slot_size + 1u;       /* floor((2^F - 1) / slot) + 1 */
-  return c + ((slot_size & (slot_size - 1u)) == 0); /* floor(2^F / slot) + 1 for a power of 2 */
+ * computation", 2019, with the carved end folded into its bound). With c = floor(2^32 / slot) + 1,
+ * c * slot = 2^32 + e with 1 <= e <= slot, so an offset k * slot + r multiplies to k * e + r * c
+ * (mod 2^32): below K * e exactly when r == 0 and k < K, because r * c >= c exceeds every bound
+ * K * e (K * slot is at most a span's bytes, below 2^17, and c is above 2^20), and nothing wraps
+ * (offsets are below 2^17 and slots below 2^12: k * e + r * c < 2^17 + 2^32 - 2^32 / slot + slot).
+ * The span keeps c (slot_divisor) and K * e for its K carved slots (carved_limit), 32 bits on
+ * every target. tests/test_header_contract.c checks every class against every offset and carved
+ * count a span can have. */
+static inline uint32_t small_slot_divisor(uint32_t slot_size) {
+  uint32_t c = UINT32_MAX / slot_size + 1u;         /* floor((2^32 - 1) / slot) + 1 */
+  return c + ((slot_size & (slot_size - 1u)) == 0); /* floor(2^32 / slot) + 1 for a power of 2 */
 }
 /* e: what carving one more slot adds to the bound. */
-static inline uintptr_t small_slot_step(uintptr_t divisor, uint32_t slot_size) {
+static inline uint32_t small_slot_step(uint32_t divisor, uint32_t slot_size) {
   return divisor * slot_size;
 }
-static inline int small_slot_carved(uintptr_t divisor, uintptr_t carved_limit,
-                                    uint32_t slot_offset) {
-  return (uintptr_t)slot_offset * divisor < carved_limit;
+static inline int small_slot_carved(uint32_t divisor, uint32_t carved_limit, uint32_t slot_offset) {
+  return slot_offset * divisor < carved_limit;
 }
 
 /* The key in the high half of every span's tag: random per process (small_init), so that a
@@ -50,19 +50,20 @@ static inline uint64_t small_span_tag(uint32_t h) {
 }
 
 /* The span header; the first block's header word sits at offset 60, so this must fit in 60.
- * The first 24 bytes are what validates a pointer (small_block_span): they lie in one 64-byte
- * span header, which lies in the 64 KB region of its first block. Its manager is
- * small_managers[the arena of the span's medium block][its class] (small_span_manager). */
+ * The first 16 bytes are what validates a pointer (small_block_span): they lie in one 64-byte
+ * span header, which lies in the 64 KB region of its first block. The span's class and slot are
+ * in its tag (small_span_class, small_span_slot_size). */
 typedef struct small_span {
   uint64_t tag;           /* small_span_tag of its blocks' headers; 0 once released */
-  uintptr_t slot_divisor; /* small_slot_divisor(slot size) */
-  uintptr_t carved_limit; /* small_slot_step(...) times the slots carved so far */
-  uint32_t carved;        /* blocks are carved in address order: the slot offset of the first
+  uint32_t slot_divisor;  /* small_slot_divisor(slot size) */
+  uint32_t carved_limit;  /* small_slot_step(...) times the slots carved so far */
+  uint32_t fed_end;       /* blocks are carved in address order: the span offset of the first
                              one not carved yet; headers from there on are stale */
   uint16_t block_count;   /* at most SMALL_SPAN_MAX_BYTES / 16 */
   uint16_t blocks_in_use; /* handed out, including those in thread caches or pending lists */
-  list_node room_link;    /* on the manager's spans_with_room, or next == NULL (full) */
-  void *free_list;        /* freed blocks, linked through their first word */
+  small_manager *manager;
+  list_node room_link; /* on the manager's spans_with_room, or next == NULL (full) */
+  void *free_list;     /* freed blocks, linked through their first word */
 } small_span;
 FMM_STATIC_ASSERT(sizeof(small_span) <= SMALL_SPAN_HEADER_SIZE - BLOCK_HEADER_SIZE,
                   "small span header overlaps the first block's header word");
@@ -96,12 +97,6 @@ struct small_manager {
 
 extern small_manager small_managers[ARENA_COUNT][SMALL_CLASS_COUNT];
 
-/* A span is a medium block of its manager's arena (the medium header word names it). */
-static inline small_manager *small_span_manager(const small_span *s) {
-  unsigned arena = (block_header(s) >> MEDIUM_ARENA_SHIFT) & MEDIUM_ARENA_MASK;
-  return &small_managers[arena][small_span_class(s)];
-}
-
 static inline small_span *small_span_of(const void *p, uint32_t h) {
   return (small_span *)((char *)p - small_header_span_offset(h));
 }
@@ -127,12 +122,15 @@ static inline int small_span_in_map(const small_span *s) {
  * Every part of a header a program could forge in its own block is checked against the span,
  * which it cannot reach without reading the manager's own memory. */
 static inline small_span *small_block_span(const void *p, uint32_t h) {
-  uint32_t offset = small_header_slot_offset(h);
+  /* small_header_slot_offset, pointer-wide: one register serves the address and (truncated)
+   * the multiply. */
+  uintptr_t offset = ((uintptr_t)h >> SMALL_SPAN_OFFSET_SHIFT) * SMALL_SPAN_OFFSET_UNIT;
   const small_span *s = (const small_span *)((const char *)p - SMALL_SPAN_HEADER_SIZE - offset);
   if (FMM_UNLIKELY((((uintptr_t)s ^ ((uintptr_t)p - 1u)) >> PAGE_MAP_REGION_SHIFT) != 0) &&
       !small_span_in_map(s))
     return NULL;
-  if (s->tag != small_span_tag(h) || !small_slot_carved(s->slot_divisor, s->carved_limit, offset))
+  if (s->tag != small_span_tag(h) ||
+      !small_slot_carved(s->slot_divisor, s->carved_limit, (uint32_t)offset))
     return NULL;
   return (small_span *)s;
 }

@@ -106,8 +106,8 @@ fastmm_reallocmem:
   or r10, [small_span_key]
   cmp r10, [r9 + SMALL_SPAN_TAG_OFFSET]
   jne .slow                          ; no span of ours, another class, or not a live block
-  imul r8, [r9 + SMALL_SPAN_DIVISOR_OFFSET]
-  cmp r8, [r9 + SMALL_SPAN_LIMIT_OFFSET]
+  imul r8d, [r9 + SMALL_SPAN_DIVISOR_OFFSET]
+  cmp r8d, [r9 + SMALL_SPAN_LIMIT_OFFSET]
   jae .slow                          ; inside a block, in the uncarved tail, or past the span
   mov rax, rcx
   ret
