@@ -18,15 +18,25 @@ set(FASTMM_CORE_SOURCES
   src/core/stats.c
   src/core/heap_check.c
   src/core/expected_leaks.c
+  src/core/aligned.c
+  src/core/walk.c
+  src/core/contention.c
   src/modes/gate.c
   src/modes/mode_paths.c
   src/modes/switches.c
+  src/modes/debug_settings.c
+  src/modes/stack_trace.c
+  src/modes/debug_registry.c
   src/modes/debug_block.c
   src/modes/debug_report.c
+  src/modes/debug_walk.c
+  src/modes/usage_report.c
   src/api/memory.c
   src/api/state.c
   src/api/debug_mode.c
   src/api/delphi_api.c
+  src/api/walk.c
+  src/api/tuning.c
 )
 
 # The OS layer: one of these is built, by target.

@@ -90,17 +90,27 @@ fi
 # connect to it" (seen under load). If one is running already this does nothing.
 wineserver -p60 >/dev/null 2>&1 || true
 
+# Debian's `wine` starts the 32-bit loader, which hands a Win64 program to the 64-bit one: about
+# 0.1 s more per start. A PE32+ file (machine 0x8664 in its PE header) goes to wine64 directly.
+loader=wine
+if [ -f "$1" ] && [ -x /usr/lib/wine/wine64 ]; then
+  pe=$(od -An -t u4 -j 60 -N 4 "$1" 2>/dev/null | tr -d ' ')
+  if [ -n "$pe" ] && [ "$(od -An -t x2 -j $((pe + 4)) -N 2 "$1" 2>/dev/null | tr -d ' ')" = 8664 ]; then
+    loader=/usr/lib/wine/wine64
+  fi
+fi
+
 # And if that message comes anyway, the program never ran: run it once more.
 err=$(mktemp)
 trap 'rm -f "$err"' EXIT
-wine "$@" 2>"$err"
+"$loader" "$@" 2>"$err"
 rc=$?
 if [ $rc -ne 0 ] && grep -q "cannot connect to it" "$err"; then
   cat "$err" >&2
   echo "wine-run: Wine could not reach its server; running the program again" >&2
   sleep 2
   wineserver -p60 >/dev/null 2>&1 || true
-  wine "$@" 2>"$err"
+  "$loader" "$@" 2>"$err"
   rc=$?
 fi
 cat "$err" >&2

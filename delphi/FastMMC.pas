@@ -153,11 +153,12 @@ type
     mmisInstalled);
 
   {FastMM5's debug block header: 64 bytes directly before the user data of a debug block, on
-  both platforms. The footer follows the UserSize user bytes: a Cardinal checksum, then the
-  allocation stack trace and the free stack trace (StackTraceEntryCount entries each).
+  both platforms; the DLL's debug blocks are laid out so (include/fastmm.h,
+  fastmm_debug_block_header). The footer follows the UserSize user bytes: a Cardinal checksum,
+  then the allocation stack trace and the free stack trace (StackTraceEntryCount entries each).
   HeaderCheckSum is the xor, seeded with $FFFFFFFF, of the Cardinals after it in the header;
-  the footer checksum the same over both stack traces. (TODO(dll): the DLL's debug blocks are
-  not laid out so yet: delphi/DLL_EXPORTS_NEEDED.md, section 1.)}
+  the footer checksum the same over both stack traces. Reserved1, Reserved2 and ReservedSpace1
+  are the DLL's.}
 {$PointerMath On}
   PFastMM_DebugBlockHeader = ^TFastMM_DebugBlockHeader;
 {$PointerMath Off}
@@ -332,21 +333,22 @@ function FastMM_ReallocMem(APointer: Pointer; ANewSize: NativeInt): Pointer;
 function FastMM_AllocMem(ASize: NativeInt): Pointer;
 
 {------------------------Debug mode core memory manager interface (FastMM5)------------------------}
-{FastMM5 hands out a debug block from these whatever the mode. The DLL does so while debug mode
-is on (FastMM_EnterDebugMode); outside it these give normal blocks until the DLL exports its
-debug entry points (TODO(dll): fastmm_debug_getmem and the others). FastMM_DebugFreeMem and
-FastMM_DebugReallocMem raise EInvalidPointer for a pointer that is not aligned as every block
-is (FastMM5 does), and scan the debug blocks first when
-FastMM_DebugMode_ScanForCorruptionBeforeEveryOperation is True.}
+{A debug block whatever the mode, as in FastMM5 (the DLL's fastmm_debug_* exports): GetMem fills
+it with $90 (unless dmoNoBlockFillPatterns), AllocMem zeroes it; FreeMem frees any block (a
+debug block checked, filled and quarantined); ReallocMem keeps a debug block's information and
+turns a normal block into a debug block. FastMM_DebugFreeMem and FastMM_DebugReallocMem raise
+EInvalidPointer for a pointer that is not aligned as every block is (FastMM5 does); all four
+scan the debug blocks first when FastMM_DebugMode_ScanForCorruptionBeforeEveryOperation is
+True.}
 function FastMM_DebugGetMem(ASize: NativeInt): Pointer;
 function FastMM_DebugFreeMem(APointer: Pointer): Integer;
 function FastMM_DebugReallocMem(APointer: Pointer; ANewSize: NativeInt): Pointer;
 function FastMM_DebugAllocMem(ASize: NativeInt): Pointer;
 
 {------------------------Expected memory leaks (FastMM5)------------------------}
-{By pointer: the block is left out of the leak report. By class or size: ACount blocks are
-taken off the report's count (fastmm-c reports a summary, not a list of blocks, until the DLL
-exports a walk of its blocks).}
+{As FastMM5's: the leak report at exit leaves out a block registered by pointer, and ACount
+blocks of a class registered by class (the block holds an object of the class) or by size (the
+block holds at least that many bytes: the closest registered size below the block's first).}
 function FastMM_RegisterExpectedMemoryLeak(ALeakedPointer: Pointer): Boolean; overload;
 function FastMM_RegisterExpectedMemoryLeak(ALeakedObjectClass: TClass; ACount: Integer = 1): Boolean; overload;
 function FastMM_RegisterExpectedMemoryLeak(ALeakedBlockSize: NativeInt; ACount: Integer = 1): Boolean; overload;
@@ -362,8 +364,15 @@ function FastMM_BlockCurrentUserBytes(APointer: Pointer): NativeInt;
 function FastMM_BlockMaximumUserBytes(APointer: Pointer): NativeInt;
 {Returns the calling thread's cached free blocks to the shared heap. Always True.}
 function FastMM_ProcessAllPendingFrees: Boolean;
-{Calls ACallBack for each block of the kinds in AWalkBlockTypes ([] = all). Needs the DLL's block
-walk (TODO(dll): fastmm_walk_blocks): until then it calls nothing and returns False.}
+{Calls ACallBack for each block of the kinds in AWalkBlockTypes ([] = all), in use or (with
+AWalkUsedBlocksOnly False) free; a block in a thread's cache or a freed debug block waiting in the
+quarantine is free. Blocks in allocation groups outside [AMinimumAllocationGroup,
+AMaximumAllocationGroup] are left out; a block that is not a debug block is in group 0, spans in
+none (AMinimumAllocationGroup above 0 leaves them out). False when an arena stayed locked for
+ALockTimeoutMilliseconds and was skipped. Unlike FastMM5, ACallBack runs with no lock of the
+memory manager held, so it may allocate and free; a block freed meanwhile by another thread may
+still be reported (check its memory before reading it). An exception raised by ACallBack ends
+the walk and is raised again from FastMM_WalkBlocks.}
 function FastMM_WalkBlocks(ACallBack: TFastMM_WalkBlocksCallback; AWalkBlockTypes: TFastMM_WalkBlocksBlockTypes = [];
   AWalkUsedBlocksOnly: Boolean = True; AUserData: Pointer = nil; ALockTimeoutMilliseconds: Cardinal = 1000;
   AMinimumAllocationGroup: Cardinal = 0; AMaximumAllocationGroup: Cardinal = $ffffffff): Boolean;
@@ -373,9 +382,9 @@ function FastMM_DetectStringData(APMemoryBlock: Pointer; AAvailableSpaceInBlock:
 {The class of the object at APointer (at least one pointer readable there), or nil: the first
 pointer must be a VMT whose parent chain is valid readable memory.}
 function FastMM_DetectClassInstance(APointer: Pointer): TClass;
-{Checks every debug block, live or quarantined. On damage it reports each fault to the event
-log and raises EInvalidPointer (run-time error 204 without SysUtils), as FastMM5 does; else
-True.}
+{Checks every debug block, live or quarantined. On damage it reports each fault (FastMM5's
+event, template and routing) and raises EInvalidPointer (run-time error 204 without SysUtils),
+as FastMM5 does; else True.}
 function FastMM_ScanDebugBlocksForCorruption(ALockTimeoutMilliseconds: Cardinal = 50): Boolean;
 {The memory the DLL holds from the OS, in bytes.}
 function FastMM_GetCurrentMemoryUsage: NativeUInt;
@@ -387,17 +396,27 @@ function FastMM_GetUsageSummary(ALockTimeoutMilliseconds: Cardinal = 50): TFastM
 and large totals.}
 procedure FastMM_GetMemoryManagerState(var AMemoryManagerState: TFastMM_MemoryManagerState;
   ALockTimeoutMilliseconds: Cardinal = 50);
-{The state of every 64 KB of the lower 4 GB of the address space: csAllocated where the DLL
-maps memory for blocks, csSysAllocated / csSysReserved for other committed / reserved memory.}
+{The state of every 64 KB of the lower 4 GB of the address space: csAllocated where the DLL's
+medium spans and large blocks are (FastMM5's walk of them), csSysAllocated / csSysReserved for
+other committed / reserved memory.}
 procedure FastMM_GetMemoryMap(var AMemoryMap: TMemoryMap; ALockTimeoutMilliseconds: Cardinal = 50);
-{Writes the usage summary (FastMM_LogStateToFileTemplate) and the usage by block kind and small
-size class. APFilename = nil: the default state log (<application>_MemoryManager_StateLog.txt).
-The usage by object class and the allocation group filters need the DLL's block walk.}
+{As FastMM5's: the usage summary (FastMM_LogStateToFileTemplate), then one line
+(FastMM_LogStateToFileTemplate_UsageDetail) per kind of content of the blocks in use in the
+allocation groups asked for, less those in the groups to subtract: each object class
+(FastMM_DetectClassInstance), AnsiString, UnicodeString (FastMM_DetectStringData) or Unknown,
+sorted by ASortOrder. APFilename = nil: the default state log
+(<application>_MemoryManager_StateLog.txt).}
 function FastMM_LogStateToFile(APFilename: PWideChar; APAdditionalDetails: PWideChar = nil;
   ATruncateFile: Boolean = True; ASortOrder: TFastMM_LogStateToFile_SortOrder = soDescendingTotalMemoryUsage;
   ALockTimeoutMilliseconds: Cardinal = 50; AAddUsageInAllocationGroupsFrom: Cardinal = 0;
   AAddUsageInAllocationGroupsUpTo: Cardinal = $ffffffff; ASubtractUsageInAllocationGroupsFrom: Cardinal = $ffffffff;
   ASubtractUsageInAllocationGroupsUpTo: Cardinal = 0): Boolean;
+{Beyond FastMM5: one self-contained HTML page (fastmm_write_usage_report) with what FastMM's usage
+tracker shows in a window: the address space the memory manager holds, each 64 KB region
+coloured by block kind and shaded by how full it is, the usage of each small size class, and the
+largest blocks in use. APFilename = nil: <application>_MemoryManager_UsageReport.html. False when
+the file could not be written or the DLL is older than the routine.}
+function FastMM_WriteUsageReport(APFilename: PWideChar = nil): Boolean;
 
 {------------------------Sharing (FastMM5)------------------------}
 {Every module that installs fastmm-c shares the DLL's one heap already: these return True when
@@ -412,14 +431,15 @@ asked to) and uninstalls; False if FastMM_Initialize was not called.}
 function FastMM_Initialize: Boolean;
 function FastMM_Finalize: Boolean;
 function FastMM_GetInstallationState: TFastMM_MemoryManagerInstallationState;
-{The strategy is recorded and returned (default mmosBalanced). In FastMM5 it sets the size of
-new medium block spans (4 MB, 3 MB, 1.5 MB); the DLL's spans are 2 MB whatever the strategy
-until it takes the setting (TODO(dll): fastmm_set_optimization_strategy).}
+{As FastMM5's, the strategy sets the size of the medium spans mapped from then on: the DLL's are
+4 MB for mmosOptimizeForSpeed, 2 MB for mmosBalanced (the default), 1 MB for
+mmosOptimizeForLowMemoryUsage (FastMM5's: 4, 3 and 1.5 MB).}
 procedure FastMM_SetOptimizationStrategy(AStrategy: TFastMM_MemoryManagerOptimizationStrategy);
 function FastMM_GetCurrentOptimizationStrategy: TFastMM_MemoryManagerOptimizationStrategy;
-{Requests nest and are counted as in FastMM5. Every block is 16-byte aligned; 32 and 64 need the
-DLL's aligned allocation (TODO(dll): fastmm_set_minimum_alignment), so until then the alignment in effect
-stays maa16Bytes.}
+{Requests nest and are counted as in FastMM5; the coarsest outstanding one is in effect: every
+block handed out from then on, of every kind, is aligned to it. Every block is 16-byte aligned
+anyway, on Win32 too, so the alignment in effect is never below maa16Bytes. The DLL's alignment is
+the process's: a library that shares it and enters or exits a request sets it for everyone.}
 procedure FastMM_EnterMinimumAddressAlignment(AMinimumAddressAlignment: TFastMM_MinimumAddressAlignment);
 procedure FastMM_ExitMinimumAddressAlignment(AMinimumAddressAlignment: TFastMM_MinimumAddressAlignment);
 function FastMM_GetCurrentMinimumAddressAlignment: TFastMM_MinimumAddressAlignment;
@@ -430,23 +450,27 @@ function FastMM_GetMemoryUsageLimit: NativeUInt;
 {Loads FastMM_DebugSupportLibraryName and points FastMM_GetStackTrace and
 FastMM_ConvertStackTraceToText at its routines where they are still the no-op ones; True when
 it is loaded. FastMM_FreeDebugSupportLibrary points them back and unloads it. The DLL takes its
-own stack traces for its debug blocks: these handlers serve the program (and the unit's own
-reports) until the DLL can call them.}
+debug blocks' stack traces through FastMM_GetStackTrace while it is not the no-op routine (its
+own stack walk otherwise, which needs no support library), and the unit writes them through
+FastMM_ConvertStackTraceToText (as module+offset while it is the no-op routine).}
 function FastMM_LoadDebugSupportLibrary: Boolean;
 function FastMM_FreeDebugSupportLibrary: Boolean;
 
 {------------------------Debug mode (FastMM5)------------------------}
-{The DLL's debug mode (include/fastmm.h): while it is on, new blocks carry a checksummed header
-with the allocation's stack and a guard after the data; freed ones are filled with $80 and kept
-in a quarantine. Calls nest: the counter changes whatever the result, and the mode follows it
-when this module's memory manager is still installed (FastMM5: False and the mode unchanged
-when another memory manager was installed since, or fastmm-c is not installed). Errors and the
-leak report of debug blocks go to the event log.}
+{The DLL's debug mode (include/fastmm.h): while it is on, new blocks are FastMM5's debug blocks
+(TFastMM_DebugBlockHeader before the data, the footer checksum and both stack traces after it);
+freed ones are filled with $80 and kept in a quarantine, which counts as free memory. Calls
+nest: the counter changes whatever the result, and the mode follows it when this module's memory
+manager is still installed (FastMM5: False and the mode unchanged when another memory manager
+was installed since, or fastmm-c is not installed). Errors and the leak report of debug blocks
+are FastMM5's events, written as the FastMM_*Events sets say.}
 function FastMM_EnterDebugMode: Boolean;
 function FastMM_ExitDebugMode: Boolean;
 function FastMM_DebugModeActive: Boolean;
-{Recorded and returned (default [dmoNeverFreeSmallBlockSpans, dmoNeverMergeFreeMediumBlocks]);
-the DLL's debug mode follows them once it takes them (TODO(dll): fastmm_set_debug_mode_options).}
+{Default [dmoNeverFreeSmallBlockSpans, dmoNeverMergeFreeMediumBlocks]. The DLL applies them to
+the debug blocks made and freed from then on: dmoNoBlockFillPatterns, dmoNoBlockCheckSums as in
+FastMM5; the two others are accepted and returned, and have no effect: freed debug blocks wait
+in the DLL's quarantine instead, which keeps their memory from reuse (the README says more).}
 function FastMM_GetDebugModeOptions: TFastMM_DebugModeOptions;
 procedure FastMM_SetDebugModeOptions(ADebugModeOptions: TFastMM_DebugModeOptions);
 {Fill new blocks with $90 / freed blocks with $80, outside debug mode too. Calls nest, with the
@@ -457,7 +481,7 @@ function FastMM_EraseAllocatedBlockContentActive: Boolean;
 function FastMM_BeginEraseFreedBlockContent: Boolean;
 function FastMM_EndEraseFreedBlockContent: Boolean;
 function FastMM_EraseFreedBlockContentActive: Boolean;
-{At most 62 entries (FastMM5: 64).}
+{Default 20, at most 64 (a larger count is taken as 64).}
 function FastMM_GetDebugModeStackTraceEntryCount: Byte;
 procedure FastMM_SetDebugModeStackTraceEntryCount(AStackTraceEntryCount: Byte);
 {The no-op stack trace routines: the first fills AMaxDepth entries with 0, the second writes
@@ -488,15 +512,18 @@ function FastMMC_CheckHeap: Integer;
 procedure FastMMC_FlushThreadCache;
 {Spare spans back to the OS.}
 procedure FastMMC_ReleaseFreeMemory;
-{Sets FastMM_DebugMode_ScanForCorruptionBeforeEveryOperation and passes it to the DLL now (the
-unit passes the variable itself on at FastMM_EnterDebugMode and FastMM_ScanDebugBlocksForCorruption).}
+{Sets FastMM_DebugMode_ScanForCorruptionBeforeEveryOperation (a plain setter: the DLL reads the
+variable of the module that installed it first; in another module the unit passes the value to
+the DLL's own switch, here and at FastMM_EnterDebugMode and FastMM_ScanDebugBlocksForCorruption).}
 procedure FastMMC_SetScanForCorruptionBeforeEveryOperation(AValue: Boolean);
-{Writes the leak report of live debug blocks (not registered as expected leaks) to the event
-log now, returning how many there were. The DLL writes it by itself when the process ends if
-debug mode was ever on.}
+{Reports the live debug blocks not registered as expected leaks now, returning how many there
+were: each as FastMM5's mmetUnexpectedMemoryLeakDetail (written as the FastMM_*Events sets say)
+when this module took the DLL's events, else to the DLL's event log. A program that never
+called it gets the same at its end when it asks for leak reports (FastMM5's
+FastMM_EnableMemoryLeakReporting, ReportMemoryLeaksOnShutdown).}
 function FastMMC_ReportDebugBlockLeaks: NativeUInt;
 {How many debug events of a kind the DLL has reported (include/fastmm.h, FASTMM_EVENT_*: 1
-header corrupted, 2 guard corrupted, 3 write after free, 4 double free, 5 realloc of a freed
+header corrupted, 2 footer corrupted, 3 write after free, 4 double free, 5 realloc of a freed
 block, 6 invalid pointer, 7 leak, 8 virtual call on a freed object).}
 function FastMMC_GetDebugEventCount(AKind: Integer): NativeUInt;
 {The memory manager this unit replaced (and hands foreign blocks to).}
@@ -518,20 +545,26 @@ var
 
   {True: FastMM_Finalize does not uninstall (new blocks keep coming from the DLL after it).}
   FastMM_NeverUninstall: Boolean = False;
-  {FastMM5: every OS allocation from the top of the address space down. Recorded; the DLL maps
-  bottom-up until it reads this variable (TODO(dll): fastmm_bind_variables).}
+  {FastMM5's variables from here to FastMM_LargeBlockThreadContentionCount, and
+  FastMM_GetStackTrace / FastMM_ConvertStackTraceToText above, are read and updated by the DLL
+  itself, as FastMM5 uses its own: the module that installs fastmm-c first (the owner,
+  FastMM_GetInstallationState = mmisInstalled) hands their addresses to the DLL
+  (fastmm_bind_variables) until its FastMM_Finalize. In a module that shares another module's
+  installation they are this module's copies, which the DLL does not see.}
+  {While True, every mapping the DLL makes comes from the top of the address space down
+  (MEM_TOP_DOWN), read at each mapping.}
   FastMM_AllocateTopDown: Boolean = False;
   {Scan every debug block before each GetMem, FreeMem, ReallocMem and AllocMem while debug mode
-  is on. The unit passes it to the DLL at FastMM_EnterDebugMode and
-  FastMM_ScanDebugBlocksForCorruption (or at once through
-  FastMMC_SetScanForCorruptionBeforeEveryOperation).}
+  is on, and before each FastMM_Debug* call.}
   FastMM_DebugMode_ScanForCorruptionBeforeEveryOperation: Boolean = False;
 
   {Where events go. The defaults are FastMM5's: installation problems and debug block errors
   everywhere, leaks nowhere unless asked for (ReportMemoryLeaksOnShutdown or
   FastMM_EnableMemoryLeakReporting). A console program gets its "message boxes" on standard
-  error. The unit's events (installation, leak summary) follow these sets; the DLL writes its
-  debug block events to the event log whatever they say.}
+  error. The unit's events (installation, leak summary) follow these sets, and so do the DLL's
+  debug block events, which the DLL hands to the owner module's unit (fastmm_set_event_handler):
+  the unit writes them with the templates below. (A DLL event FastMM5 has no type for, a FreeMem
+  of a pointer that is no block, is counted by the DLL and not written.)}
   FastMM_OutputDebugStringEvents: TFastMM_MemoryManagerEventTypeSet = [mmetDebugBlockDoubleFree,
     mmetDebugBlockReallocOfFreedBlock, mmetDebugBlockHeaderCorruption, mmetDebugBlockFooterCorruption,
     mmetDebugBlockModifiedAfterFree, mmetVirtualMethodCallOnFreedObject, mmetAnotherThirdPartyMemoryManagerAlreadyInstalled,
@@ -545,14 +578,15 @@ var
     mmetDebugBlockModifiedAfterFree, mmetVirtualMethodCallOnFreedObject, mmetAnotherThirdPartyMemoryManagerAlreadyInstalled,
     mmetCannotInstallAfterDefaultMemoryManagerHasBeenUsed, mmetCannotSwitchToSharedMemoryManagerWithLivePointers];
 
-  {FastMM5: debug blocks record this group, allocation numbers count debug allocations, and the
-  allocation numbered FastMM_DebugBreakAllocationNumber breaks into the debugger. Declared; the
-  DLL reads and updates them once it is given their addresses (TODO(dll): fastmm_bind_variables).}
+  {Each new debug block records FastMM_CurrentAllocationGroup (AllocationGroup) and the number
+  FastMM_LastAllocationNumber is incremented to (AllocationNumber: debug allocations counted from
+  1, wrapping at 2^32); the block numbered FastMM_DebugBreakAllocationNumber (when not 0) breaks
+  into the debugger once made (DebugBreak: without a debugger, an unhandled breakpoint
+  exception).}
   FastMM_CurrentAllocationGroup: Cardinal;
   FastMM_LastAllocationNumber: Cardinal;
   FastMM_DebugBreakAllocationNumber: Cardinal;
-  {FastMM5: how often a thread found every arena of a kind locked and gave up its time slice.
-  They stay 0 until the DLL counts into them (TODO(dll): fastmm_bind_variables).}
+  {How often a GetMem or ReallocMem found every arena of a kind locked and had to wait.}
   FastMM_SmallBlockThreadContentionCount: Cardinal;
   FastMM_MediumBlockThreadContentionCount: Cardinal;
   FastMM_LargeBlockThreadContentionCount: Cardinal;
@@ -560,12 +594,17 @@ var
   FastMM_TextFileEncoding: TFastMM_TextFileEncoding = teUTF8;
 
   {The texts of the unit's reports, FastMM5's templates: a token number in braces is replaced by
-  the token's value. The unit
-  fills 1 (date, yyyy-mm-dd), 2 (time, HH:nn:ss), 14 (the leak summary's entries), 16 (the
-  event log's path), 18 (kilobytes allocated), 19 (kilobytes of overhead) and 20 (efficiency
-  percentage); the others (3-13, 15, 17, 21-26: details of a block) need the DLL's block walk
-  and debug headers. The debug block messages are declared for programs that set them; the DLL
-  writes its own texts until it hands its events to the unit (TODO(dll): fastmm_set_event_handler).}
+  the token's value (an unknown or unset token is empty). The unit fills 1 (date, yyyy-mm-dd),
+  2 (time, HH:nn:ss), 14 (the leak summary's entries), 16 (the event log's path), 18
+  (kilobytes allocated), 19 (kilobytes of overhead) and 20 (efficiency percentage); for a debug
+  block event from the DLL also 3 (the block's size), 4 (allocated by thread), 5 (freed by
+  thread), 6 and 7 (the allocation and free stack traces, through
+  FastMM_ConvertStackTraceToText, else as module+offset), 8 (the object class, or string type, or
+  Unknown), 9 (allocation number), 10-13 (the size, address, hex and ASCII dump of the block's
+  first bytes), 15 (the offsets and lengths changed after the free), 17 (the virtual method
+  called on a freed object), 24 (the stack trace of that call), 25 and 26 (the allocation's date
+  and time); for the leak report 3, 8 and 10-13 of each leaked block, and for the state log 21-23
+  (usage per class), from the DLL's walk of its blocks.}
   FastMM_LogFileEntryHeader: PWideChar = '--------------------------------{1} {2}--------------------------------'#13#10;
   FastMM_CannotInstallAfterDefaultMemoryManagerHasBeenUsedMessage: PWideChar =
     'fastmm-c was not installed: the default memory manager has allocated memory already.';
@@ -684,6 +723,14 @@ function FMMC_MessageBoxW(AWnd: NativeUInt; AText, ACaption: PWideChar; AType: C
   stdcall; external user32 name 'MessageBoxW';
 function FMMC_FindWindowA(AClassName, AWindowName: PAnsiChar): NativeUInt; stdcall; external user32 name 'FindWindowA';
 function FMMC_IsDebuggerPresent: LongBool; stdcall; external kernel32 name 'IsDebuggerPresent';
+function FMMC_GetModuleHandleExW(AFlags: Cardinal; AAddress: Pointer; var AModule: NativeUInt): LongBool;
+  stdcall; external kernel32 name 'GetModuleHandleExW';
+function FMMC_GetTickCount: Cardinal; stdcall; external kernel32 name 'GetTickCount';
+{Pointers: a const parameter may travel by value.}
+function FMMC_SystemTimeToFileTime(ATime: Pointer; AFileTime: Pointer): LongBool;
+  stdcall; external kernel32 name 'SystemTimeToFileTime';
+function FMMC_FileTimeToSystemTime(AFileTime: Pointer; ATime: Pointer): LongBool;
+  stdcall; external kernel32 name 'FileTimeToSystemTime';
 
 {------------------------The DLL------------------------}
 
@@ -715,6 +762,78 @@ type
   TDll_ReportLeaks = function: NativeUInt; cdecl;
   TDll_EventCount = function(AKind: Integer): NativeUInt; cdecl;
   TDll_SmallClassUsage = function(AOut: Pointer; ACount: NativeUInt): NativeUInt; cdecl;
+  {fastmm_block_info: what fastmm_walk_blocks reports of a block (no padding on either target).}
+  TDll_BlockInfo = packed record
+    BlockAddress: Pointer;
+    DebugHeader: Pointer;
+    BlockSize: NativeUInt;
+    UsableSize: NativeUInt;
+    AllocationGroup: Cardinal;
+    ArenaIndex: Byte;
+    BlockType: Byte;
+    BlockIsFree: Byte;
+    IsSequentialFeedSpan: Byte;
+    SequentialFeedUnusedBytes: Cardinal;
+    SmallBlockSpanBlockSize: Cardinal;
+  end;
+  PDll_BlockInfo = ^TDll_BlockInfo;
+  TDll_WalkCallback = procedure(AInfo: PDll_BlockInfo; AUserData: Pointer); cdecl;
+  TDll_WalkBlocks = function(ACallback: TDll_WalkCallback; AUserData: Pointer; ATypes: Cardinal;
+    AUsedBlocksOnly: Integer; ALockTimeoutMilliseconds, AMinimumAllocationGroup,
+    AMaximumAllocationGroup: Cardinal): Integer; cdecl;
+  TDll_SizeFunction = function(AValue: NativeUInt): NativeUInt; cdecl;
+  TDll_WriteReport = function(APath: PAnsiChar): Integer; cdecl;
+  TDll_DebugGetMem = function(ASize: NativeInt): Pointer; cdecl;
+  TDll_DebugFreeMem = function(APointer: Pointer): Integer; cdecl;
+  TDll_DebugReallocMem = function(APointer: Pointer; ASize: NativeInt): Pointer; cdecl;
+  TDll_SetCardinal = procedure(AValue: Cardinal); cdecl;
+  TDll_SetPointer = procedure(AValue: Pointer); cdecl;
+
+  {fastmm_pascal_variables (include/fastmm.h): the addresses of FastMM5's variables, which the DLL
+  reads and updates from then on.}
+  TFMMC_PascalVariables = packed record
+    Size: Cardinal;
+{$ifdef WIN64}
+    Padding: Cardinal;
+{$endif}
+    CurrentAllocationGroup: PCardinal;
+    LastAllocationNumber: PCardinal;
+    DebugBreakAllocationNumber: PCardinal;
+    SmallBlockThreadContentionCount: PCardinal;
+    MediumBlockThreadContentionCount: PCardinal;
+    LargeBlockThreadContentionCount: PCardinal;
+    AllocateTopDown: PByte;
+    ScanBeforeEveryOperation: PByte;
+    GetStackTrace: Pointer;
+    ConvertStackTraceToText: Pointer;
+    NoOpGetStackTrace: Pointer;
+    NoOpConvertStackTraceToText: Pointer;
+  end;
+
+  {fastmm_debug_event (include/fastmm.h): one debug event as the DLL hands it to the unit. The C
+  struct has no padding before its end, so a packed record matches it on both targets.}
+  TFMMC_DebugModifiedRange = packed record
+    Offset: Cardinal;
+    Length: Cardinal;
+  end;
+  PFMMC_DebugEvent = ^TFMMC_DebugEvent;
+  TFMMC_DebugEvent = packed record
+    Kind: Integer;
+    VirtualMethodIndex: Integer;
+    AllocationNumber: UInt64;
+    Block: Pointer;
+    UserSize: NativeUInt;
+    DebugHeader: PFastMM_DebugBlockHeader;
+    AllocFrameCount: NativeUInt;
+    FreeFrameCount: NativeUInt;
+    CallFrameCount: NativeUInt;
+    ModifiedRangeCount: NativeUInt;
+    AllocFrames: array[0..63] of Pointer;
+    FreeFrames: array[0..63] of Pointer;
+    CallFrames: array[0..63] of Pointer;
+    ModifiedRanges: array[0..31] of TFMMC_DebugModifiedRange;
+    Header: TFastMM_DebugBlockHeader;
+  end;
 
 var
   Dll: record
@@ -741,6 +860,19 @@ var
     ReportLeaks: TDll_ReportLeaks;
     GetDebugEventCount: TDll_EventCount;
     GetSmallClassUsage: TDll_SmallClassUsage;
+    WalkBlocks: TDll_WalkBlocks;
+    SetMinimumAlignment: TDll_SizeFunction;
+    GetMinimumAlignment: TDll_GetSize;
+    SetOptimizationStrategy: TDll_SetInt;
+    WriteUsageReport: TDll_WriteReport;
+    {FastMM5's debug entry points, options, variables and events (nil with an older DLL).}
+    DebugGetMem, DebugAllocMem: TDll_DebugGetMem;
+    DebugFreeMem: TDll_DebugFreeMem;
+    DebugReallocMem: TDll_DebugReallocMem;
+    SetDebugModeOptions: TDll_SetCardinal;
+    BindVariables, SetEventHandler, SetFreedObjectHandler: TDll_SetPointer;
+    SetLeakReportAtExit: TDll_SetInt;
+    ProcessAllPendingFrees: TDll_Procedure;
   end;
   DllLoadError: Cardinal;
 
@@ -850,6 +982,15 @@ const
   CTokenAllocatedKB = 18;
   CTokenOverheadKB = 19;
   CTokenEfficiencyPercentage = 20;
+  CTokenBlockSize = 3;
+  CTokenObjectClass = 8;
+  CTokenMemoryDumpSize = 10;
+  CTokenBlockAddress = 11;
+  CTokenHexDump = 12;
+  CTokenASCIIDump = 13;
+  CTokenClassTotalBytes = 21;
+  CTokenClassInstanceCount = 22;
+  CTokenClassAverageBytes = 23;
   CMaxTokenID = 30;
 
 type
@@ -1213,6 +1354,21 @@ begin
   Dll.ReportLeaks := TDll_ReportLeaks(FMMC_GetProcAddress(H, 'fastmm_report_leaks'));
   Dll.GetDebugEventCount := TDll_EventCount(FMMC_GetProcAddress(H, 'fastmm_get_debug_event_count'));
   Dll.GetSmallClassUsage := TDll_SmallClassUsage(FMMC_GetProcAddress(H, 'fastmm_get_small_class_usage'));
+  Dll.WalkBlocks := TDll_WalkBlocks(FMMC_GetProcAddress(H, 'fastmm_walk_blocks'));
+  Dll.SetMinimumAlignment := TDll_SizeFunction(FMMC_GetProcAddress(H, 'fastmm_set_minimum_alignment'));
+  Dll.GetMinimumAlignment := TDll_GetSize(FMMC_GetProcAddress(H, 'fastmm_get_minimum_alignment'));
+  Dll.SetOptimizationStrategy := TDll_SetInt(FMMC_GetProcAddress(H, 'fastmm_set_optimization_strategy'));
+  Dll.WriteUsageReport := TDll_WriteReport(FMMC_GetProcAddress(H, 'fastmm_write_usage_report'));
+  Dll.DebugGetMem := TDll_DebugGetMem(FMMC_GetProcAddress(H, 'fastmm_debug_getmem'));
+  Dll.DebugAllocMem := TDll_DebugGetMem(FMMC_GetProcAddress(H, 'fastmm_debug_allocmem'));
+  Dll.DebugFreeMem := TDll_DebugFreeMem(FMMC_GetProcAddress(H, 'fastmm_debug_freemem'));
+  Dll.DebugReallocMem := TDll_DebugReallocMem(FMMC_GetProcAddress(H, 'fastmm_debug_reallocmem'));
+  Dll.SetDebugModeOptions := TDll_SetCardinal(FMMC_GetProcAddress(H, 'fastmm_set_debug_mode_options'));
+  Dll.BindVariables := TDll_SetPointer(FMMC_GetProcAddress(H, 'fastmm_bind_variables'));
+  Dll.SetEventHandler := TDll_SetPointer(FMMC_GetProcAddress(H, 'fastmm_set_event_handler'));
+  Dll.SetFreedObjectHandler := TDll_SetPointer(FMMC_GetProcAddress(H, 'fastmm_set_freed_object_call_handler'));
+  Dll.SetLeakReportAtExit := TDll_SetInt(FMMC_GetProcAddress(H, 'fastmm_set_leak_report_at_exit'));
+  Dll.ProcessAllPendingFrees := TDll_Procedure(FMMC_GetProcAddress(H, 'fastmm_process_all_pending_frees'));
   GetManager(Dll.MM);
   if not (Assigned(Dll.MM.GetMem) and Assigned(Dll.MM.FreeMem) and Assigned(Dll.MM.ReallocMem)
     and Assigned(Dll.MM.AllocMem)) then
@@ -1397,6 +1553,25 @@ begin
     Result[NP + I].LeakSize := Entries[I].LeakSize;
     Result[NP + I].LeakCount := Entries[I].Count;
   end;
+end;
+
+{Expected leaks by class and by size (FastMM5's UpdateExpectedLeakList): a leaked block of a
+registered class, or of a registered size, takes one off that registration's count for the
+report being written.}
+var
+  ReportLeakEntries: array[0..CMaxLeakEntries - 1] of TLeakEntry;
+  ReportLeakEntryCount: Integer;
+  {True once the DLL has written the detail of each leaked debug block (ReportDebugBlockLeakDetails):
+  the walk's leak check then counts those blocks in its summary without a second detail.}
+  DebugLeakDetailsWritten: Boolean;
+
+procedure PrepareLeakMatching;
+begin
+  FMMC_EnterCriticalSection(LeakLock);
+  ReportLeakEntryCount := LeakEntryCount;
+  if LeakEntryCount > 0 then
+    Move(LeakEntries[0], ReportLeakEntries[0], LeakEntryCount * SizeOf(TLeakEntry));
+  FMMC_LeaveCriticalSection(LeakLock);
 end;
 
 {------------------------The memory manager records------------------------}
@@ -1771,7 +1946,10 @@ end;
 
 function FastMM_ProcessAllPendingFrees: Boolean;
 begin
-  FastMMC_FlushThreadCache;
+  if (Dll.Handle <> 0) and Assigned(Dll.ProcessAllPendingFrees) then
+    Dll.ProcessAllPendingFrees()
+  else
+    FastMMC_FlushThreadCache;
   Result := True;
 end;
 
@@ -1852,132 +2030,7 @@ begin
     Result.EfficiencyPercentage := 100;
 end;
 
-procedure FastMM_GetMemoryManagerState(var AMemoryManagerState: TFastMM_MemoryManagerState;
-  ALockTimeoutMilliseconds: Cardinal);
-var
-  S: TFastMMC_State;
-  Usage: array[0..63] of TFastMMC_KindUsage;
-  I, N: Integer;
-  Slot: NativeUInt;
-begin
-  FillChar(AMemoryManagerState, SizeOf(AMemoryManagerState), 0);
-  if not FastMMC_GetState(S) then
-    Exit;
-  {The DLL's small size classes, in ascending order: their live blocks (a block in a thread's
-  cache is free) and the bytes of their spans. The spans of small blocks are not counted in the
-  medium figures (as in FastMM5).}
-  FillChar(Usage, SizeOf(Usage), 0);
-  N := S.SmallClassCount;
-  if N > Length(AMemoryManagerState.SmallBlockTypeStates) then
-    N := Length(AMemoryManagerState.SmallBlockTypeStates);
-  if Assigned(Dll.GetSmallClassUsage) then
-    Dll.GetSmallClassUsage(@Usage[0], N);
-  AMemoryManagerState.SmallBlockTypeCount := N;
-  for I := 0 to N - 1 do
-  begin
-    Slot := Dll.SmallClassSlotSize(I);
-    AMemoryManagerState.SmallBlockTypeStates[I].InternalBlockSize := Slot;
-    AMemoryManagerState.SmallBlockTypeStates[I].UseableBlockSize := Minus(Slot, 4);
-    AMemoryManagerState.SmallBlockTypeStates[I].AllocatedBlockCount := Usage[I].BlocksInUse;
-    AMemoryManagerState.SmallBlockTypeStates[I].ReservedAddressSpace := Usage[I].BytesReserved;
-  end;
-  AMemoryManagerState.AllocatedMediumBlockCount := S.Medium.BlocksInUse;
-  AMemoryManagerState.TotalAllocatedMediumBlockSize := S.Medium.BytesInUse;
-  AMemoryManagerState.ReservedMediumBlockAddressSpace := S.Medium.BytesReserved;
-  AMemoryManagerState.AllocatedLargeBlockCount := S.Large.BlocksInUse;
-  AMemoryManagerState.TotalAllocatedLargeBlockSize := S.Large.BytesInUse;
-  AMemoryManagerState.ReservedLargeBlockAddressSpace := S.Large.BytesReserved;
-end;
-
-procedure TextAddKind(var T: TFMMC_Text; const AName: ShortString; const U: TFastMMC_KindUsage);
-begin
-  TextAdd(T, AName);
-  TextAddUInt(T, U.BlocksInUse);
-  TextAdd(T, ' blocks, ');
-  TextAddUInt(T, U.BytesInUse);
-  TextAdd(T, ' bytes in use, ');
-  TextAddUInt(T, U.BytesReserved);
-  TextAddLine(T, ' bytes reserved');
-end;
-
-function FastMM_LogStateToFile(APFilename: PWideChar; APAdditionalDetails: PWideChar;
-  ATruncateFile: Boolean; ASortOrder: TFastMM_LogStateToFile_SortOrder;
-  ALockTimeoutMilliseconds: Cardinal; AAddUsageInAllocationGroupsFrom: Cardinal;
-  AAddUsageInAllocationGroupsUpTo: Cardinal; ASubtractUsageInAllocationGroupsFrom: Cardinal;
-  ASubtractUsageInAllocationGroupsUpTo: Cardinal): Boolean;
-var
-  S: TFastMMC_State;
-  T: TFMMC_Text;
-  Tokens: TFMMC_Tokens;
-  Name: array[0..CMaxPath] of WideChar;
-  N: Integer;
-  Summary: TFastMM_UsageSummary;
-  MMState: TFastMM_MemoryManagerState;
-begin
-  Result := False;
-  if not FastMMC_GetState(S) then
-    Exit;
-  if APFilename = nil then
-  begin
-    N := ApplicationBaseName(Name);
-    WideAppendAscii(Name, N, '_MemoryManager_StateLog.txt');
-    APFilename := @Name[0];
-  end;
-  Summary := FastMM_GetUsageSummary(ALockTimeoutMilliseconds);
-  TokensClear(Tokens);
-  TokensSetGeneral(Tokens);
-  TokenSetShort(Tokens, CTokenAllocatedKB, UIntToStr(Summary.AllocatedBytes div 1024));
-  TokenSetShort(Tokens, CTokenOverheadKB, UIntToStr(Summary.OverheadBytes div 1024));
-  TokenSetShort(Tokens, CTokenEfficiencyPercentage, UIntToStr(NativeUInt(Round(Summary.EfficiencyPercentage))));
-  TextClear(T);
-  TextAddTemplate(T, FastMM_LogStateToFileTemplate, Tokens);
-  {TODO(dll): fastmm_walk_blocks (delphi/DLL_EXPORTS_NEEDED.md) - FastMM5's detail: the live
-  blocks grouped by content (FastMM_DetectClassInstance, FastMM_DetectStringData), one line of
-  FastMM_LogStateToFileTemplate_UsageDetail each, sorted by ASortOrder, counting only debug
-  blocks of the allocation groups asked for. Until then: by block kind and size class.}
-  TextAddKind(T, 'Small blocks: ', S.Small);
-  TextAddKind(T, 'Medium blocks: ', S.Medium);
-  TextAddKind(T, 'Large blocks: ', S.Large);
-  FastMM_GetMemoryManagerState(MMState, ALockTimeoutMilliseconds);
-  for N := 0 to Integer(MMState.SmallBlockTypeCount) - 1 do
-    if MMState.SmallBlockTypeStates[N].AllocatedBlockCount <> 0 then
-    begin
-      TextAdd(T, '  ');
-      TextAddUInt(T, MMState.SmallBlockTypeStates[N].UseableBlockSize);
-      TextAdd(T, '-byte small blocks: ');
-      TextAddUInt(T, MMState.SmallBlockTypeStates[N].AllocatedBlockCount);
-      TextAddLine(T, '');
-    end;
-  TextAdd(T, 'Thread caches: ');
-  TextAddUInt(T, S.ThreadCachedBlocks);
-  TextAddLine(T, ' free small blocks');
-  TextAdd(T, 'From the OS: ');
-  TextAddUInt(T, S.OSBytesReserved);
-  TextAdd(T, ' bytes now, ');
-  TextAddUInt(T, S.OSBytesPeak);
-  TextAdd(T, ' at the peak, in ');
-  TextAddUInt(T, S.OSMapCalls);
-  TextAdd(T, ' mappings (');
-  TextAddUInt(T, S.OSUnmapCalls);
-  TextAddLine(T, ' given back)');
-  if APAdditionalDetails <> nil then
-  begin
-    TextAdd(T, #13#10);
-    TextAddWide(T, APAdditionalDetails);
-  end;
-  Result := WriteTextFile(APFilename, T, ATruncateFile);
-end;
-
-{------------------------Blocks: walk, content, map------------------------}
-
-function FastMM_WalkBlocks(ACallBack: TFastMM_WalkBlocksCallback; AWalkBlockTypes: TFastMM_WalkBlocksBlockTypes;
-  AWalkUsedBlocksOnly: Boolean; AUserData: Pointer; ALockTimeoutMilliseconds: Cardinal;
-  AMinimumAllocationGroup: Cardinal; AMaximumAllocationGroup: Cardinal): Boolean;
-begin
-  {TODO(dll): fastmm_walk_blocks (delphi/DLL_EXPORTS_NEEDED.md) - call ACallBack with a
-  TFastMM_WalkAllocatedBlocks_BlockInfo filled from each fastmm_block_info the DLL reports.}
-  Result := False;
-end;
+{------------------------Blocks: what they hold------------------------}
 
 {A readable-memory test through VirtualQuery, remembering the last region asked about.}
 type
@@ -2158,6 +2211,160 @@ begin
   end;
 end;
 
+{------------------------The DLL's walk of its blocks------------------------}
+
+{Every routine below that looks at blocks goes through fastmm_walk_blocks. The DLL calls back with
+none of its locks held; a block freed by another thread meanwhile may still be reported, so a
+block's bytes are read only after IsReadable says they can be.}
+
+function FMMC_VirtualAlloc(AAddress: Pointer; ASize: NativeUInt; AAllocationType, AProtect: Cardinal): Pointer;
+  stdcall; external kernel32 name 'VirtualAlloc';
+function FMMC_VirtualFree(AAddress: Pointer; ASize: NativeUInt; AFreeType: Cardinal): LongBool;
+  stdcall; external kernel32 name 'VirtualFree';
+
+const
+  CMemRelease = $8000;
+  {fastmm_block_info.block_type: FastMM5's TFastMM_WalkAllocatedBlocksBlockType, in order.}
+  CDllLargeBlock = 0;
+  CDllMediumBlockSpan = 1;
+  CDllMediumBlock = 2;
+  CDllSmallBlockSpan = 3;
+  CDllSmallBlock = 4;
+  CAllBlockTypes = [Low(TFastMM_WalkAllocatedBlocksBlockType)..High(TFastMM_WalkAllocatedBlocksBlockType)];
+  CUsedBlockTypes = [btLargeBlock, btMediumBlock, btSmallBlock];
+
+{Working memory for a walk's callback, from the OS: the blocks being looked at are the heap's.}
+function AllocateWorkingMemory(ASize: NativeUInt): Pointer;
+begin
+  Result := FMMC_VirtualAlloc(nil, ASize, CMemCommit or CMemReserve, CPageReadWrite);
+end;
+
+procedure FreeWorkingMemory(P: Pointer);
+begin
+  if P <> nil then
+    FMMC_VirtualFree(P, 0, CMemRelease);
+end;
+
+function DllHasWalk: Boolean;
+begin
+  Result := (Dll.Handle <> 0) and Assigned(Dll.WalkBlocks);
+end;
+
+{fastmm_walk_blocks for the kinds in ATypes; False when the DLL has no walk or an arena was
+skipped.}
+function DllWalk(ACallback: TDll_WalkCallback; AData: Pointer; ATypes: TFastMM_WalkBlocksBlockTypes;
+  AUsedBlocksOnly: Boolean; ALockTimeoutMilliseconds, AMinimumAllocationGroup, AMaximumAllocationGroup: Cardinal): Boolean;
+var
+  Mask: Cardinal;
+  T: TFastMM_WalkAllocatedBlocksBlockType;
+begin
+  Result := False;
+  if not DllHasWalk or (ATypes = []) then
+    Exit;
+  Mask := 0;
+  for T := Low(T) to High(T) do
+    if T in ATypes then
+      Mask := Mask or (Cardinal(1) shl Ord(T));
+  Result := Dll.WalkBlocks(ACallback, AData, Mask, Ord(AUsedBlocksOnly), ALockTimeoutMilliseconds,
+    AMinimumAllocationGroup, AMaximumAllocationGroup) <> 0;
+end;
+
+procedure BlockInfoFromDll(const AInfo: TDll_BlockInfo; var ABlockInfo: TFastMM_WalkAllocatedBlocks_BlockInfo);
+begin
+  FillChar(ABlockInfo, SizeOf(ABlockInfo), 0);
+  ABlockInfo.BlockAddress := AInfo.BlockAddress;
+  ABlockInfo.DebugInformation := AInfo.DebugHeader;
+  ABlockInfo.BlockSize := NativeInt(AInfo.BlockSize);
+  ABlockInfo.UsableSize := NativeInt(AInfo.UsableSize);
+  ABlockInfo.ArenaIndex := AInfo.ArenaIndex;
+  ABlockInfo.BlockType := TFastMM_WalkAllocatedBlocksBlockType(AInfo.BlockType);
+  ABlockInfo.BlockIsFree := AInfo.BlockIsFree <> 0;
+  case AInfo.BlockType of
+    CDllMediumBlockSpan:
+      begin
+        ABlockInfo.IsSequentialFeedMediumBlockSpan := AInfo.IsSequentialFeedSpan <> 0;
+        ABlockInfo.MediumBlockSequentialFeedSpanUnusedBytes := Integer(AInfo.SequentialFeedUnusedBytes);
+      end;
+    CDllSmallBlockSpan:
+      begin
+        ABlockInfo.IsSequentialFeedSmallBlockSpan := AInfo.IsSequentialFeedSpan <> 0;
+        ABlockInfo.SmallBlockSpanBlockSize := Word(AInfo.SmallBlockSpanBlockSize);
+        ABlockInfo.SmallBlockSequentialFeedSpanUnusedBytes := Integer(AInfo.SequentialFeedUnusedBytes);
+      end;
+  end;
+end;
+
+type
+  PWalkThunk = ^TWalkThunk;
+  TWalkThunk = record
+    Callback: TFastMM_WalkBlocksCallback;
+    UserData: Pointer;
+    {An exception ACallBack raised: caught here, so that it never unwinds through the DLL, and raised
+    again once the walk has returned.}
+    RaisedObject: Pointer;
+  end;
+
+procedure WalkThunk(AInfo: PDll_BlockInfo; AUserData: Pointer); cdecl;
+var
+  Thunk: PWalkThunk;
+  BlockInfo: TFastMM_WalkAllocatedBlocks_BlockInfo;
+begin
+  Thunk := AUserData;
+  if Thunk^.RaisedObject <> nil then
+    Exit;
+  BlockInfoFromDll(AInfo^, BlockInfo);
+  BlockInfo.UserData := Thunk^.UserData;
+  try
+    Thunk^.Callback(BlockInfo);
+  except
+    Thunk^.RaisedObject := AcquireExceptionObject;
+  end;
+end;
+
+function FastMM_WalkBlocks(ACallBack: TFastMM_WalkBlocksCallback; AWalkBlockTypes: TFastMM_WalkBlocksBlockTypes;
+  AWalkUsedBlocksOnly: Boolean; AUserData: Pointer; ALockTimeoutMilliseconds: Cardinal;
+  AMinimumAllocationGroup: Cardinal; AMaximumAllocationGroup: Cardinal): Boolean;
+var
+  Thunk: TWalkThunk;
+begin
+  Result := False;
+  if not Assigned(ACallBack) then
+    Exit;
+  Thunk.Callback := ACallBack;
+  Thunk.UserData := AUserData;
+  Thunk.RaisedObject := nil;
+  if AWalkBlockTypes = [] then
+    AWalkBlockTypes := CAllBlockTypes;
+  Result := DllWalk(@WalkThunk, @Thunk, AWalkBlockTypes, AWalkUsedBlocksOnly, ALockTimeoutMilliseconds,
+    AMinimumAllocationGroup, AMaximumAllocationGroup);
+  if Thunk.RaisedObject <> nil then
+    raise TObject(Thunk.RaisedObject);
+end;
+
+{------------------------The memory map------------------------}
+
+procedure MemoryMapCallback(AInfo: PDll_BlockInfo; AUserData: Pointer); cdecl;
+var
+  Map: ^TMemoryMap;
+  Start, First, Last, I: NativeUInt;
+begin
+  Map := AUserData;
+  if AInfo^.BlockIsFree <> 0 then
+    Exit;
+  Start := NativeUInt(AInfo^.BlockAddress);
+  {A large block's mapping starts at the 64 KB boundary its header word (BlockAddress - 4) lies in.}
+  if AInfo^.BlockType = CDllLargeBlock then
+    Start := (Start - 4) and not NativeUInt($FFFF);
+  First := Start shr 16;
+  if First > High(TMemoryMap) then
+    Exit;
+  Last := First + (AInfo^.BlockSize - 1) shr 16;
+  if Last > High(TMemoryMap) then
+    Last := High(TMemoryMap);
+  for I := First to Last do
+    Map^[I] := csAllocated;
+end;
+
 procedure FastMM_GetMemoryMap(var AMemoryMap: TMemoryMap; ALockTimeoutMilliseconds: Cardinal);
 const
   CChunkSize = 65536;
@@ -2168,14 +2375,20 @@ var
 begin
   FillChar(AMemoryMap, SizeOf(AMemoryMap), Ord(csUnallocated));
   Last := High(AMemoryMap);
+  {FastMM5's: the medium spans and large blocks are csAllocated. A DLL without the walk: the 64 KB
+  regions its page map marks.}
+  if DllHasWalk then
+    DllWalk(@MemoryMapCallback, @AMemoryMap, [btLargeBlock, btMediumBlockSpan], False, ALockTimeoutMilliseconds,
+      0, $ffffffff)
+  else
+    for Chunk := 0 to Last do
+      if InDllMemory(Pointer(Chunk * CChunkSize)) then
+        AMemoryMap[Chunk] := csAllocated;
   Chunk := 0;
   while Chunk <= Last do
   begin
-    {The DLL's page map says which 64 KB regions hold its spans and large blocks: each of those
-    is csAllocated, as FastMM5 marks its medium spans and large blocks.}
-    if InDllMemory(Pointer(Chunk * CChunkSize)) then
+    if AMemoryMap[Chunk] <> csUnallocated then
     begin
-      AMemoryMap[Chunk] := csAllocated;
       Inc(Chunk);
       Continue;
     end;
@@ -2184,7 +2397,8 @@ begin
       {Beyond what the process may address (a 32-bit program without the large address flag).}
       while Chunk <= Last do
       begin
-        AMemoryMap[Chunk] := csSysReserved;
+        if AMemoryMap[Chunk] = csUnallocated then
+          AMemoryMap[Chunk] := csSysReserved;
         Inc(Chunk);
       end;
       Break;
@@ -2198,16 +2412,411 @@ begin
       Status := csSysReserved
     else
       Status := csUnallocated;
-    {The DLL's regions inside the range are found on the next turns.}
     while (Chunk < Next) and (Chunk <= Last) do
     begin
-      if InDllMemory(Pointer(Chunk * CChunkSize)) then
-        AMemoryMap[Chunk] := csAllocated
-      else
+      if AMemoryMap[Chunk] = csUnallocated then
         AMemoryMap[Chunk] := Status;
       Inc(Chunk);
     end;
   end;
+end;
+
+{------------------------The memory manager's state------------------------}
+
+{The size class of a block or span whose slots are ASlot bytes (the types are in ascending order).}
+function SmallTypeIndex(const AState: TFastMM_MemoryManagerState; ASlot: NativeUInt): Integer;
+begin
+  Result := 0;
+  while (Result < Integer(AState.SmallBlockTypeCount) - 1) and
+    (AState.SmallBlockTypeStates[Result].InternalBlockSize < ASlot) do
+    Inc(Result);
+end;
+
+{FastMM5's sums: a small span's memory counts for its size class, not for medium blocks.}
+procedure ManagerStateCallback(AInfo: PDll_BlockInfo; AUserData: Pointer); cdecl;
+var
+  State: ^TFastMM_MemoryManagerState;
+  I: Integer;
+begin
+  State := AUserData;
+  case AInfo^.BlockType of
+    CDllLargeBlock:
+      begin
+        Inc(State^.ReservedLargeBlockAddressSpace, AInfo^.BlockSize);
+        if AInfo^.BlockIsFree = 0 then
+        begin
+          Inc(State^.AllocatedLargeBlockCount);
+          Inc(State^.TotalAllocatedLargeBlockSize, AInfo^.UsableSize);
+        end;
+      end;
+    CDllMediumBlockSpan:
+      Inc(State^.ReservedMediumBlockAddressSpace, AInfo^.BlockSize);
+    CDllMediumBlock:
+      if AInfo^.BlockIsFree = 0 then
+      begin
+        Inc(State^.AllocatedMediumBlockCount);
+        Inc(State^.TotalAllocatedMediumBlockSize, AInfo^.UsableSize);
+      end;
+    CDllSmallBlockSpan:
+      begin
+        I := SmallTypeIndex(State^, AInfo^.SmallBlockSpanBlockSize);
+        Inc(State^.SmallBlockTypeStates[I].ReservedAddressSpace, AInfo^.BlockSize);
+        Dec(State^.ReservedMediumBlockAddressSpace, AInfo^.BlockSize);
+      end;
+    CDllSmallBlock:
+      if AInfo^.BlockIsFree = 0 then
+      begin
+        I := SmallTypeIndex(State^, AInfo^.BlockSize);
+        Inc(State^.SmallBlockTypeStates[I].AllocatedBlockCount);
+      end;
+  end;
+end;
+
+procedure FastMM_GetMemoryManagerState(var AMemoryManagerState: TFastMM_MemoryManagerState;
+  ALockTimeoutMilliseconds: Cardinal);
+var
+  S: TFastMMC_State;
+  Usage: array[0..63] of TFastMMC_KindUsage;
+  I, N: Integer;
+  Slot: NativeUInt;
+begin
+  FillChar(AMemoryManagerState, SizeOf(AMemoryManagerState), 0);
+  if not FastMMC_GetState(S) then
+    Exit;
+  {The DLL's small size classes, in ascending order.}
+  N := S.SmallClassCount;
+  if N > Length(AMemoryManagerState.SmallBlockTypeStates) then
+    N := Length(AMemoryManagerState.SmallBlockTypeStates);
+  AMemoryManagerState.SmallBlockTypeCount := N;
+  for I := 0 to N - 1 do
+  begin
+    Slot := Dll.SmallClassSlotSize(I);
+    AMemoryManagerState.SmallBlockTypeStates[I].InternalBlockSize := Slot;
+    AMemoryManagerState.SmallBlockTypeStates[I].UseableBlockSize := Minus(Slot, 4);
+  end;
+  {FastMM5's: every block and span walked, a block in a thread's cache counted free.}
+  if DllHasWalk then
+  begin
+    DllWalk(@ManagerStateCallback, @AMemoryManagerState, CAllBlockTypes, False, ALockTimeoutMilliseconds, 0, $ffffffff);
+    Exit;
+  end;
+  {An older DLL: its counters.}
+  FillChar(Usage, SizeOf(Usage), 0);
+  if Assigned(Dll.GetSmallClassUsage) then
+    Dll.GetSmallClassUsage(@Usage[0], N);
+  for I := 0 to N - 1 do
+  begin
+    AMemoryManagerState.SmallBlockTypeStates[I].AllocatedBlockCount := Usage[I].BlocksInUse;
+    AMemoryManagerState.SmallBlockTypeStates[I].ReservedAddressSpace := Usage[I].BytesReserved;
+  end;
+  AMemoryManagerState.AllocatedMediumBlockCount := S.Medium.BlocksInUse;
+  AMemoryManagerState.TotalAllocatedMediumBlockSize := S.Medium.BytesInUse;
+  AMemoryManagerState.ReservedMediumBlockAddressSpace := S.Medium.BytesReserved;
+  AMemoryManagerState.AllocatedLargeBlockCount := S.Large.BlocksInUse;
+  AMemoryManagerState.TotalAllocatedLargeBlockSize := S.Large.BytesInUse;
+  AMemoryManagerState.ReservedLargeBlockAddressSpace := S.Large.BytesReserved;
+end;
+
+{------------------------What a block holds------------------------}
+
+const
+  {The kinds of content that are not a class (a class is its VMT's address, above 65535).}
+  CContentUnknown = 0;
+  CContentAnsiString = 1;
+  CContentUnicodeString = 2;
+  CUnknownName: ShortString = 'Unknown';
+  CAnsiStringName: ShortString = 'AnsiString';
+  CUnicodeStringName: ShortString = 'UnicodeString';
+
+{What a block in use holds, as FastMM5 tells (DetectBlockContentType): an object's class, a
+string, or unknown. Nothing is read that IsReadable does not allow.}
+function BlockContentType(var ACache: TReadableCache; ABlock: Pointer; AUsable: NativeUInt): NativeUInt;
+var
+  C: TClass;
+begin
+  Result := CContentUnknown;
+  if (AUsable < SizeOf(Pointer)) or not IsReadable(ACache, ABlock, SizeOf(Pointer)) then
+    Exit;
+  C := FastMM_DetectClassInstance(ABlock);
+  if C <> nil then
+    Exit(NativeUInt(C));
+  if IsReadable(ACache, ABlock, AUsable) then
+    case FastMM_DetectStringData(ABlock, NativeInt(AUsable)) of
+      sdtAnsiString: Result := CContentAnsiString;
+      sdtUnicodeString: Result := CContentUnicodeString;
+    end;
+end;
+
+function ContentName(AContentType: NativeUInt): PShortString;
+begin
+  case AContentType of
+    CContentUnknown: Result := @CUnknownName;
+    CContentAnsiString: Result := @CAnsiStringName;
+    CContentUnicodeString: Result := @CUnicodeStringName;
+  else
+    Result := PPointer(PByte(AContentType) + vmtClassName)^;
+  end;
+end;
+
+{------------------------The state log------------------------}
+
+const
+  CMaxStateLogNodes = 100000;
+  {A power of two above twice the nodes: the open-addressing table finds a content type quickly.}
+  CStateLogSlots = 262144;
+
+type
+  TStateLogNode = record
+    ContentType: NativeUInt;
+    InstanceCount: NativeInt;
+    TotalMemoryUsage: NativeInt;
+  end;
+  PStateLog = ^TStateLog;
+  TStateLog = record
+    SubtractUsage: Boolean;
+    NodeCount: Integer;
+    Cache: TReadableCache;
+    {The node of each content type, found by hashing it (node index + 1; 0: empty).}
+    Slots: array[0..CStateLogSlots - 1] of Integer;
+    Nodes: array[0..CMaxStateLogNodes - 1] of TStateLogNode;
+    Order: array[0..CMaxStateLogNodes - 1] of Integer;
+  end;
+
+{The node of AContentType; a new one when ACreate, else nil when there is none.}
+function StateLogNode(ALog: PStateLog; AContentType: NativeUInt; ACreate: Boolean): Integer;
+var
+  Slot: NativeUInt;
+begin
+  Slot := ((AContentType shr 3) * 2654435761) and (CStateLogSlots - 1);
+  while ALog^.Slots[Slot] <> 0 do
+  begin
+    if ALog^.Nodes[ALog^.Slots[Slot] - 1].ContentType = AContentType then
+      Exit(ALog^.Slots[Slot] - 1);
+    Slot := (Slot + 1) and (CStateLogSlots - 1);
+  end;
+  Result := -1;
+  if not ACreate or (ALog^.NodeCount = CMaxStateLogNodes) then
+    Exit;
+  Result := ALog^.NodeCount;
+  Inc(ALog^.NodeCount);
+  ALog^.Nodes[Result].ContentType := AContentType;
+  ALog^.Nodes[Result].InstanceCount := 0;
+  ALog^.Nodes[Result].TotalMemoryUsage := 0;
+  ALog^.Slots[Slot] := Result + 1;
+end;
+
+procedure StateLogCallback(AInfo: PDll_BlockInfo; AUserData: Pointer); cdecl;
+var
+  Log: PStateLog;
+  First: NativeUInt;
+  Node: Integer;
+begin
+  Log := AUserData;
+  Node := -1;
+  {Detecting a class costs VirtualQuery calls: a first pointer that is a class already seen is taken
+  as that class, as FastMM5 does.}
+  if (AInfo^.UsableSize >= SizeOf(Pointer)) and IsReadable(Log^.Cache, AInfo^.BlockAddress, SizeOf(Pointer)) then
+  begin
+    First := PNativeUInt(AInfo^.BlockAddress)^;
+    if (First > 65535) and (First and (SizeOf(Pointer) - 1) = 0) then
+      Node := StateLogNode(Log, First, False);
+  end;
+  if Node < 0 then
+    Node := StateLogNode(Log, BlockContentType(Log^.Cache, AInfo^.BlockAddress, AInfo^.UsableSize), True);
+  if Node < 0 then
+    Exit;
+  if Log^.SubtractUsage then
+  begin
+    Dec(Log^.Nodes[Node].InstanceCount);
+    Dec(Log^.Nodes[Node].TotalMemoryUsage, AInfo^.UsableSize);
+  end
+  else
+  begin
+    Inc(Log^.Nodes[Node].InstanceCount);
+    Inc(Log^.Nodes[Node].TotalMemoryUsage, AInfo^.UsableSize);
+  end;
+end;
+
+{Does node A sort after node B? Descending total, then by name; or by name.}
+function StateLogAfter(ALog: PStateLog; A, B: Integer; ASortOrder: TFastMM_LogStateToFile_SortOrder): Boolean;
+begin
+  if ASortOrder = soDescendingTotalMemoryUsage then
+  begin
+    if ALog^.Nodes[A].TotalMemoryUsage <> ALog^.Nodes[B].TotalMemoryUsage then
+      Exit(ALog^.Nodes[A].TotalMemoryUsage < ALog^.Nodes[B].TotalMemoryUsage);
+  end;
+  Result := ContentName(ALog^.Nodes[A].ContentType)^ > ContentName(ALog^.Nodes[B].ContentType)^;
+end;
+
+procedure StateLogSort(ALog: PStateLog; ASortOrder: TFastMM_LogStateToFile_SortOrder);
+var
+  Gap, I, J, V: Integer;
+begin
+  for I := 0 to ALog^.NodeCount - 1 do
+    ALog^.Order[I] := I;
+  Gap := 1;
+  while Gap < ALog^.NodeCount div 3 do
+    Gap := Gap * 3 + 1;
+  while Gap > 0 do
+  begin
+    for I := Gap to ALog^.NodeCount - 1 do
+    begin
+      V := ALog^.Order[I];
+      J := I;
+      while (J >= Gap) and StateLogAfter(ALog, ALog^.Order[J - Gap], V, ASortOrder) do
+      begin
+        ALog^.Order[J] := ALog^.Order[J - Gap];
+        Dec(J, Gap);
+      end;
+      ALog^.Order[J] := V;
+    end;
+    Gap := Gap div 3;
+  end;
+end;
+
+procedure TextAddKind(var T: TFMMC_Text; const AName: ShortString; const U: TFastMMC_KindUsage);
+begin
+  TextAdd(T, AName);
+  TextAddUInt(T, U.BlocksInUse);
+  TextAdd(T, ' blocks, ');
+  TextAddUInt(T, U.BytesInUse);
+  TextAdd(T, ' bytes in use, ');
+  TextAddUInt(T, U.BytesReserved);
+  TextAddLine(T, ' bytes reserved');
+end;
+
+function IntToShort(V: NativeInt): ShortString;
+begin
+  if V < 0 then
+    Result := '-' + UIntToStr(NativeUInt(-V))
+  else
+    Result := UIntToStr(NativeUInt(V));
+end;
+
+function FastMM_LogStateToFile(APFilename: PWideChar; APAdditionalDetails: PWideChar;
+  ATruncateFile: Boolean; ASortOrder: TFastMM_LogStateToFile_SortOrder;
+  ALockTimeoutMilliseconds: Cardinal; AAddUsageInAllocationGroupsFrom: Cardinal;
+  AAddUsageInAllocationGroupsUpTo: Cardinal; ASubtractUsageInAllocationGroupsFrom: Cardinal;
+  ASubtractUsageInAllocationGroupsUpTo: Cardinal): Boolean;
+var
+  S: TFastMMC_State;
+  T: TFMMC_Text;
+  Tokens: TFMMC_Tokens;
+  Name: array[0..CMaxPath] of WideChar;
+  N, I, Kept: Integer;
+  Summary: TFastMM_UsageSummary;
+  Log: PStateLog;
+  Node: ^TStateLogNode;
+  Truncate, Written: Boolean;
+
+  {The text so far to the file, when it nears the buffer's end (and at the end).}
+  procedure Flush(AForce: Boolean);
+  begin
+    if (T.Len = 0) or (not AForce and (T.Len < CTextCapacity - 1024)) then
+      Exit;
+    Written := WriteTextFile(APFilename, T, Truncate) and Written;
+    Truncate := False;
+    TextClear(T);
+  end;
+
+begin
+  Result := False;
+  if not FastMMC_GetState(S) then
+    Exit;
+  if APFilename = nil then
+  begin
+    N := ApplicationBaseName(Name);
+    WideAppendAscii(Name, N, '_MemoryManager_StateLog.txt');
+    APFilename := @Name[0];
+  end;
+  Summary := FastMM_GetUsageSummary(ALockTimeoutMilliseconds);
+  TokensClear(Tokens);
+  TokensSetGeneral(Tokens);
+  TokenSetShort(Tokens, CTokenAllocatedKB, UIntToStr(Summary.AllocatedBytes div 1024));
+  TokenSetShort(Tokens, CTokenOverheadKB, UIntToStr(Summary.OverheadBytes div 1024));
+  TokenSetShort(Tokens, CTokenEfficiencyPercentage, UIntToStr(NativeUInt(Round(Summary.EfficiencyPercentage))));
+  TextClear(T);
+  TextAddTemplate(T, FastMM_LogStateToFileTemplate, Tokens);
+  Written := True;
+  Truncate := ATruncateFile;
+  Log := nil;
+  if DllHasWalk then
+    Log := AllocateWorkingMemory(SizeOf(TStateLog));
+  if Log <> nil then
+  begin
+    {FastMM5's detail: the blocks in use of the groups asked for, by content; a second walk takes
+    off those of the groups to subtract.}
+    DllWalk(@StateLogCallback, Log, CUsedBlockTypes, True, ALockTimeoutMilliseconds,
+      AAddUsageInAllocationGroupsFrom, AAddUsageInAllocationGroupsUpTo);
+    if ASubtractUsageInAllocationGroupsFrom <= ASubtractUsageInAllocationGroupsUpTo then
+    begin
+      Log^.SubtractUsage := True;
+      DllWalk(@StateLogCallback, Log, CUsedBlockTypes, True, ALockTimeoutMilliseconds,
+        ASubtractUsageInAllocationGroupsFrom, ASubtractUsageInAllocationGroupsUpTo);
+      Kept := 0;
+      for I := 0 to Log^.NodeCount - 1 do
+        if (Log^.Nodes[I].InstanceCount <> 0) or (Log^.Nodes[I].TotalMemoryUsage <> 0) then
+        begin
+          Log^.Nodes[Kept] := Log^.Nodes[I];
+          Inc(Kept);
+        end;
+      Log^.NodeCount := Kept;
+    end;
+    StateLogSort(Log, ASortOrder);
+    for I := 0 to Log^.NodeCount - 1 do
+    begin
+      Node := @Log^.Nodes[Log^.Order[I]];
+      TokensClear(Tokens);
+      TokenSetShort(Tokens, CTokenClassTotalBytes, IntToShort(Node^.TotalMemoryUsage));
+      TokenSetShort(Tokens, CTokenObjectClass, ContentName(Node^.ContentType)^);
+      TokenSetShort(Tokens, CTokenClassInstanceCount, IntToShort(Node^.InstanceCount));
+      if Node^.InstanceCount <> 0 then
+        TokenSetShort(Tokens, CTokenClassAverageBytes, IntToShort(Round(Node^.TotalMemoryUsage / Node^.InstanceCount)))
+      else
+        TokenSetShort(Tokens, CTokenClassAverageBytes, '0');
+      TextAddTemplate(T, FastMM_LogStateToFileTemplate_UsageDetail, Tokens);
+      Flush(False);
+    end;
+    FreeWorkingMemory(Log);
+  end
+  else
+  begin
+    {An older DLL: by block kind.}
+    TextAddKind(T, 'Small blocks: ', S.Small);
+    TextAddKind(T, 'Medium blocks: ', S.Medium);
+    TextAddKind(T, 'Large blocks: ', S.Large);
+  end;
+  if APAdditionalDetails <> nil then
+  begin
+    TextAdd(T, #13#10);
+    TextAddWide(T, APAdditionalDetails);
+  end;
+  Flush(True);
+  Result := Written;
+end;
+
+{------------------------The usage report------------------------}
+
+function FastMM_WriteUsageReport(APFilename: PWideChar): Boolean;
+var
+  Name: array[0..CMaxPath] of WideChar;
+  Ansi: array[0..2 * CMaxPath] of AnsiChar;
+  N: Integer;
+begin
+  Result := False;
+  if (Dll.Handle = 0) or not Assigned(Dll.WriteUsageReport) then
+    Exit;
+  if APFilename = nil then
+  begin
+    N := ApplicationBaseName(Name);
+    WideAppendAscii(Name, N, '_MemoryManager_UsageReport.html');
+    APFilename := @Name[0];
+  end;
+  {The DLL takes the path in the ANSI code page, as the event log's.}
+  N := FMMC_WideCharToMultiByte(0 {CP_ACP}, 0, APFilename, -1, @Ansi[0], High(Ansi), nil, nil);
+  if N <= 1 then
+    Exit;
+  Result := Dll.WriteUsageReport(@Ansi[0]) <> 0;
 end;
 
 {------------------------The debug block header------------------------}
@@ -2312,9 +2921,15 @@ begin
     Assigned(Dll.EndEraseFreed);
 end;
 
+var
+  {True while the DLL reads FastMM5's variables of this module (fastmm_bind_variables: this module
+  installed fastmm-c first).}
+  VariablesBound: Boolean;
+
+{Without the binding the DLL has its own switch, which the unit sets from the variable.}
 procedure PassScanSwitchToDll;
 begin
-  if (Dll.Handle <> 0) and Assigned(Dll.SetScanBeforeEveryOperation) then
+  if (Dll.Handle <> 0) and Assigned(Dll.SetScanBeforeEveryOperation) and not VariablesBound then
     Dll.SetScanBeforeEveryOperation(Ord(FastMM_DebugMode_ScanForCorruptionBeforeEveryOperation));
 end;
 
@@ -2367,11 +2982,18 @@ begin
 end;
 
 procedure FastMM_SetDebugModeOptions(ADebugModeOptions: TFastMM_DebugModeOptions);
+var
+  Option: TFastMM_DebugModeOption;
+  Bits: Cardinal;
 begin
-  {TODO(dll): fastmm_set_debug_mode_options (delphi/DLL_EXPORTS_NEEDED.md) - pass the options
-  on; until then the DLL behaves as with [dmoNeverFreeSmallBlockSpans] (freed debug blocks wait
-  in a quarantine, checksums and fill patterns always).}
   DebugModeOptions := ADebugModeOptions;
+  {Bit i is option i (include/fastmm.h, FASTMM_DMO_*).}
+  Bits := 0;
+  for Option := Low(Option) to High(Option) do
+    if Option in ADebugModeOptions then
+      Bits := Bits or (Cardinal(1) shl Ord(Option));
+  if (Dll.Handle <> 0) and Assigned(Dll.SetDebugModeOptions) then
+    Dll.SetDebugModeOptions(Bits);
 end;
 
 function FastMM_ScanDebugBlocksForCorruption(ALockTimeoutMilliseconds: Cardinal): Boolean;
@@ -2450,6 +3072,7 @@ end;
 
 function FastMMC_ReportDebugBlockLeaks: NativeUInt;
 begin
+  PrepareLeakMatching;
   if (Dll.Handle <> 0) and Assigned(Dll.ReportLeaks) then
     Result := Dll.ReportLeaks()
   else
@@ -2470,46 +3093,55 @@ end;
 const
   CBlockAlignmentMask = 15;
 
+{FastMM5's FastMM_Debug* scan first when asked, and raise on damage.}
 procedure ScanBeforeOperationIfAsked;
 begin
   if FastMM_DebugMode_ScanForCorruptionBeforeEveryOperation then
     FastMM_ScanDebugBlocksForCorruption;
 end;
 
+{With an older DLL (no fastmm_debug_* exports) the normal entry points stand in: a debug block
+only while debug mode is on.}
 function FastMM_DebugGetMem(ASize: NativeInt): Pointer;
 begin
-  {TODO(dll): fastmm_debug_getmem (delphi/DLL_EXPORTS_NEEDED.md) - a debug block whatever the
-  mode; until then a debug block only while debug mode is on.}
   ScanBeforeOperationIfAsked;
-  Result := FastMM_GetMem(ASize);
+  if (Dll.Handle <> 0) and Assigned(Dll.DebugGetMem) then
+    Result := Dll.DebugGetMem(ASize)
+  else
+    Result := FastMM_GetMem(ASize);
 end;
 
 function FastMM_DebugFreeMem(APointer: Pointer): Integer;
 begin
-  {TODO(dll): fastmm_debug_freemem (delphi/DLL_EXPORTS_NEEDED.md).}
   ScanBeforeOperationIfAsked;
   if NativeUInt(APointer) and CBlockAlignmentMask <> 0 then
     HeapError(204);
-  {The DLL frees a debug block or a normal one alike, checking a debug block first.}
-  Result := FastMM_FreeMem(APointer);
+  {A debug block is checked and quarantined, any other block freed as usual.}
+  if (Dll.Handle <> 0) and Assigned(Dll.DebugFreeMem) then
+    Result := Dll.DebugFreeMem(APointer)
+  else
+    Result := FastMM_FreeMem(APointer);
 end;
 
 function FastMM_DebugReallocMem(APointer: Pointer; ANewSize: NativeInt): Pointer;
 begin
-  {TODO(dll): fastmm_debug_reallocmem (delphi/DLL_EXPORTS_NEEDED.md) - the result is a debug
-  block whatever the mode (a normal block is copied into a new debug block); until then the
-  DLL's ReallocMem, which gives a debug block only while debug mode is on.}
   ScanBeforeOperationIfAsked;
   if NativeUInt(APointer) and CBlockAlignmentMask <> 0 then
     HeapError(204);
-  Result := FastMM_ReallocMem(APointer, ANewSize);
+  {The result is a debug block: a normal block's bytes are copied into a new one.}
+  if (Dll.Handle <> 0) and Assigned(Dll.DebugReallocMem) then
+    Result := Dll.DebugReallocMem(APointer, ANewSize)
+  else
+    Result := FastMM_ReallocMem(APointer, ANewSize);
 end;
 
 function FastMM_DebugAllocMem(ASize: NativeInt): Pointer;
 begin
-  {TODO(dll): fastmm_debug_allocmem (delphi/DLL_EXPORTS_NEEDED.md), as FastMM_DebugGetMem.}
   ScanBeforeOperationIfAsked;
-  Result := FastMM_AllocMem(ASize);
+  if (Dll.Handle <> 0) and Assigned(Dll.DebugAllocMem) then
+    Result := Dll.DebugAllocMem(ASize)
+  else
+    Result := FastMM_AllocMem(ASize);
 end;
 
 {------------------------Stack traces and the support library------------------------}
@@ -2558,9 +3190,8 @@ end;
 
 function FastMM_LoadDebugSupportLibrary: Boolean;
 begin
-  {TODO(dll): fastmm_bind_variables (delphi/DLL_EXPORTS_NEEDED.md) - let the DLL take
-  and print its debug blocks' stack traces through FastMM_GetStackTrace and
-  FastMM_ConvertStackTraceToText.}
+  {The DLL takes and prints its debug blocks' stack traces through FastMM_GetStackTrace and
+  FastMM_ConvertStackTraceToText while they are not the no-op routines (fastmm_bind_variables).}
   if DebugSupportLibraryHandle <> 0 then
     Exit(True);
   Result := False;
@@ -2610,9 +3241,10 @@ var
 
 procedure FastMM_SetOptimizationStrategy(AStrategy: TFastMM_MemoryManagerOptimizationStrategy);
 begin
-  {TODO(dll): fastmm_set_optimization_strategy (delphi/DLL_EXPORTS_NEEDED.md) - the size of new
-  medium spans.}
   OptimizationStrategy := AStrategy;
+  {The values of fastmm_set_optimization_strategy are the enumeration's.}
+  if (Dll.Handle <> 0) and Assigned(Dll.SetOptimizationStrategy) then
+    Dll.SetOptimizationStrategy(Ord(AStrategy));
 end;
 
 function FastMM_GetCurrentOptimizationStrategy: TFastMM_MemoryManagerOptimizationStrategy;
@@ -2620,11 +3252,26 @@ begin
   Result := OptimizationStrategy;
 end;
 
+{The coarsest outstanding request to the DLL, in bytes (16 when none asks for more); ModeLock held.}
+procedure PassAlignmentToDll;
+var
+  Bytes: NativeUInt;
+begin
+  if AlignmentRequests[maa64Bytes] > 0 then
+    Bytes := 64
+  else if AlignmentRequests[maa32Bytes] > 0 then
+    Bytes := 32
+  else
+    Bytes := 16;
+  if (Dll.Handle <> 0) and Assigned(Dll.SetMinimumAlignment) then
+    Dll.SetMinimumAlignment(Bytes);
+end;
+
 procedure FastMM_EnterMinimumAddressAlignment(AMinimumAddressAlignment: TFastMM_MinimumAddressAlignment);
 begin
-  {TODO(dll): fastmm_set_minimum_alignment (delphi/DLL_EXPORTS_NEEDED.md) - 32 and 64 bytes.}
   FMMC_EnterCriticalSection(ModeLock);
   Inc(AlignmentRequests[AMinimumAddressAlignment]);
+  PassAlignmentToDll;
   FMMC_LeaveCriticalSection(ModeLock);
 end;
 
@@ -2632,21 +3279,31 @@ procedure FastMM_ExitMinimumAddressAlignment(AMinimumAddressAlignment: TFastMM_M
 begin
   FMMC_EnterCriticalSection(ModeLock);
   Dec(AlignmentRequests[AMinimumAddressAlignment]);
+  PassAlignmentToDll;
   FMMC_LeaveCriticalSection(ModeLock);
 end;
 
 function FastMM_GetCurrentMinimumAddressAlignment: TFastMM_MinimumAddressAlignment;
+var
+  Bytes: NativeUInt;
 begin
-  {TODO(dll): fastmm_get_minimum_alignment (delphi/DLL_EXPORTS_NEEDED.md).}
-  {Every block of the DLL is 16-byte aligned, on Win32 too; coarser requests are counted but not
-  yet served (FastMM_EnterMinimumAddressAlignment).}
-  Result := maa16Bytes;
+  {Every block of the DLL is 16-byte aligned, on Win32 too: never below maa16Bytes.}
+  Bytes := 16;
+  if (Dll.Handle <> 0) and Assigned(Dll.GetMinimumAlignment) then
+    Bytes := Dll.GetMinimumAlignment();
+  if Bytes >= 64 then
+    Result := maa64Bytes
+  else if Bytes >= 32 then
+    Result := maa32Bytes
+  else
+    Result := maa16Bytes;
 end;
 
 {------------------------Event log------------------------}
 
-{The DLL writes its own events (debug mode) to the same file: it takes the name in the ANSI code
-page; AReset: back to its default, which is this unit's default too.}
+{The DLL writes to the same file what it reports itself (in a process whose owner module has not
+taken its events): it takes the name in the ANSI code page; AReset: back to its default, which is
+this unit's default too.}
 procedure TellDllEventLogFilename(AReset: Boolean);
 var
   Ansi: array[0..2 * CMaxPath] of AnsiChar;
@@ -2756,6 +3413,250 @@ end;
 
 {------------------------Leak report------------------------}
 
+{FastMM5's leak check: a walk of the blocks in use at exit. A block registered as an expected leak
+(by pointer; by class: the block holds an object of the class; by size: the block holds at least
+that many bytes, the closest registered size first) takes one off its registration and is left
+out. Each other block is reported (mmetUnexpectedMemoryLeakDetail: its size, class and first
+bytes), and all of them in a summary by size and content (mmetUnexpectedMemoryLeakSummary).}
+
+const
+  CMaxLeakSummaryEntries = 1024;
+  CMemoryDumpMaxBytes = 256;
+  CMemoryDumpBytesPerLine = 32;
+  CHexDigits: array[0..15] of AnsiChar = '0123456789ABCDEF';
+
+type
+  TLeakSummaryEntry = record
+    UsableSize: NativeUInt;
+    ContentType: NativeUInt;
+    Count: NativeUInt;
+  end;
+  PLeakCheck = ^TLeakCheck;
+  TLeakCheck = record
+    {Copies of the registrations: each expected block takes one off.}
+    Pointers: array[0..CMaxLeakPointers - 1] of Pointer;
+    PointerCounts: array[0..CMaxLeakPointers - 1] of Integer;
+    PointerCount: Integer;
+    Entries: array[0..CMaxLeakEntries - 1] of TLeakEntry;
+    EntryCount: Integer;
+    Summary: array[0..CMaxLeakSummaryEntries - 1] of TLeakSummaryEntry;
+    SummaryCount: Integer;
+    Leaks: NativeUInt;
+    LogDetail: Boolean;
+    Cache: TReadableCache;
+  end;
+
+function TakeExpectedLeak(ACheck: PLeakCheck; ABlock: Pointer; AUsable, AFirstPointer: NativeUInt): Boolean;
+var
+  I, Best: Integer;
+begin
+  Result := True;
+  for I := 0 to ACheck^.PointerCount - 1 do
+    if (ACheck^.Pointers[I] = ABlock) and (ACheck^.PointerCounts[I] > 0) then
+    begin
+      Dec(ACheck^.PointerCounts[I]);
+      Exit;
+    end;
+  if AFirstPointer <> 0 then
+    for I := 0 to ACheck^.EntryCount - 1 do
+      if (ACheck^.Entries[I].LeakedClass <> nil) and (ACheck^.Entries[I].Count > 0) and
+        (NativeUInt(ACheck^.Entries[I].LeakedClass) = AFirstPointer) and
+        (NativeUInt(ACheck^.Entries[I].LeakedClass.InstanceSize) <= AUsable) then
+      begin
+        Dec(ACheck^.Entries[I].Count);
+        Exit;
+      end;
+  Best := -1;
+  for I := 0 to ACheck^.EntryCount - 1 do
+    if (ACheck^.Entries[I].LeakedClass = nil) and (ACheck^.Entries[I].Count > 0) and
+      (NativeUInt(ACheck^.Entries[I].LeakSize) <= AUsable) and
+      ((Best < 0) or (ACheck^.Entries[I].LeakSize > ACheck^.Entries[Best].LeakSize)) then
+      Best := I;
+  if Best >= 0 then
+  begin
+    Dec(ACheck^.Entries[Best].Count);
+    Exit;
+  end;
+  Result := False;
+end;
+
+function HexAddress(P: Pointer): ShortString;
+var
+  V: NativeUInt;
+  I: Integer;
+begin
+  V := NativeUInt(P);
+  Result := '';
+  for I := SizeOf(Pointer) * 2 - 1 downto 0 do
+    Result := Result + CHexDigits[(V shr (I * 4)) and 15];
+end;
+
+{FastMM5's detail of one leaked block: tokens 3 (size), 8 (class), 10 (bytes dumped), 11 (address),
+12 and 13 (the first bytes in hex and as text).}
+procedure LogLeakDetail(const AInfo: TDll_BlockInfo; AContentType: NativeUInt; var ACache: TReadableCache);
+var
+  T, Dump: TFMMC_Text;
+  Tokens: TFMMC_Tokens;
+  DumpSize, I: NativeUInt;
+  B: Byte;
+begin
+  TokensClear(Tokens);
+  TokensSetGeneral(Tokens);
+  TokenSetShort(Tokens, CTokenBlockSize, UIntToStr(AInfo.UsableSize));
+  TokenSetShort(Tokens, CTokenObjectClass, ContentName(AContentType)^);
+  TokenSetShort(Tokens, CTokenBlockAddress, HexAddress(AInfo.BlockAddress));
+  DumpSize := AInfo.UsableSize;
+  if DumpSize > CMemoryDumpMaxBytes then
+    DumpSize := CMemoryDumpMaxBytes;
+  if not IsReadable(ACache, AInfo.BlockAddress, DumpSize) then
+    DumpSize := 0;
+  TokenSetShort(Tokens, CTokenMemoryDumpSize, UIntToStr(DumpSize));
+  TextClear(Dump);
+  for I := 0 to NativeInt(DumpSize) - 1 do
+  begin
+    if I > 0 then
+      if I mod CMemoryDumpBytesPerLine = 0 then
+        TextAdd(Dump, #13#10)
+      else
+        TextAdd(Dump, ' ');
+    B := PByte(AInfo.BlockAddress)[I];
+    TextAdd(Dump, CHexDigits[B shr 4] + CHexDigits[B and 15]);
+  end;
+  TokenSet(Tokens, CTokenHexDump, Dump);
+  TextClear(Dump);
+  for I := 0 to NativeInt(DumpSize) - 1 do
+  begin
+    if (I > 0) and (I mod CMemoryDumpBytesPerLine = 0) then
+      TextAdd(Dump, #13#10);
+    B := PByte(AInfo.BlockAddress)[I];
+    if (B >= 32) and (B < 127) then
+      TextAdd(Dump, AnsiChar(B))
+    else
+      TextAdd(Dump, '.');
+  end;
+  TokenSet(Tokens, CTokenASCIIDump, Dump);
+  TextClear(T);
+  if AInfo.DebugHeader <> nil then
+    TextAddTemplate(T, FastMM_MemoryLeakDetailMessage_DebugBlock, Tokens)
+  else
+    TextAddTemplate(T, FastMM_MemoryLeakDetailMessage_NormalBlock, Tokens);
+  LogEvent(mmetUnexpectedMemoryLeakDetail, FastMM_MemoryLeakMessageBoxCaption, T);
+end;
+
+procedure LeakCheckCallback(AInfo: PDll_BlockInfo; AUserData: Pointer); cdecl;
+var
+  Check: PLeakCheck;
+  First, Content: NativeUInt;
+  I: Integer;
+begin
+  Check := AUserData;
+  First := 0;
+  if (AInfo^.UsableSize >= SizeOf(Pointer)) and IsReadable(Check^.Cache, AInfo^.BlockAddress, SizeOf(Pointer)) then
+    First := PNativeUInt(AInfo^.BlockAddress)^;
+  if TakeExpectedLeak(Check, AInfo^.BlockAddress, AInfo^.UsableSize, First) then
+    Exit;
+  Inc(Check^.Leaks);
+  Content := BlockContentType(Check^.Cache, AInfo^.BlockAddress, AInfo^.UsableSize);
+  {A debug block's detail came from the DLL already, with its traces and number.}
+  if Check^.LogDetail and not ((AInfo^.DebugHeader <> nil) and DebugLeakDetailsWritten) then
+    LogLeakDetail(AInfo^, Content, Check^.Cache);
+  for I := 0 to Check^.SummaryCount - 1 do
+    if (Check^.Summary[I].UsableSize = AInfo^.UsableSize) and (Check^.Summary[I].ContentType = Content) then
+    begin
+      Inc(Check^.Summary[I].Count);
+      Exit;
+    end;
+  if Check^.SummaryCount < CMaxLeakSummaryEntries then
+  begin
+    Check^.Summary[Check^.SummaryCount].UsableSize := AInfo^.UsableSize;
+    Check^.Summary[Check^.SummaryCount].ContentType := Content;
+    Check^.Summary[Check^.SummaryCount].Count := 1;
+    Inc(Check^.SummaryCount);
+  end;
+end;
+
+{FastMM5's summary (token 14): a line per size, ascending, "size: n x class, n x class".}
+procedure LogLeakSummary(ACheck: PLeakCheck);
+var
+  Entries, T: TFMMC_Text;
+  Tokens: TFMMC_Tokens;
+  I, J: Integer;
+  E: TLeakSummaryEntry;
+  Size: NativeUInt;
+begin
+  for I := 1 to ACheck^.SummaryCount - 1 do
+  begin
+    E := ACheck^.Summary[I];
+    J := I;
+    while (J > 0) and ((ACheck^.Summary[J - 1].UsableSize > E.UsableSize) or
+      ((ACheck^.Summary[J - 1].UsableSize = E.UsableSize) and (ACheck^.Summary[J - 1].ContentType < E.ContentType))) do
+    begin
+      ACheck^.Summary[J] := ACheck^.Summary[J - 1];
+      Dec(J);
+    end;
+    ACheck^.Summary[J] := E;
+  end;
+  TextClear(Entries);
+  Size := High(NativeUInt);
+  for I := 0 to ACheck^.SummaryCount - 1 do
+  begin
+    if ACheck^.Summary[I].UsableSize <> Size then
+    begin
+      Size := ACheck^.Summary[I].UsableSize;
+      TextAdd(Entries, #13#10);
+      TextAddUInt(Entries, Size);
+      TextAdd(Entries, ': ');
+    end
+    else
+      TextAdd(Entries, ', ');
+    TextAddUInt(Entries, ACheck^.Summary[I].Count);
+    TextAdd(Entries, ' x ');
+    TextAdd(Entries, ContentName(ACheck^.Summary[I].ContentType)^);
+  end;
+  TokensClear(Tokens);
+  TokensSetGeneral(Tokens);
+  TokenSet(Tokens, CTokenLeakSummaryEntries, Entries);
+  TextClear(T);
+  {FastMM5's choice of template.}
+  if mmetUnexpectedMemoryLeakDetail in FastMM_LogToFileEvents then
+    TextAddTemplate(T, FastMM_MemoryLeakSummaryMessage_LeakDetailLoggedToEventLog, Tokens)
+  else
+    TextAddTemplate(T, FastMM_MemoryLeakSummaryMessage_LeakDetailNotLogged, Tokens);
+  LogEvent(mmetUnexpectedMemoryLeakSummary, FastMM_MemoryLeakMessageBoxCaption, T);
+end;
+
+{With the DLL's walk; False when the DLL has none (or no working memory could be had).}
+function PerformLeakCheckByWalk: Boolean;
+var
+  Check: PLeakCheck;
+  Events: TFastMM_MemoryManagerEventTypeSet;
+begin
+  Result := False;
+  if not DllHasWalk then
+    Exit;
+  Check := AllocateWorkingMemory(SizeOf(TLeakCheck));
+  if Check = nil then
+    Exit;
+  FMMC_EnterCriticalSection(LeakLock);
+  Check^.PointerCount := LeakPointerCount;
+  Check^.EntryCount := LeakEntryCount;
+  if LeakPointerCount > 0 then
+  begin
+    Move(LeakPointers[0], Check^.Pointers[0], LeakPointerCount * SizeOf(Pointer));
+    Move(LeakPointerCounts[0], Check^.PointerCounts[0], LeakPointerCount * SizeOf(Integer));
+  end;
+  if LeakEntryCount > 0 then
+    Move(LeakEntries[0], Check^.Entries[0], LeakEntryCount * SizeOf(TLeakEntry));
+  FMMC_LeaveCriticalSection(LeakLock);
+  Events := FastMM_OutputDebugStringEvents + FastMM_LogToFileEvents + FastMM_MessageBoxEvents;
+  Check^.LogDetail := mmetUnexpectedMemoryLeakDetail in Events;
+  DllWalk(@LeakCheckCallback, Check, CUsedBlockTypes, True, 1000, 0, $ffffffff);
+  if (Check^.Leaks > 0) and (mmetUnexpectedMemoryLeakSummary in Events) then
+    LogLeakSummary(Check);
+  FreeWorkingMemory(Check);
+  Result := True;
+end;
+
 procedure PerformLeakCheck;
 var
   S: TFastMMC_State;
@@ -2766,6 +3667,9 @@ var
 begin
   {Cached free blocks of this thread are free: make the counts exact.}
   FastMMC_FlushThreadCache;
+  if PerformLeakCheckByWalk then
+    Exit;
+  {An older DLL, without the walk: the counts, less the registrations.}
   if not FastMMC_GetState(S) then
     Exit;
   Blocks := S.Small.BlocksInUse + S.Medium.BlocksInUse + S.Large.BlocksInUse;
@@ -2794,8 +3698,7 @@ begin
   FMMC_LeaveCriticalSection(LeakLock);
   if Blocks <= ExpectedBlocks then
     Exit;
-  {Token 14: FastMM5 lists the leaks by size and class there; the unit has the counts (the list
-  needs the DLL's block walk: TODO(dll) fastmm_walk_blocks, delphi/DLL_EXPORTS_NEEDED.md).}
+  {Token 14: the counts.}
   TextClear(Entries);
   TextAddUInt(Entries, Blocks - ExpectedBlocks);
   TextAdd(Entries, ' unexpected block(s), ');
@@ -2823,6 +3726,446 @@ begin
   else
     TextAddTemplate(T, FastMM_MemoryLeakSummaryMessage_LeakDetailNotLogged, Tokens);
   LogEvent(mmetUnexpectedMemoryLeakSummary, FastMM_MemoryLeakMessageBoxCaption, T);
+end;
+
+{------------------------The DLL's debug events------------------------}
+
+{The owner module's unit takes the DLL's debug events (fastmm_set_event_handler) and writes each
+as FastMM5 does: its template filled with the block's tokens, routed by FastMM_LogToFileEvents,
+FastMM_OutputDebugStringEvents and FastMM_MessageBoxEvents. The DLL calls the handler on the
+thread that found the error, possibly inside FreeMem, with none of its locks held; the handler
+builds its text on the stack and allocates nothing. When it returns the DLL fails the operation
+and the unit raises where FastMM5 raises (EInvalidPointer).}
+
+const
+  {include/fastmm.h, fastmm_event_kind.}
+  CDllEventHeaderCorrupted = 1;
+  CDllEventGuardCorrupted = 2;
+  CDllEventWriteAfterFree = 3;
+  CDllEventDoubleFree = 4;
+  CDllEventReallocOfFreed = 5;
+  CDllEventLeak = 7;
+  CDllEventFreedObjectCall = 8;
+  {FastMM5's tokens for a debug block's details (3, 8 and 10-13 are declared with the others).}
+  CTokenAllocatedByThread = 4;
+  CTokenFreedByThread = 5;
+  CTokenAllocationStackTrace = 6;
+  CTokenFreeStackTrace = 7;
+  CTokenAllocationNumber = 9;
+  CTokenModifyAfterFreeDetail = 15;
+  CTokenVirtualMethodName = 17;
+  CTokenVirtualMethodCallStackTrace = 24;
+  CTokenAllocationDate = 25;
+  CTokenAllocationTime = 26;
+
+procedure TextAddHex(var T: TFMMC_Text; V: NativeUInt; ADigits: Integer);
+var
+  Digits: array[0..2 * SizeOf(NativeUInt) - 1] of AnsiChar;
+  N: Integer;
+begin
+  N := 0;
+  repeat
+    Digits[N] := CHexDigits[V and 15];
+    V := V shr 4;
+    Inc(N);
+  until ((V = 0) and (N >= ADigits)) or (N = Length(Digits));
+  while N > 0 do
+  begin
+    Dec(N);
+    TextAdd(T, Digits[N]);
+  end;
+end;
+
+{"module+$offset ($address)", or the bare address when no module holds it.}
+procedure TextAddCodeAddress(var T: TFMMC_Text; AAddress: Pointer);
+const
+  CFromAddress = 4;
+  CUnchangedRefCount = 2;
+var
+  Module: NativeUInt;
+  Name: array[0..CMaxPath] of WideChar;
+  N, Start: Integer;
+begin
+  Module := 0;
+  if FMMC_GetModuleHandleExW(CFromAddress or CUnchangedRefCount, AAddress, Module) and (Module <> 0) then
+  begin
+    N := FMMC_GetModuleFileNameW(Module, @Name[0], CMaxPath);
+    if (N > 0) and (N < CMaxPath) then
+    begin
+      Name[N] := #0;
+      Start := N;
+      while (Start > 0) and (Name[Start - 1] <> '\') and (Name[Start - 1] <> '/') do
+        Dec(Start);
+      TextAddWide(T, @Name[Start]);
+      TextAdd(T, '+$');
+      TextAddHex(T, NativeUInt(AAddress) - Module, 1);
+      TextAdd(T, ' ($');
+      TextAddHex(T, NativeUInt(AAddress), 2 * SizeOf(Pointer));
+      TextAdd(T, ')');
+      Exit;
+    end;
+  end;
+  TextAdd(T, '$');
+  TextAddHex(T, NativeUInt(AAddress), 2 * SizeOf(Pointer));
+end;
+
+{A stack trace's text, FastMM5's way: through FastMM_ConvertStackTraceToText when the program or
+the support library set one, else one "module+offset" line per entry.}
+procedure TokenSetStackTrace(var ATokens: TFMMC_Tokens; AID: Integer; const AFrames: array of Pointer;
+  ACount: NativeUInt);
+var
+  T: TFMMC_Text;
+  Entries: array[0..63] of NativeUInt;
+  Wide: array[0..4095] of WideChar;
+  WideEnd: PWideChar;
+  I: NativeUInt;
+begin
+  TextClear(T);
+  if ACount > 64 then
+    ACount := 64;
+  if ACount > 0 then
+  begin
+    if Assigned(FastMM_ConvertStackTraceToText) and
+      (CodeOf(FastMM_ConvertStackTraceToText) <> Pointer(@FastMM_NoOpConvertStackTraceToText)) then
+    begin
+      FillChar(Entries, SizeOf(Entries), 0);
+      for I := 0 to ACount - 1 do
+        Entries[I] := NativeUInt(AFrames[I]);
+      WideEnd := FastMM_ConvertStackTraceToText(@Entries[0], ACount, @Wide[0], @Wide[High(Wide)]);
+      if (NativeUInt(WideEnd) > NativeUInt(@Wide[0])) and (NativeUInt(WideEnd) <= NativeUInt(@Wide[High(Wide)])) then
+        TextAddWideCount(T, @Wide[0], (NativeUInt(WideEnd) - NativeUInt(@Wide[0])) div SizeOf(WideChar));
+    end
+    else
+      for I := 0 to ACount - 1 do
+      begin
+        TextAdd(T, #13#10'  ');
+        TextAddCodeAddress(T, AFrames[I]);
+      end;
+  end;
+  TokenSet(ATokens, AID, T);
+end;
+
+{FastMM5's name for the class of a block, its string type, or Unknown.}
+procedure TokenSetContent(var ATokens: TFMMC_Tokens; AFirstPointerAt: Pointer; AData: Pointer; ASize: NativeUInt);
+var
+  C: TClass;
+  Cache: TReadableCache;
+begin
+  C := nil;
+  if AFirstPointerAt <> nil then
+    C := FastMM_DetectClassInstance(AFirstPointerAt);
+  if C <> nil then
+    TokenSetShort(ATokens, CTokenObjectClass, PShortString(PPointer(PByte(C) + vmtClassName)^)^)
+  else
+  begin
+    Cache.RegionStart := 0;
+    Cache.RegionEnd := 0;
+    if (AData <> nil) and (ASize > 0) and IsReadable(Cache, AData, ASize) then
+      case FastMM_DetectStringData(AData, ASize) of
+        sdtAnsiString:
+          TokenSetShort(ATokens, CTokenObjectClass, 'AnsiString');
+        sdtUnicodeString:
+          TokenSetShort(ATokens, CTokenObjectClass, 'UnicodeString');
+      else
+        TokenSetShort(ATokens, CTokenObjectClass, 'Unknown');
+      end
+    else
+      TokenSetShort(ATokens, CTokenObjectClass, 'Unknown');
+  end;
+end;
+
+{Tokens 10-13: up to CMemoryDumpMaxBytes of the block, as far as it can be read.}
+procedure TokensSetDump(var ATokens: TFMMC_Tokens; ABlock: Pointer; ASize: NativeUInt);
+var
+  Cache: TReadableCache;
+  Hex, Ascii: TFMMC_Text;
+  B: PByte;
+  I: NativeUInt;
+begin
+  if ASize > CMemoryDumpMaxBytes then
+    ASize := CMemoryDumpMaxBytes;
+  Cache.RegionStart := 0;
+  Cache.RegionEnd := 0;
+  if (ABlock = nil) or not IsReadable(Cache, ABlock, ASize) then
+    ASize := 0;
+  TokenSetShort(ATokens, CTokenMemoryDumpSize, UIntToStr(ASize));
+  TextClear(Hex);
+  TextAddHex(Hex, NativeUInt(ABlock), 2 * SizeOf(Pointer));
+  TokenSet(ATokens, CTokenBlockAddress, Hex);
+  TextClear(Hex);
+  TextClear(Ascii);
+  B := ABlock;
+  for I := 0 to NativeInt(ASize) - 1 do
+  begin
+    if (I > 0) and (I mod 32 = 0) then
+    begin
+      TextAdd(Hex, #13#10);
+      TextAdd(Ascii, #13#10);
+    end
+    else if I > 0 then
+      TextAdd(Hex, ' ');
+    TextAddHex(Hex, B[I], 2);
+    if (B[I] >= 32) and (B[I] < 127) then
+      TextAdd(Ascii, AnsiChar(B[I]))
+    else
+      TextAdd(Ascii, '.');
+  end;
+  TokenSet(ATokens, CTokenHexDump, Hex);
+  TokenSet(ATokens, CTokenASCIIDump, Ascii);
+end;
+
+{Tokens 25 and 26: when the block was allocated, from its tick count (FastMM5: now less the
+milliseconds since).}
+procedure TokensSetAllocationTime(var ATokens: TFMMC_Tokens; ATickCount: Cardinal);
+var
+  Now: TFMMC_SystemTime;
+  FileTime: Int64;
+begin
+  FMMC_GetLocalTime(Now);
+  if not FMMC_SystemTimeToFileTime(@Now, @FileTime) then
+    Exit;
+  Dec(FileTime, Int64(Cardinal(FMMC_GetTickCount - ATickCount)) * 10000);
+  if not FMMC_FileTimeToSystemTime(@FileTime, @Now) then
+    Exit;
+  TokenSetShort(ATokens, CTokenAllocationDate, UIntToStr(Now.Year) + '-' + TwoDigits(Now.Month) + '-' +
+    TwoDigits(Now.Day));
+  TokenSetShort(ATokens, CTokenAllocationTime, TwoDigits(Now.Hour) + ':' + TwoDigits(Now.Minute) + ':' +
+    TwoDigits(Now.Second));
+end;
+
+{Token 17: FastMM5 names TObject's virtual methods, and numbers the others (#n).}
+function VirtualMethodName(AIndex: Integer): ShortString;
+const
+  CNames: array[0..10] of string[20] = ('Destroy', 'FreeInstance', 'NewInstance', 'DefaultHandler', 'Dispatch',
+    'BeforeDestruction', 'AfterConstruction', 'SafeCallException', 'ToString', 'GetHashCode', 'Equals');
+  COffsets: array[0..10] of Integer = (vmtDestroy, vmtFreeInstance, vmtNewInstance, vmtDefaultHandler, vmtDispatch,
+    vmtBeforeDestruction, vmtAfterConstruction, vmtSafeCallException, vmtToString, vmtGetHashCode, vmtEquals);
+var
+  I: Integer;
+begin
+  for I := Low(COffsets) to High(COffsets) do
+    if COffsets[I] = AIndex * SizeOf(Pointer) then
+      Exit(CNames[I]);
+  if AIndex >= 0 then
+    Result := '#' + UIntToStr(AIndex)
+  else
+    Result := '#-' + UIntToStr(-AIndex);
+end;
+
+function LeakIsExpected(AEvent: PFMMC_DebugEvent): Boolean;
+var
+  C: TClass;
+  I: Integer;
+begin
+  Result := False;
+  C := nil;
+  if AEvent^.UserSize >= SizeOf(Pointer) then
+    C := FastMM_DetectClassInstance(AEvent^.Block);
+  for I := 0 to ReportLeakEntryCount - 1 do
+    if (ReportLeakEntries[I].Count > 0) and
+      (((C <> nil) and (ReportLeakEntries[I].LeakedClass = C)) or
+      ((ReportLeakEntries[I].LeakedClass = nil) and (NativeInt(AEvent^.UserSize) = ReportLeakEntries[I].LeakSize))) then
+    begin
+      Dec(ReportLeakEntries[I].Count);
+      Exit(True);
+    end;
+end;
+
+procedure DllEventHandler(AEvent: PFMMC_DebugEvent); cdecl;
+var
+  Tokens: TFMMC_Tokens;
+  T: TFMMC_Text;
+  H: PFastMM_DebugBlockHeader;
+  Freed: Boolean;
+  Kind: TFastMM_MemoryManagerEventType;
+  Template, Caption: PWideChar;
+  I: NativeUInt;
+begin
+  H := AEvent^.DebugHeader;
+  Freed := (H <> nil) and (H^.DebugBlockFlags = 33);
+  Caption := FastMM_MemoryCorruptionMessageBoxCaption;
+  case AEvent^.Kind of
+    CDllEventHeaderCorrupted:
+      begin
+        Kind := mmetDebugBlockHeaderCorruption;
+        Template := FastMM_BlockHeaderCorruptedMessage;
+      end;
+    CDllEventGuardCorrupted:
+      begin
+        Kind := mmetDebugBlockFooterCorruption;
+        if Freed then
+          Template := FastMM_BlockFooterCorruptedMessage_FreedBlock
+        else
+          Template := FastMM_BlockFooterCorruptedMessage_AllocatedBlock;
+      end;
+    CDllEventWriteAfterFree:
+      begin
+        Kind := mmetDebugBlockModifiedAfterFree;
+        Template := FastMM_BlockModifiedAfterFreeMessage;
+      end;
+    CDllEventDoubleFree:
+      begin
+        Kind := mmetDebugBlockDoubleFree;
+        Template := FastMM_DebugBlockDoubleFree;
+      end;
+    CDllEventReallocOfFreed:
+      begin
+        Kind := mmetDebugBlockReallocOfFreedBlock;
+        Template := FastMM_DebugBlockReallocOfFreedBlock;
+      end;
+    CDllEventLeak:
+      begin
+        if LeakIsExpected(AEvent) then
+          Exit;
+        Kind := mmetUnexpectedMemoryLeakDetail;
+        if H <> nil then
+          Template := FastMM_MemoryLeakDetailMessage_DebugBlock
+        else
+          Template := FastMM_MemoryLeakDetailMessage_NormalBlock;
+        Caption := FastMM_MemoryLeakMessageBoxCaption;
+      end;
+    CDllEventFreedObjectCall:
+      begin
+        Kind := mmetVirtualMethodCallOnFreedObject;
+        Template := FastMM_VirtualMethodCallOnFreedObjectMessage;
+        Caption := FastMM_VirtualMethodCallOnFreedObjectMessageBoxCaption;
+      end;
+  else
+    Exit; {no FastMM5 event type: counted by the DLL, not written}
+  end;
+  if not (Kind in FastMM_LogToFileEvents + FastMM_OutputDebugStringEvents + FastMM_MessageBoxEvents) then
+    Exit;
+  TokensClear(Tokens);
+  TokensSetGeneral(Tokens);
+  TokenSetShort(Tokens, CTokenBlockSize, UIntToStr(AEvent^.UserSize));
+  if H <> nil then
+  begin
+    TokenSetShort(Tokens, CTokenAllocatedByThread, UIntToStr(H^.AllocatedByThread));
+    TokenSetShort(Tokens, CTokenAllocationNumber, UIntToStr(H^.AllocationNumber));
+    TokenSetStackTrace(Tokens, CTokenAllocationStackTrace, AEvent^.AllocFrames, AEvent^.AllocFrameCount);
+    TokensSetAllocationTime(Tokens, H^.AllocationTickCount);
+    if Freed then
+    begin
+      TokenSetShort(Tokens, CTokenFreedByThread, UIntToStr(H^.FreedByThread));
+      TokenSetStackTrace(Tokens, CTokenFreeStackTrace, AEvent^.FreeFrames, AEvent^.FreeFrameCount);
+      TokenSetContent(Tokens, @H^.PreviouslyUsedByClass, nil, 0);
+    end
+    else if AEvent^.UserSize >= SizeOf(Pointer) then
+      TokenSetContent(Tokens, AEvent^.Block, AEvent^.Block, AEvent^.UserSize)
+    else
+      TokenSetContent(Tokens, nil, AEvent^.Block, AEvent^.UserSize);
+    TokensSetDump(Tokens, AEvent^.Block, AEvent^.UserSize);
+  end
+  else
+    TokensSetDump(Tokens, AEvent^.Block, 64);
+  if AEvent^.ModifiedRangeCount > 0 then
+  begin
+    TextClear(T);
+    for I := 0 to AEvent^.ModifiedRangeCount - 1 do
+    begin
+      if I > 0 then
+        TextAdd(T, ', ');
+      TextAddUInt(T, AEvent^.ModifiedRanges[I].Offset);
+      TextAdd(T, '(');
+      TextAddUInt(T, AEvent^.ModifiedRanges[I].Length);
+      TextAdd(T, ')');
+    end;
+    TokenSet(Tokens, CTokenModifyAfterFreeDetail, T);
+  end;
+  if AEvent^.Kind = CDllEventFreedObjectCall then
+  begin
+    TokenSetShort(Tokens, CTokenVirtualMethodName, VirtualMethodName(AEvent^.VirtualMethodIndex));
+    TokenSetStackTrace(Tokens, CTokenVirtualMethodCallStackTrace, AEvent^.CallFrames, AEvent^.CallFrameCount);
+  end;
+  TextClear(T);
+  TextAddTemplate(T, Template, Tokens);
+  LogEvent(Kind, Caption, T);
+end;
+
+{After the DLL has reported a virtual call on a freed object: FastMM5 raises EInvalidPointer
+(run-time error 204 without SysUtils).}
+procedure DllFreedObjectHandler; cdecl;
+begin
+  HeapError(204);
+end;
+
+var
+  BoundVariables: TFMMC_PascalVariables;
+  EventHandlerSet: Boolean;
+
+{The address of a variable, in Delphi and in both of Free Pascal's modes (in mode delphi @ on a
+procedure variable gives its value).}
+function AddressOf(var AVariable): Pointer;
+begin
+  Result := @AVariable;
+end;
+
+{The owner hands its FastMM5 variables and its event handler to the DLL; with an older DLL
+(no such exports) the interim behaviour stays.}
+procedure BindToDll;
+begin
+  if Assigned(Dll.BindVariables) then
+  begin
+    FillChar(BoundVariables, SizeOf(BoundVariables), 0);
+    BoundVariables.Size := SizeOf(BoundVariables);
+    BoundVariables.CurrentAllocationGroup := @FastMM_CurrentAllocationGroup;
+    BoundVariables.LastAllocationNumber := @FastMM_LastAllocationNumber;
+    BoundVariables.DebugBreakAllocationNumber := @FastMM_DebugBreakAllocationNumber;
+    BoundVariables.SmallBlockThreadContentionCount := @FastMM_SmallBlockThreadContentionCount;
+    BoundVariables.MediumBlockThreadContentionCount := @FastMM_MediumBlockThreadContentionCount;
+    BoundVariables.LargeBlockThreadContentionCount := @FastMM_LargeBlockThreadContentionCount;
+    BoundVariables.AllocateTopDown := PByte(@FastMM_AllocateTopDown);
+    BoundVariables.ScanBeforeEveryOperation := PByte(@FastMM_DebugMode_ScanForCorruptionBeforeEveryOperation);
+    BoundVariables.GetStackTrace := AddressOf(FastMM_GetStackTrace);
+    BoundVariables.ConvertStackTraceToText := AddressOf(FastMM_ConvertStackTraceToText);
+    BoundVariables.NoOpGetStackTrace := Pointer(@FastMM_NoOpGetStackTrace);
+    BoundVariables.NoOpConvertStackTraceToText := Pointer(@FastMM_NoOpConvertStackTraceToText);
+    Dll.BindVariables(@BoundVariables);
+    VariablesBound := True;
+    {The DLL's own switch gives way to the variable.}
+    if Assigned(Dll.SetScanBeforeEveryOperation) then
+      Dll.SetScanBeforeEveryOperation(0);
+  end;
+  if Assigned(Dll.SetEventHandler) then
+  begin
+    Dll.SetEventHandler(Pointer(@DllEventHandler));
+    EventHandlerSet := True;
+    {The unit reports leaks at its finalization, as FastMM5's routing says.}
+    if Assigned(Dll.SetLeakReportAtExit) then
+      Dll.SetLeakReportAtExit(0);
+  end;
+  if Assigned(Dll.SetFreedObjectHandler) then
+    Dll.SetFreedObjectHandler(Pointer(@DllFreedObjectHandler));
+end;
+
+{Before this module's code and data go (FastMM_Finalize): the DLL back to its own variables, its
+own event log and its own end for a call on a freed object.}
+procedure UnbindFromDll;
+begin
+  if VariablesBound then
+  begin
+    Dll.BindVariables(nil);
+    VariablesBound := False;
+  end;
+  if EventHandlerSet then
+  begin
+    Dll.SetEventHandler(nil);
+    EventHandlerSet := False;
+  end;
+  if Assigned(Dll.SetFreedObjectHandler) then
+    Dll.SetFreedObjectHandler(nil);
+end;
+
+{The debug blocks still live, one mmetUnexpectedMemoryLeakDetail each (the DLL's report through
+the handler), those registered as expected by pointer, class or size left out.}
+procedure ReportDebugBlockLeakDetails;
+begin
+  if EventHandlerSet and Assigned(Dll.ReportLeaks) then
+  begin
+    PrepareLeakMatching;
+    Dll.ReportLeaks();
+    DebugLeakDetailsWritten := True;
+  end;
 end;
 
 {------------------------Installation------------------------}
@@ -2901,9 +4244,9 @@ begin
   InstallRecord;
   TellDllEventLogFilename(False);
   ClaimOwnership;
-  {TODO(dll): fastmm_bind_variables, fastmm_set_event_handler (delphi/DLL_EXPORTS_NEEDED.md) - the
-  owner gives the DLL FastMM5's variables and takes its debug events (and unbinds in
-  FastMM_Finalize).}
+  {The owner gives the DLL FastMM5's variables and takes its debug events, until FastMM_Finalize.}
+  if IsOwner then
+    BindToDll;
   if IsOwner then
     InstallationState := mmisInstalled
   else
@@ -2924,7 +4267,14 @@ begin
       Include(FastMM_MessageBoxEvents, mmetUnexpectedMemoryLeakSummary);
     if IsOwner and ([mmetUnexpectedMemoryLeakDetail, mmetUnexpectedMemoryLeakSummary] *
       (FastMM_OutputDebugStringEvents + FastMM_LogToFileEvents + FastMM_MessageBoxEvents) <> []) then
+    begin
+      if mmetUnexpectedMemoryLeakDetail in FastMM_OutputDebugStringEvents + FastMM_LogToFileEvents +
+        FastMM_MessageBoxEvents then
+        ReportDebugBlockLeakDetails;
       PerformLeakCheck;
+    end;
+    if IsOwner then
+      UnbindFromDll;
     if (not FastMM_NeverUninstall) and RecordStillOurs then
     begin
       UninstallRecord;

@@ -2,7 +2,9 @@
  * the manager (allocate, grow and shrink with realloc, free, and hand blocks to another thread
  * which frees them), checking every block's contents. It prints what the manager holds while
  * the blocks are alive and again after they are all freed, and exits non-zero if any content
- * check failed or anything is left in use. */
+ * check failed or anything is left in use. With `--usage-report <file.html>` it also writes the
+ * usage report (fastmm_write_usage_report) while the blocks are alive: the page the README shows
+ * (scripts/usage-report-screenshot.sh). */
 #include "../tests/test_util.h" /* threads, a mutex, a PRNG and byte patterns */
 
 #include "core/policy.h"
@@ -216,8 +218,9 @@ static void print_state(const char *title) {
          s.thread_cached_blocks, s.small_class_count);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
   static worker w[NTHREADS];
+  const char *report = argc == 3 && strcmp(argv[1], "--usage-report") == 0 ? argv[2] : NULL;
   static tu_thread t[NTHREADS];
   fastmm_state end;
   unsigned long long bad = 0, ops = 0, handed = 0;
@@ -242,6 +245,9 @@ int main(void) {
   while (read_flag(&workers_holding) < NTHREADS)
     tu_yield();
   print_state("While the workers hold their blocks:");
+  if (report != NULL)
+    printf("usage report %s: %s\n", report,
+           fastmm_write_usage_report(report) ? "written" : "COULD NOT BE WRITTEN");
   tu_mutex_lock(&phase_lock);
   release_now = 1;
   tu_mutex_unlock(&phase_lock);

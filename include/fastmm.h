@@ -125,15 +125,98 @@ FASTMM_API void FASTMM_CDECL fastmm_release_free_memory(void);
  * when i is out of range. The usable size of a small block is its slot size minus 4. */
 FASTMM_API size_t FASTMM_CDECL fastmm_small_class_slot_size(size_t class_index);
 
+/* ---- The blocks one by one (FastMM5's FastMM_WalkBlocks) ---------------------------------
+ * The kinds of what the walk reports, in the order of FastMM5's
+ * TFastMM_WalkAllocatedBlocksBlockType. A medium span is what the OS mapped for medium blocks (1-4
+ * MB); a small span is a medium block cut into the slots of one small size class. */
+enum fastmm_block_type {
+  FASTMM_BLOCK_LARGE = 0,       /* btLargeBlock */
+  FASTMM_BLOCK_MEDIUM_SPAN = 1, /* btMediumBlockSpan */
+  FASTMM_BLOCK_MEDIUM = 2,      /* btMediumBlock (not one that holds a small span) */
+  FASTMM_BLOCK_SMALL_SPAN = 3,  /* btSmallBlockSpan */
+  FASTMM_BLOCK_SMALL = 4        /* btSmallBlock */
+};
+#define FASTMM_WALK_TYPE(t) (1u << (t)) /* fastmm_walk_blocks's `types`: 0 means all five */
+
+typedef struct fastmm_block_info {
+  /* The block's user pointer; for a block that holds a debug block (debug mode), the debug
+   * block's (what the program holds); a span's first byte. */
+  void *block_address;
+  void *debug_header; /* that debug block's FastMM5-layout header (TFastMM_DebugBlockHeader), or
+                         NULL (always NULL until debug blocks take FastMM5's layout) */
+  size_t block_size;  /* bytes of the block or span, its header included: a small block's slot,
+                         a large block's mapping */
+  size_t usable_size; /* what the program may use: a debug block's requested size; a small
+                         span's slots times its slot size; a medium span's size less its header */
+  uint32_t allocation_group; /* a debug block's allocation group; 0 for every other block */
+  uint8_t arena_index;
+  uint8_t block_type;    /* enum fastmm_block_type */
+  uint8_t block_is_free; /* in a free list, a thread's cache, or a debug block in the quarantine */
+  uint8_t is_sequential_feed_span;       /* a small span some of whose slots were never used */
+  uint32_t sequential_feed_unused_bytes; /* the bytes of those slots */
+  uint32_t small_block_span_block_size;  /* a small span's slot size */
+} fastmm_block_info;
+
+typedef void(FASTMM_CDECL *fastmm_walk_callback)(const fastmm_block_info *info, void *user_data);
+
+/* Calls `callback` once for each block and span of the kinds in `types` (FASTMM_WALK_TYPE bits;
+ * 0: all), only for blocks in use when `used_blocks_only` is non-zero, and only for blocks whose
+ * allocation group is in [min_allocation_group, max_allocation_group] (with a minimum above 0 no
+ * span is reported). It is safe while other threads allocate: it takes an arena's locks (each
+ * within `lock_timeout_ms`), copies what it finds, releases them, and calls back with no lock
+ * held, so the callback may allocate and free (a block freed meanwhile may still be reported).
+ * Order: by arena, spans in address order, large blocks first. Returns 1 when every arena was
+ * walked, 0 when one was skipped because a lock could not be had in time. callback NULL: 1. */
+FASTMM_API int FASTMM_CDECL fastmm_walk_blocks(fastmm_walk_callback callback, void *user_data,
+                                               unsigned types, int used_blocks_only,
+                                               uint32_t lock_timeout_ms,
+                                               uint32_t min_allocation_group,
+                                               uint32_t max_allocation_group);
+
+/* ---- Alignment ------------------------------------------------------------------------
+ * Every block is 16-byte aligned. A minimum alignment of 32 or 64 (FastMM5's
+ * FastMM_EnterMinimumAddressAlignment) makes every block handed out after the call, of every
+ * kind and by every entry point (GetMem, AllocMem, ReallocMem's moves, the Delphi record), aligned
+ * to it; values below 16 give 16, 17..32 give 32, above 32 give 64. Returns the alignment now in
+ * effect. Blocks made before keep their place. */
+FASTMM_API size_t FASTMM_CDECL fastmm_set_minimum_alignment(size_t alignment);
+FASTMM_API size_t FASTMM_CDECL fastmm_get_minimum_alignment(void);
+/* One block of `size` bytes whose address is a multiple of `alignment`, a power of two up to
+ * 65536 (NULL for any other alignment, or when memory is exhausted). It is freed, measured and
+ * resized by the ordinary calls, and ReallocMem keeps its alignment when it moves it. (In debug
+ * mode it is an ordinary block, not a debug block.) */
+FASTMM_API void *FASTMM_CDECL fastmm_getmem_aligned(size_t size, size_t alignment);
+
+/* ---- Optimization strategy (FastMM5's FastMM_SetOptimizationStrategy) --------------------
+ * The size of the medium spans mapped from now on: 4 MB for speed (fewer mappings), 2 MB balanced
+ * (the default), 1 MB for low memory use (less held by partly used spans). Any other value is
+ * ignored. */
+#define FASTMM_OPTIMIZE_FOR_SPEED 0
+#define FASTMM_BALANCED 1
+#define FASTMM_OPTIMIZE_FOR_LOW_MEMORY 2
+FASTMM_API void FASTMM_CDECL fastmm_set_optimization_strategy(int strategy);
+FASTMM_API int FASTMM_CDECL fastmm_get_optimization_strategy(void);
+
+/* ---- The usage report ------------------------------------------------------------------
+ * Writes one self-contained HTML page (no script, style sheet or image from elsewhere) to `path`:
+ * the state (fastmm_get_state), a map of the address space the manager holds (each 64 KB region
+ * coloured by what it holds and shaded by how full it is, as FastMM's usage tracker shows it),
+ * the usage of each small size class, and the largest blocks in use. Returns 1 when written, 0
+ * when the file could not be (path NULL or empty: 0). */
+FASTMM_API int FASTMM_CDECL fastmm_write_usage_report(const char *path);
+
 /* ---- Debug mode ------------------------------------------------------------------------
- * While debug mode is on, GetMem hands out debug blocks: a checksummed header before the data
- * (allocation number, size, thread, time, the allocation stack), a guard after it, new data
- * filled with 0x90; FreeMem checks them, records the freeing stack, fills the data with 0x80,
- * points its first pointer at traps (a freed Delphi object's VMT) and keeps the block in a
- * quarantine, where a later change is caught as a write after free. Blocks of either kind are
- * freed correctly in either mode. Errors and leaks go to the event log,
- * <program>_MemoryManager_EventLog.txt beside the program. FASTMMC_DEBUG_MODE=1 in the
- * environment starts a program in debug mode; FASTMMC_STACK_DEPTH sets the trace depth. */
+ * While debug mode is on, GetMem hands out debug blocks, laid out as FastMM5's
+ * (fastmm_debug_block_header below): a 64-byte header before the data (allocation number and
+ * group, size, thread, time, header checksum), and after the data a footer (its checksum, the
+ * allocation and the free stack traces); new data is filled with 0x90. FreeMem checks them,
+ * records the freeing stack, fills the data with 0x80, points its first pointer at traps (a
+ * freed Delphi object's VMT) and keeps the block in a quarantine, where a later change is caught
+ * as a write after free; the quarantine counts as free memory in every statistic. Blocks of
+ * either kind are freed correctly in either mode. Errors and leaks go to the event log,
+ * <program>_MemoryManager_EventLog.txt beside the program, or to an event handler
+ * (fastmm_set_event_handler). FASTMMC_DEBUG_MODE=1 in the environment starts a program in
+ * debug mode; FASTMMC_STACK_DEPTH sets the trace depth. */
 FASTMM_API int FASTMM_CDECL fastmm_enter_debug_mode(void);  /* nesting counter +1; returns 1 */
 FASTMM_API int FASTMM_CDECL fastmm_exit_debug_mode(void);   /* nesting counter -1; returns 1 */
 FASTMM_API int FASTMM_CDECL fastmm_debug_mode_active(void); /* 1 while the counter is above zero */
@@ -141,8 +224,9 @@ FASTMM_API int FASTMM_CDECL fastmm_debug_mode_active(void); /* 1 while the count
  * is reported). */
 FASTMM_API int FASTMM_CDECL fastmm_scan_debug_blocks_for_corruption(void);
 FASTMM_API void FASTMM_CDECL fastmm_set_scan_before_every_operation(int on);
-FASTMM_API void FASTMM_CDECL
-fastmm_set_debug_mode_stack_trace_entry_count(size_t count); /* max 62 */
+/* Entries in each of a new debug block's two stack traces: default 20, at most 64 (FastMM5's
+ * maximum; a larger count is taken as 64). */
+FASTMM_API void FASTMM_CDECL fastmm_set_debug_mode_stack_trace_entry_count(size_t count);
 FASTMM_API size_t FASTMM_CDECL fastmm_get_debug_mode_stack_trace_entry_count(void);
 /* Outside debug mode too: fill freed blocks with 0x80 / new blocks with 0x90 (nesting). */
 FASTMM_API void FASTMM_CDECL fastmm_begin_erase_freed_block_content(void);
@@ -163,6 +247,54 @@ FASTMM_API size_t FASTMM_CDECL fastmm_report_leaks(void);
  * the call with an exception (Windows) or abort (natively); a handler may leave by longjmp. */
 FASTMM_API void FASTMM_CDECL fastmm_set_freed_object_call_handler(void (*handler)(void));
 
+/* FastMM5's TFastMM_DebugBlockHeader, the 64 bytes before a debug block's user pointer, on
+ * Win32 and Win64 alike (natively the layout of the same pointer size). Fields are FastMM5's;
+ * the layout has no padding (the offsets are checked below). After the UserSize user bytes
+ * follows the footer: a 32-bit checksum, the allocation stack trace and the free stack trace
+ * (StackTraceEntryCount pointers each, unused entries 0), then 4 reserved bytes; it is not
+ * aligned. Both checksums are an xor of 32-bit words seeded with 0xFFFFFFFF: the header's over
+ * the words after header_checksum to the header's end, the footer's over both stack traces.
+ * The first 16 (Win64) or 28 (Win32) bytes are the manager's (FastMM5: room for a free list). */
+#define FASTMM_DEBUG_HEADER_SIZE 64
+#define FASTMM_DEBUG_BLOCK_LIVE 32          /* debug_block_flags: CIsDebugBlockFlag */
+#define FASTMM_DEBUG_BLOCK_FREED 33         /* ... or CBlockIsFreeFlag */
+#define FASTMM_DEBUG_FEATURE_CHECKSUMS 1    /* debug_feature_flags: the block has checksums */
+#define FASTMM_DEBUG_FEATURE_FILL_PATTERN 2 /* freed: its data was filled with 0x80 */
+typedef struct fastmm_debug_block_header {
+  void *reserved1;
+  void *reserved2;
+  uint8_t reserved_space1[36 - 4 * sizeof(void *)];
+  uint32_t header_checksum;
+  uint32_t allocation_tick_count; /* GetTickCount at allocation (ms since boot) */
+  uint32_t allocation_number;     /* debug allocations numbered from 1 */
+  intptr_t user_size;             /* what the program asked for */
+  void *previously_used_by_class; /* freed: the data's first pointer before the free */
+  uint32_t allocation_group;
+  uint32_t allocated_by_thread;
+  uint32_t freed_by_thread; /* 0 while live */
+  uint8_t debug_feature_flags;
+  uint8_t stack_trace_entry_count;
+  int16_t debug_block_flags; /* FASTMM_DEBUG_BLOCK_LIVE or _FREED */
+} fastmm_debug_block_header;
+#define FASTMM_LAYOUT_CHECK_(name, cond) typedef char fastmm_layout_check_##name[(cond) ? 1 : -1]
+FASTMM_LAYOUT_CHECK_(size, sizeof(fastmm_debug_block_header) == 64);
+FASTMM_LAYOUT_CHECK_(checksum, offsetof(fastmm_debug_block_header, header_checksum) ==
+                                   36 - 2 * sizeof(void *));
+FASTMM_LAYOUT_CHECK_(tick, offsetof(fastmm_debug_block_header, allocation_tick_count) ==
+                               40 - 2 * sizeof(void *));
+FASTMM_LAYOUT_CHECK_(number, offsetof(fastmm_debug_block_header, allocation_number) ==
+                                 44 - 2 * sizeof(void *));
+FASTMM_LAYOUT_CHECK_(user_size,
+                     offsetof(fastmm_debug_block_header, user_size) == 48 - 2 * sizeof(void *));
+FASTMM_LAYOUT_CHECK_(class, offsetof(fastmm_debug_block_header, previously_used_by_class) ==
+                                48 - sizeof(void *));
+FASTMM_LAYOUT_CHECK_(group, offsetof(fastmm_debug_block_header, allocation_group) == 48);
+FASTMM_LAYOUT_CHECK_(by, offsetof(fastmm_debug_block_header, allocated_by_thread) == 52);
+FASTMM_LAYOUT_CHECK_(freed, offsetof(fastmm_debug_block_header, freed_by_thread) == 56);
+FASTMM_LAYOUT_CHECK_(features, offsetof(fastmm_debug_block_header, debug_feature_flags) == 60);
+FASTMM_LAYOUT_CHECK_(entries, offsetof(fastmm_debug_block_header, stack_trace_entry_count) == 61);
+FASTMM_LAYOUT_CHECK_(flags, offsetof(fastmm_debug_block_header, debug_block_flags) == 62);
+
 /* What debug mode found: fastmm_debug_event.kind and fastmm_get_debug_event_count's argument. */
 typedef enum fastmm_event_kind {
   FASTMM_EVENT_NONE = 0,             /* no event (the last event before there was any) */
@@ -176,21 +308,130 @@ typedef enum fastmm_event_kind {
   FASTMM_EVENT_FREED_OBJECT_CALL = 8, /* a virtual method called on a freed object */
   FASTMM_EVENT_KIND_COUNT             /* one more than the last kind */
 } fastmm_event_kind;
-#define FASTMM_DEBUG_EVENT_FRAMES 16
+#define FASTMM_DEBUG_EVENT_FRAMES 64 /* FastMM5's CFastMM_StackTrace_MaximumEntryCount */
+#define FASTMM_DEBUG_EVENT_RANGES 32 /* FastMM5's CMaxLoggedChanges */
 
+typedef struct fastmm_debug_modified_range {
+  uint32_t offset; /* from the user pointer */
+  uint32_t length;
+} fastmm_debug_modified_range;
+
+/* One event, as fastmm_get_last_debug_event and an event handler see it. Laid out without
+ * padding but at its end, so a Pascal record can mirror it (FastMMC.pas). */
 typedef struct fastmm_debug_event {
-  int kind; /* a fastmm_event_kind */
-  const void *block;
-  size_t user_size;
+  int kind;                 /* a fastmm_event_kind */
+  int virtual_method_index; /* FREED_OBJECT_CALL: the VMT slot called (Delphi's Destroy is -1) */
   uint64_t allocation_number;
-  size_t alloc_frame_count;
-  void *alloc_frames[FASTMM_DEBUG_EVENT_FRAMES];
+  const void *block; /* the pointer the program passed or holds */
+  size_t user_size;
+  /* The block's debug header as it was when the event was found, or NULL when it could not be
+   * trusted (damaged, or no debug block). It points at `header` below, in the same event: a
+   * copy of the event must point it at its own. */
+  const fastmm_debug_block_header *debug_header;
+  size_t alloc_frame_count; /* non-zero entries of alloc_frames */
   size_t free_frame_count;
+  size_t call_frame_count; /* where the error was detected (a virtual call: where it was made) */
+  size_t modified_range_count; /* WRITE_AFTER_FREE: the bytes changed since the free */
+  void *alloc_frames[FASTMM_DEBUG_EVENT_FRAMES];
   void *free_frames[FASTMM_DEBUG_EVENT_FRAMES];
+  void *call_frames[FASTMM_DEBUG_EVENT_FRAMES];
+  fastmm_debug_modified_range modified_ranges[FASTMM_DEBUG_EVENT_RANGES];
+  fastmm_debug_block_header header;
 } fastmm_debug_event;
+FASTMM_LAYOUT_CHECK_(event_block, offsetof(fastmm_debug_event, block) == 16);
+FASTMM_LAYOUT_CHECK_(event_frames,
+                     offsetof(fastmm_debug_event, alloc_frames) == 16 + 7 * sizeof(void *));
+FASTMM_LAYOUT_CHECK_(event_header, offsetof(fastmm_debug_event, header) ==
+                                       16 + (7 + 3 * FASTMM_DEBUG_EVENT_FRAMES) * sizeof(void *) +
+                                           8 * FASTMM_DEBUG_EVENT_RANGES);
 
 FASTMM_API size_t FASTMM_CDECL fastmm_get_debug_event_count(int kind); /* events of a kind so far */
 FASTMM_API void FASTMM_CDECL fastmm_get_last_debug_event(fastmm_debug_event *event);
+
+/* With a handler set, each debug event (a leak found by fastmm_report_leaks too, one event per
+ * block) goes to it instead of the event log; the manager still counts it and keeps it as the
+ * last event. The handler runs on the thread that found the error, possibly inside FreeMem,
+ * with no lock of the manager held; it may allocate. When it returns the operation fails as
+ * without a handler. NULL: back to the event log. */
+typedef void(FASTMM_CDECL *fastmm_event_handler)(const fastmm_debug_event *event);
+FASTMM_API void FASTMM_CDECL fastmm_set_event_handler(fastmm_event_handler handler);
+/* 0: no leak report of debug blocks when the process ends (a program that reports leaks
+ * itself). Default 1. */
+FASTMM_API void FASTMM_CDECL fastmm_set_leak_report_at_exit(int on);
+
+/* ---- FastMM5's debug entry points and options ---------------------------------------------
+ * FastMM_DebugGetMem & co.: a debug block whatever the mode. getmem fills the data with 0x90
+ * (options permitting), allocmem zeroes it; NULL for a negative size or no memory. With
+ * fastmm_set_scan_before_every_operation(1) each scans every debug block first. freemem
+ * frees a debug block the debug way (checked, filled, quarantined) and any other block normally;
+ * 0, or non-zero for a pointer that is no live block (a freed debug block is reported as a
+ * double free). reallocmem resizes a debug block keeping its debug information (in place when
+ * it fits its outer block), turns a normal block into a debug block (the data copied), reports a
+ * freed debug block and returns NULL; NULL p allocates, size 0 frees. */
+FASTMM_API void *FASTMM_CDECL fastmm_debug_getmem(intptr_t size);
+FASTMM_API int32_t FASTMM_CDECL fastmm_debug_freemem(void *p);
+FASTMM_API void *FASTMM_CDECL fastmm_debug_reallocmem(void *p, intptr_t size);
+FASTMM_API void *FASTMM_CDECL fastmm_debug_allocmem(intptr_t size);
+
+/* FastMM5's TFastMM_DebugModeOptions, bit i = option i. Default NEVER_FREE_SMALL_BLOCK_SPANS |
+ * NEVER_MERGE_FREE_MEDIUM_BLOCKS. They apply to blocks made or freed after the call; each block
+ * keeps what it got (its header's debug_feature_flags). README "Debug mode options" says what
+ * each one does here. */
+#define FASTMM_DMO_NEVER_FREE_SMALL_BLOCK_SPANS 1u
+#define FASTMM_DMO_NEVER_MERGE_FREE_MEDIUM_BLOCKS 2u
+#define FASTMM_DMO_NO_BLOCK_FILL_PATTERNS                                                          \
+  4u                                     /* no 0x90 / 0x80 fill (unless an erase mode is on)       \
+                                          */
+#define FASTMM_DMO_NO_BLOCK_CHECKSUMS 8u /* no header and footer checksums */
+FASTMM_API void FASTMM_CDECL fastmm_set_debug_mode_options(uint32_t options);
+FASTMM_API uint32_t FASTMM_CDECL fastmm_get_debug_mode_options(void);
+
+/* ---- FastMM5's variables ------------------------------------------------------------------
+ * FastMM5 keeps some settings and counters in variables a program reads and writes. A program
+ * (FastMMC.pas, for the module that installed the manager first; or a C program) hands their
+ * addresses over and the manager uses them from then on, as FastMM5 does its own:
+ *   current_allocation_group       each new debug block records it (AllocationGroup);
+ *   last_allocation_number         incremented atomically for each new debug block, which
+ *                                  records the new value (AllocationNumber);
+ *   debug_break_allocation_number  non-zero: the debug block given that number breaks into the
+ *                                  debugger once made (DebugBreak; SIGTRAP natively);
+ *   *_thread_contention_count      incremented each time a thread finds every arena of a kind
+ *                                  locked and has to wait (GetMem and ReallocMem);
+ *   allocate_top_down              non-zero: memory is mapped from the top of the address space
+ *                                  (MEM_TOP_DOWN; natively the kernel's own order already);
+ *   scan_before_every_operation    non-zero: while debug mode is on, every debug block is checked
+ *                                  before each GetMem, FreeMem, ReallocMem (damage is reported;
+ *                                  the operation goes on);
+ *   get_stack_trace / convert_stack_trace_to_text: the addresses of the variables holding
+ *                                  FastMM5's FastMM_GetStackTrace / FastMM_ConvertStackTraceToText;
+ *                                  while one holds anything but its no-op routine (noop_*), debug
+ *                                  blocks' traces are taken / written through it. They are called
+ *                                  with Delphi's convention (register on Win32; not in a build
+ *                                  made with MSVC for Win32, which has no such convention).
+ * `size` is sizeof(fastmm_pascal_variables) as the caller knows it; a member beyond it or NULL
+ * is not bound. NULL: back to the manager's own variables (all 0 but the allocation number,
+ * which goes on from where it is). */
+typedef struct fastmm_pascal_variables {
+  uint32_t size;
+  const volatile uint32_t *current_allocation_group;
+  volatile uint32_t *last_allocation_number;
+  const volatile uint32_t *debug_break_allocation_number;
+  volatile uint32_t *small_block_thread_contention_count;
+  volatile uint32_t *medium_block_thread_contention_count;
+  volatile uint32_t *large_block_thread_contention_count;
+  const volatile uint8_t *allocate_top_down;
+  const volatile uint8_t *scan_before_every_operation;
+  void *const volatile *get_stack_trace;
+  void *const volatile *convert_stack_trace_to_text;
+  void *noop_get_stack_trace;
+  void *noop_convert_stack_trace_to_text;
+} fastmm_pascal_variables;
+FASTMM_API void FASTMM_CDECL fastmm_bind_variables(const fastmm_pascal_variables *vars);
+
+/* FastMM_ProcessAllPendingFrees: the calling thread's cached blocks and every arena's pending
+ * frees back to their spans, and the quarantine of freed debug blocks emptied (each checked for
+ * writes after free first, as when it leaves the quarantine by age). */
+FASTMM_API void FASTMM_CDECL fastmm_process_all_pending_frees(void);
 
 /* The record Delphi's SetMemoryManager takes (System.TMemoryManagerEx): six entry points in
  * this order. On Win32 they use Delphi's `register` convention (EAX, EDX), on Win64 the one

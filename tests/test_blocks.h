@@ -21,9 +21,14 @@ static inline void tb_start_quiet(const char *name) {
 #endif
 }
 
-/* The kind bits (FREE and the four kinds) of a block's header word. */
+/* What tb_kind answers for a debug block (whose header word has no kind bit). */
+#define TB_KIND_DEBUG 0x100u
+
+/* The kind bits (FREE, DEBUG_OUTER and the three kinds) of a block's header word, or
+ * TB_KIND_DEBUG for a debug block. */
 static inline uint32_t tb_kind(const void *p) {
-  return block_header(p) & BLOCK_KIND_MASK;
+  uint32_t h = block_header(p);
+  return block_header_is_debug(h) ? TB_KIND_DEBUG : h & BLOCK_KIND_MASK;
 }
 
 static inline const char *tb_kind_name(uint32_t kind) {
@@ -34,7 +39,7 @@ static inline const char *tb_kind_name(uint32_t kind) {
     return "medium";
   case BLOCK_FLAG_LARGE:
     return "large";
-  case BLOCK_FLAG_DEBUG:
+  case TB_KIND_DEBUG:
     return "debug";
   default:
     return (kind & BLOCK_FLAG_FREE) ? "free" : "invalid";

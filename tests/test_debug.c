@@ -115,7 +115,7 @@ int main(void) {
   fastmm_exit_debug_mode();
   CHECK(fastmm_debug_mode_active());
   void *dbg = fastmm_getmem(48);
-  CHECK_EQ(tb_kind(dbg), BLOCK_FLAG_DEBUG);
+  CHECK_EQ(tb_kind(dbg), TB_KIND_DEBUG);
   CHECK_EQ(fastmm_usable_size(dbg), 48);
   CHECK(((unsigned char *)dbg)[0] == 0x90 && ((unsigned char *)dbg)[47] == 0x90);
   CHECK_EQ(fastmm_freemem(normal), 0); /* a normal block freed in debug mode */
@@ -221,7 +221,7 @@ int main(void) {
   memcpy(q, "0123456789", 10);
   char *r = (char *)fastmm_reallocmem(q, 5000);
   CHECK(r != NULL && r != q && memcmp(r, "0123456789", 10) == 0);
-  CHECK_EQ(tb_kind(r), BLOCK_FLAG_DEBUG);
+  CHECK_EQ(tb_kind(r), TB_KIND_DEBUG);
   CHECK_EQ(fastmm_freemem(r), 0);
 
   /* A virtual call on a freed object lands in a trap. */

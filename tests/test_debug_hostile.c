@@ -2,12 +2,13 @@
  * mode exists to survive a program's memory errors and report them; these must neither crash
  * the manager nor let the error through:
  *
- *   1. An underrun over the debug header (64 bytes before the block, FastMM's "wild write
- *      before the block"): FreeMem and ReallocMem refuse the block, the usable size is 0, and
- *      fastmm_scan_debug_blocks_for_corruption() reports it (returns 0) without reading through
- *      the damaged header's fields (stack depth, frame counts, size). Mended, it frees.
+ *   1. An underrun over the whole debug header (the 64 bytes before the block, FastMM's "wild
+ *      write before the block"), its header word included: FreeMem and ReallocMem refuse the
+ *      block, the usable size is 0, and fastmm_scan_debug_blocks_for_corruption() reports it
+ *      (returns 0) without reading through the damaged header's fields (stack depth, size).
+ *      Mended, it frees.
  *   2. A pointer the program freed before debug mode whose address now starts the outer block
- *      of a debug block (the debug block sits 96 bytes and its stack traces further in):
+ *      of a debug block (the debug block sits 64 bytes further in, its header first):
  *      freeing it again is a double free and must be refused, and a ReallocMem of it return
  *      NULL (even for a size the in-place fast paths would keep), whether debug mode is still
  *      on or was left, and whatever the stack depth setting is by then; the debug block stays
@@ -28,7 +29,7 @@ static void underrun_over_the_header(void) {
   size_t before;
   if (!CHECK(q != NULL))
     return;
-  CHECK_EQ(tb_kind(q), BLOCK_FLAG_DEBUG);
+  CHECK_EQ(tb_kind(q), TB_KIND_DEBUG);
   memset(q, 0x11, 100);
   memcpy(saved, q - sizeof saved, sizeof saved);
   memset(q - sizeof saved, 0xFF, sizeof saved); /* the underrun */
@@ -52,7 +53,7 @@ static void underrun_over_the_header(void) {
  * on (`still_on`) or after it was left, and with the stack depth setting then at
  * `depth_at_free`. In every case it is a double free and must be refused. */
 static void stale_pointer_is_an_outer_block(unsigned depth, int still_on, unsigned depth_at_free) {
-  size_t n, trace = 2u * depth * sizeof(void *);
+  size_t n, footer = 4u + 2u * depth * sizeof(void *) + 4u; /* checksum, traces, reserved */
   int found = 0;
   char what[96];
   snprintf(what, sizeof what, "depth %u, freed %s debug mode at depth %u", depth,
@@ -60,7 +61,7 @@ static void stale_pointer_is_an_outer_block(unsigned depth, int still_on, unsign
   /* Try a few sizes: the outer block must land where the stale block was (a thread cache hands
    * back the block it got last, for a request of the same class). */
   for (n = 40; n <= 2000 && !found; n += 40) {
-    size_t outer_size = n + trace + 96 + 4; /* stack traces, header 96, guard 4 */
+    size_t outer_size = 64 + n + footer; /* FastMM5's layout: header, data, footer */
     unsigned char *p = (unsigned char *)fastmm_getmem(outer_size), *q;
     if (!CHECK(p != NULL))
       return;
@@ -75,7 +76,7 @@ static void stale_pointer_is_an_outer_block(unsigned depth, int still_on, unsign
     fastmm_set_debug_mode_stack_trace_entry_count(depth_at_free);
     if (!still_on)
       fastmm_exit_debug_mode();
-    if (q == p + trace + 96) {
+    if (q == p + 64) {
       fastmm_memory_manager_ex mm;
       void *r;
       fastmm_get_memory_manager(&mm);

@@ -34,7 +34,7 @@ static void made_in_one_mode_used_in_the_other(int debug_first) {
     if (CHECK(p[i] && q[i])) {
       tu_fill_pattern(p[i], sizes[i], (uint32_t)i);
       tu_fill_pattern(q[i], sizes[i], (uint32_t)i + 100u);
-      CHECK_EQ(tb_kind(p[i]) == BLOCK_FLAG_DEBUG, debug_first != 0);
+      CHECK_EQ(tb_kind(p[i]) == TB_KIND_DEBUG, debug_first != 0);
     }
   }
   if (debug_first)

@@ -111,24 +111,38 @@ static void refused(void *p, const void *container, size_t length, const char *w
 
 /* ---- the issue's two cases ------------------------------------------------------------------ */
 
-static void issue_cases(void) {
+/* The issue's cases, with the fill value `v`: 2 as the issue wrote them (the SMALL kind bit of
+ * the numbering of then; DEBUG_OUTER in FastMM5's, which the header contract has now), and
+ * BLOCK_FLAG_SMALL, which reads as a live small header today. With bytes of BLOCK_FLAG_SMALL the
+ * slot field reads 2048 or more, so 300 would move: refused() also asks for the sizes such a
+ * header keeps in place. */
+static void issue_cases_with(unsigned char v) {
   unsigned char *p = (unsigned char *)fastmm_getmem(1000);
   int32_t *a = (int32_t *)fastmm_getmem(400);
+  char what_p[80], what_a[80];
   if (!CHECK(p != NULL && a != NULL))
     return;
-  memset(p, 2, 1000);
+  memset(p, v, 1000);
   for (size_t i = 0; i < 100; i++)
-    a[i] = 2;
+    a[i] = v;
   for (size_t e = 0; e < sizeof reallocs / sizeof reallocs[0]; e++) {
-    CHECK_MSG(reallocs[e].fn(p + 16, 300) == NULL, "%s(p + 16, 300) on bytes 2", reallocs[e].name);
-    CHECK_MSG(reallocs[e].fn(&a[4], (size_t)1 << 30) == NULL, "%s(&a[4], 1 << 30) on ints 2",
-              reallocs[e].name);
+    CHECK_MSG(reallocs[e].fn(p + 16, 300) == NULL, "%s(p + 16, 300) on bytes %u", reallocs[e].name,
+              v);
+    CHECK_MSG(reallocs[e].fn(&a[4], (size_t)1 << 30) == NULL, "%s(&a[4], 1 << 30) on ints %u",
+              reallocs[e].name, v);
   }
-  refused(p + 16, p, 1000, "p + 16 of a 1000-byte block of bytes 2");
-  refused(&a[4], a, 400, "&a[4] of a 400-byte block of ints 2");
+  snprintf(what_p, sizeof what_p, "p + 16 of a 1000-byte block of bytes %u", v);
+  snprintf(what_a, sizeof what_a, "&a[4] of a 400-byte block of ints %u", v);
+  refused(p + 16, p, 1000, what_p);
+  refused(&a[4], a, 400, what_a);
   CHECK_EQ(fastmm_usable_size(p), tb_small_usable((size_t)tb_small_class_for(1000)));
   CHECK_EQ(fastmm_freemem(p), FASTMM_OK);
   CHECK_EQ(fastmm_freemem(a), FASTMM_OK);
+}
+
+static void issue_cases(void) {
+  issue_cases_with(2);
+  issue_cases_with((unsigned char)BLOCK_FLAG_SMALL);
 }
 
 /* ---- blocks of every kind filled with a word that reads as a small header ---------------------
@@ -136,12 +150,13 @@ static void issue_cases(void) {
 
 static void filled_blocks(void) {
   static const size_t sizes[] = {48, 400, 1000, SMALL_MAX_USER, 5000, 100000, MEDIUM_MAX_USER + 1};
-  uint32_t words[5];
+  uint32_t words[6];
   words[0] = BLOCK_FLAG_SMALL;                        /* slot 0: usable wraps to 4 GB */
-  words[1] = 0x01010101u * BLOCK_FLAG_SMALL;          /* the issue's bytes */
+  words[1] = 0x01010101u * BLOCK_FLAG_SMALL;          /* the issue's bytes, today's SMALL */
   words[2] = small_header_make(16, 1024, 64);         /* a perfect header, span 64 back */
   words[3] = small_header_make(0, 16, 64 + 16 * 100); /* class 0, 100 slots in */
   words[4] = small_header_make(SMALL_CLASS_COUNT - 1, 2560, 64 + 2560);
+  words[5] = 0x02020202u; /* the issue's bytes as written (SMALL was 2 then; DEBUG_OUTER now) */
   for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
     uint32_t *p = (uint32_t *)fastmm_getmem(sizes[i]);
     if (!CHECK(p != NULL))

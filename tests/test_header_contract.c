@@ -19,14 +19,15 @@ static unsigned popcount32(uint32_t x) {
 
 static void numeric_layout(void) {
   uint32_t kind, cls, slot, off;
-  /* bits 0-4: FREE, SMALL, MEDIUM, LARGE, DEBUG. */
+  /* bits 0-4: FREE, DEBUG_OUTER, SMALL, MEDIUM, LARGE (FastMM5's numbering). */
   CHECK_EQ(BLOCK_FLAG_FREE, 1u << 0);
-  CHECK_EQ(BLOCK_FLAG_SMALL, 1u << 1);
-  CHECK_EQ(BLOCK_FLAG_MEDIUM, 1u << 2);
-  CHECK_EQ(BLOCK_FLAG_LARGE, 1u << 3);
-  CHECK_EQ(BLOCK_FLAG_DEBUG, 1u << 4);
-  CHECK_EQ(BLOCK_KIND_MASK, BLOCK_FLAG_FREE | BLOCK_FLAG_SMALL | BLOCK_FLAG_MEDIUM |
-                                BLOCK_FLAG_LARGE | BLOCK_FLAG_DEBUG);
+  CHECK_EQ(BLOCK_FLAG_DEBUG_OUTER, 1u << 1);
+  CHECK_EQ(BLOCK_FLAG_SMALL, 1u << 2);
+  CHECK_EQ(BLOCK_FLAG_MEDIUM, 1u << 3);
+  CHECK_EQ(BLOCK_FLAG_LARGE, 1u << 4);
+  CHECK_EQ(BLOCK_KIND_MASK, BLOCK_FLAG_FREE | BLOCK_FLAG_DEBUG_OUTER | BLOCK_FLAG_SMALL |
+                                BLOCK_FLAG_MEDIUM | BLOCK_FLAG_LARGE);
+  CHECK_EQ(BLOCK_KINDS, BLOCK_FLAG_SMALL | BLOCK_FLAG_MEDIUM | BLOCK_FLAG_LARGE);
   CHECK_EQ(BLOCK_KIND_MASK, field(0, 5));
   CHECK_EQ(BLOCK_HEADER_SIZE, 4);
   CHECK_EQ(BLOCK_ALIGNMENT, 16);
@@ -135,6 +136,40 @@ static void slot_test(void) {
   CHECK_EQ(wrong, 0);
   CHECK_EQ(wrong32, 0);
   CHECK_EQ(wrong64, 0);
+}
+
+/* Every word a debug block's header can end with (FastMM5's DebugFeatureFlags 0..3,
+ * StackTraceEntryCount 0..64, DebugBlockFlags 32 or 33) is a debug word and nothing else: no
+ * kind bit, so the fast paths' small test fails and the slow paths' kind switch falls through;
+ * and no word of a small, medium or large block, live, free or outer, is a debug word. */
+static void debug_words(void) {
+  unsigned f, n, flags, wrong = 0;
+  for (flags = DEBUG_WORD_LIVE; flags <= DEBUG_WORD_FREED; flags++)
+    for (n = 0; n <= 64; n++)
+      for (f = 0; f < 4; f++) {
+        uint32_t h = f | n << 8 | flags << DEBUG_WORD_FLAGS_SHIFT;
+        if (!block_header_is_debug(h) || (h & BLOCK_KINDS) != 0 ||
+            (h & BLOCK_KIND_MASK) == BLOCK_FLAG_SMALL)
+          wrong++;
+      }
+  CHECK_MSG(wrong == 0, "%u debug header words taken for something else", wrong);
+  CHECK(!block_header_is_debug(small_header_make(SMALL_CLASS_COUNT - 1, SMALL_MAX_SLOT,
+                                                 SMALL_SPAN_MAX_BYTES - SMALL_MAX_SLOT)));
+  CHECK(!block_header_is_debug(small_header_make(0, 16, 64) | BLOCK_FLAG_FREE));
+  CHECK(!block_header_is_debug(small_header_make(0, 16, 64) | BLOCK_FLAG_DEBUG_OUTER));
+  CHECK(!block_header_is_debug(BLOCK_FLAG_MEDIUM | BLOCK_FLAG_DEBUG_OUTER |
+                               (3u << MEDIUM_ARENA_SHIFT)));
+  CHECK(!block_header_is_debug(BLOCK_FLAG_LARGE | BLOCK_FLAG_DEBUG_OUTER));
+  CHECK(!block_header_is_debug(0));
+  /* An outer block's word fails the fast paths' small test, like a free one. */
+  CHECK((small_header_make(5, 96, 64) | BLOCK_FLAG_DEBUG_OUTER) != 0 &&
+        ((small_header_make(5, 96, 64) | BLOCK_FLAG_DEBUG_OUTER) & BLOCK_KIND_MASK) !=
+            BLOCK_FLAG_SMALL);
+  /* ... and the validation contract's tag compare: the outer and free bits are in the tag mask. */
+  CHECK(((small_header_make(5, 96, 64) | BLOCK_FLAG_DEBUG_OUTER) & SMALL_HEADER_TAG_MASK) !=
+        (small_header_make(5, 96, 64) & SMALL_HEADER_TAG_MASK));
+  CHECK(((small_header_make(5, 96, 64) | BLOCK_FLAG_FREE) & SMALL_HEADER_TAG_MASK) !=
+        (small_header_make(5, 96, 64) & SMALL_HEADER_TAG_MASK));
 }
 
 /* A live small block: kind, class, slot and span offset all agree with the class table, and the
@@ -305,6 +340,7 @@ int main(void) {
          (unsigned)(sizeof(void *) * 8));
   numeric_layout();
   slot_test();
+  debug_words();
   for (c = 0; c < SMALL_CLASS_COUNT; c++) {
     small_block(tb_small_usable(c));
     small_block(c ? tb_small_usable(c - 1) + 1 : 0);

@@ -64,8 +64,8 @@ static void debug_mode_gets(const entry *e) {
     unsigned char *p = (unsigned char *)e->get(sizes[i]);
     if (!CHECK(p != NULL))
       continue;
-    CHECK_MSG(tb_kind(p) == BLOCK_FLAG_DEBUG, "%s: GetMem(%zu) in debug mode gave a %s block",
-              e->name, sizes[i], tb_kind_name(tb_kind(p)));
+    CHECK_MSG(tb_kind(p) == TB_KIND_DEBUG, "%s: GetMem(%zu) in debug mode gave a %s block", e->name,
+              sizes[i], tb_kind_name(tb_kind(p)));
     CHECK_MSG(all_bytes(p, 0, sizes[i], 0x90), "%s: GetMem(%zu) in debug mode: not filled", e->name,
               sizes[i]);
     CHECK_EQ(e->free_(p), FASTMM_OK);

@@ -131,14 +131,20 @@ static void thresholds(realloc_fn resize) {
   CHECK_EQ(fastmm_freemem(t), FASTMM_OK);
 }
 
-/* A block whose header word has the debug flag must not be taken for a small block by the fast
- * path: until the debug kind exists it is refused like any unknown kind (NULL, nothing moved). */
+/* A word that looks like a debug block's (FastMM5's last header bytes: feature flags, trace
+ * entries, DebugBlockFlags), or a small block's with the DEBUG_OUTER or FREE bit, must not be
+ * taken for a small block by the fast path: forged inside a block, each is refused (NULL,
+ * nothing moved). The freed debug word with feature flags 2 is the one that would pass for a
+ * small block under the old numbering (SMALL was bit 1). */
+#define DEBUG_WORD(features, entries, flags)                                                       \
+  ((uint32_t)(features) | (uint32_t)(entries) << 8 | (uint32_t)(flags) << DEBUG_WORD_FLAGS_SHIFT)
 static void debug_flag_dispatch(realloc_fn resize) {
   char *outer = (char *)fastmm_getmem(8192);
   CHECK(outer != NULL);
-  uint32_t flags[] = {BLOCK_FLAG_DEBUG, BLOCK_FLAG_DEBUG | BLOCK_FLAG_SMALL,
-                      BLOCK_FLAG_SMALL | BLOCK_FLAG_FREE,
-                      small_header_make(3, 64, 64) | BLOCK_FLAG_DEBUG};
+  uint32_t flags[] = {
+      DEBUG_WORD(1, 20, DEBUG_WORD_LIVE),  DEBUG_WORD(2, 0, DEBUG_WORD_FREED),
+      DEBUG_WORD(3, 64, DEBUG_WORD_FREED), BLOCK_FLAG_DEBUG_OUTER | BLOCK_FLAG_SMALL,
+      BLOCK_FLAG_SMALL | BLOCK_FLAG_FREE,  small_header_make(3, 64, 64) | BLOCK_FLAG_DEBUG_OUTER};
   for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) {
     char *fake = outer + 256;
     block_set_header(fake, flags[i]);

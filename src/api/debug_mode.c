@@ -1,9 +1,17 @@
-/* The exports of debug mode and the erase modes: switches, settings, the scan, the event log
- * and the leak report (the work is in src/modes/). */
+/* The exports of debug mode and the erase modes: switches, settings, FastMM5's debug entry
+ * points and variables, the scan, the event log and the leak report (the work is in
+ * src/modes/). */
+#include "core/compiler.h"
+#include "core/contention.h"
+#include "core/os_memory.h"
 #include "modes/debug_block.h"
 #include "modes/debug_report.h"
+#include "modes/debug_settings.h"
 #include "modes/gate.h"
+#include "modes/mode_paths.h"
 #include "modes/switches.h"
+
+#include <string.h>
 
 int FASTMM_CDECL fastmm_enter_debug_mode(void) {
   mode_debug_enter();
@@ -85,4 +93,51 @@ size_t FASTMM_CDECL fastmm_get_debug_event_count(int kind) {
 
 void FASTMM_CDECL fastmm_get_last_debug_event(fastmm_debug_event *event) {
   debug_last_event(event);
+}
+
+void FASTMM_CDECL fastmm_set_event_handler(fastmm_event_handler handler) {
+  debug_set_event_handler(handler);
+}
+
+void FASTMM_CDECL fastmm_set_leak_report_at_exit(int on) {
+  debug_set_leak_report_at_exit(on);
+}
+
+void *FASTMM_CDECL fastmm_debug_getmem(intptr_t size) {
+  return size >= 0 ? debug_entry_get((size_t)size, FMM_RETURN_ADDRESS(), 0) : NULL;
+}
+
+void *FASTMM_CDECL fastmm_debug_allocmem(intptr_t size) {
+  return size >= 0 ? debug_entry_get((size_t)size, FMM_RETURN_ADDRESS(), 1) : NULL;
+}
+
+int32_t FASTMM_CDECL fastmm_debug_freemem(void *p) {
+  return debug_entry_free(p, FMM_RETURN_ADDRESS());
+}
+
+void *FASTMM_CDECL fastmm_debug_reallocmem(void *p, intptr_t size) {
+  return size >= 0 ? debug_entry_realloc(p, (size_t)size, FMM_RETURN_ADDRESS()) : NULL;
+}
+
+void FASTMM_CDECL fastmm_set_debug_mode_options(uint32_t options) {
+  debug_set_options(options);
+}
+
+uint32_t FASTMM_CDECL fastmm_get_debug_mode_options(void) {
+  return debug_options();
+}
+
+/* Each layer takes the variables it uses: the core its contention counters and the top-down
+ * switch, the modes the rest. */
+void FASTMM_CDECL fastmm_bind_variables(const fastmm_pascal_variables *vars) {
+  fastmm_pascal_variables v;
+  memset(&v, 0, sizeof v);
+  if (vars != NULL)
+    memcpy(&v, vars, vars->size < sizeof v ? vars->size : sizeof v);
+  volatile uint32_t *const counters[CONTENTION_KIND_COUNT] = {
+      v.small_block_thread_contention_count, v.medium_block_thread_contention_count,
+      v.large_block_thread_contention_count};
+  contention_bind(counters);
+  os_bind_top_down(v.allocate_top_down);
+  debug_bind_variables(vars != NULL ? &v : NULL);
 }

@@ -1,5 +1,6 @@
 /* The C exports of GetMem, FreeMem, ReallocMem and AllocMem, and what a caller may ask about a
  * block. The fast paths are inlined here (core/alloc_fast.h), so a C call is one call. */
+#include "core/aligned.h"
 #include "core/alloc_fast.h"
 #include "core/copy.h"
 #include "core/expected_leaks.h"
@@ -20,6 +21,14 @@ void *FASTMM_CDECL fastmm_reallocmem(void *p, size_t size) {
   return fast_realloc(p, size);
 }
 #endif
+
+void *FASTMM_CDECL fastmm_getmem_aligned(size_t size, size_t alignment) {
+  if (alignment == 0 || (alignment & (alignment - 1)) != 0 || alignment > ALIGNED_MAX)
+    return NULL;
+  if (alignment <= ALIGNMENT_MIN)
+    return fast_get(size);
+  return heap_get_aligned(size, alignment, FMM_RETURN_ADDRESS());
+}
 
 void *FASTMM_CDECL fastmm_allocmem(size_t size) {
   void *p = fast_get(size);

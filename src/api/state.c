@@ -3,16 +3,22 @@
 #include "core/heap.h"
 #include "core/medium.h"
 #include "core/os_memory.h"
+#include "core/small.h"
 #include "core/thread_cache.h"
 #include "modes/debug_block.h"
 #include "modes/gate.h"
 
+/* Freed debug blocks wait in the quarantine inside live outer blocks: they count as free here,
+ * as FastMM5 counts a freed block. */
 void FASTMM_CDECL fastmm_get_state(fastmm_state *st) {
   heap_get_state(st);
+  debug_state_without_quarantine(st, NULL, 0);
 }
 
 size_t FASTMM_CDECL fastmm_get_small_class_usage(fastmm_kind_usage *out, size_t count) {
-  return heap_get_small_class_usage(out, count);
+  size_t classes = heap_get_small_class_usage(out, count);
+  debug_state_without_quarantine(NULL, out, count);
+  return classes;
 }
 
 int FASTMM_CDECL fastmm_check_heap(void) {
@@ -21,6 +27,13 @@ int FASTMM_CDECL fastmm_check_heap(void) {
 
 void FASTMM_CDECL fastmm_flush_thread_cache(void) {
   thread_cache_flush_current();
+}
+
+void FASTMM_CDECL fastmm_process_all_pending_frees(void) {
+  heap_ensure_initialized();
+  thread_cache_flush_current();
+  small_drain_all_pending();
+  debug_flush_quarantine();
 }
 
 void FASTMM_CDECL fastmm_release_free_memory(void) {

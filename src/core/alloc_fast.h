@@ -14,6 +14,7 @@
 #ifndef FASTMM_ALLOC_FAST_H
 #define FASTMM_ALLOC_FAST_H
 
+#include "aligned.h"
 #include "block_header.h"
 #include "compiler.h"
 #include "heap.h"
@@ -83,7 +84,8 @@ FMM_INLINE void *fast_get_for(size_t size, const void *caller) {
 
 FMM_INLINE void *fast_get_normal(size_t size) {
   if (FMM_LIKELY(size <= SMALL_MAX_USER)) {
-    void *p = cache_pop(size, size_class_lookup);
+    /* The minimum alignment's classes (modes allocate here: their blocks obey it too). */
+    void *p = cache_pop(size, (const uint8_t *)fmm_load_ptr_acquire(&heap_class_lookup));
     if (FMM_LIKELY(p != NULL))
       return p;
   }
@@ -163,9 +165,15 @@ FMM_INLINE int fast_free_normal(void *p) {
       return p == NULL ? FASTMM_OK : FASTMM_ERROR_INVALID_POINTER;
     /* Where a large block would start, its header is read only under the large lock, where a
      * racing second free finds the block gone instead of reading memory the first one
-     * unmapped. Elsewhere in a large block p can only be a debug block inside it. */
+     * unmapped. Elsewhere in a large block's first region p may be an aligned large block
+     * (decided under the lock too) or a debug block inside one; further on only the latter. */
     if (((uintptr_t)p & (LARGE_GRANULARITY - 1)) == LARGE_HEADER_SIZE)
       return large_free(p);
+    if (region == REGION_LARGE_START) {
+      int result = large_free_unaligned_start(p);
+      if (result != LARGE_NOT_A_BLOCK)
+        return result;
+    }
     return heap_free_block(p, block_header(p));
   }
   return free_in_span(p);

@@ -9,7 +9,8 @@
 
 #if defined(_MSC_VER) && !defined(__clang__)
 #include <intrin.h>
-#pragma intrinsic(_InterlockedExchange, _InterlockedCompareExchange, _InterlockedExchangeAdd)
+#pragma intrinsic(_InterlockedExchange, _InterlockedCompareExchange, _InterlockedExchangeAdd,      \
+                  _InterlockedIncrement)
 #if defined(_WIN64)
 #define fmm_xchg_ptr(p, v) _InterlockedExchangePointer((void *volatile *)(p), (v))
 #define fmm_cas_ptr(p, expected, desired)                                                          \
@@ -30,6 +31,8 @@
    (long)(expected))
 #endif
 #define fmm_xchg_u32(p, v) ((uint32_t)_InterlockedExchange((volatile long *)(p), (long)(v)))
+#define fmm_inc_u32(p) ((uint32_t)_InterlockedIncrement((volatile long *)(p)))
+#define fmm_store_ptr_release(p, v) (_ReadWriteBarrier(), *(void *volatile *)(p) = (void *)(v))
 #define fmm_load_ptr_acquire(p) (*(void *volatile *)(p))
 #define fmm_load_u32_relaxed(p) (*(volatile uint32_t *)(p))
 #define fmm_load_u32_acquire(p) (*(volatile uint32_t *)(p)) /* MSVC: volatile reads acquire */
@@ -48,6 +51,9 @@
 #define fmm_add_size(p, v) __atomic_fetch_add((p), (size_t)(v), __ATOMIC_RELAXED)
 #define fmm_cas_size(p, expected, desired) fmm_cas_ptr((p), (size_t)(expected), (size_t)(desired))
 #define fmm_xchg_u32(p, v) __atomic_exchange_n((p), (uint32_t)(v), __ATOMIC_ACQUIRE)
+/* Adds one and returns the new value (FastMM5's AtomicIncrement). */
+#define fmm_inc_u32(p) __atomic_add_fetch((p), (uint32_t)1, __ATOMIC_RELAXED)
+#define fmm_store_ptr_release(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
 #define fmm_load_ptr_acquire(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define fmm_load_u32_relaxed(p) __atomic_load_n((p), __ATOMIC_RELAXED)
 #define fmm_load_u32_acquire(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)

@@ -2,14 +2,25 @@
  *
  * Every block handed out, of every kind, has a 32-bit header word in the 4 bytes just before
  * the user pointer: `*(uint32_t *)(p - 4)`. User pointers are always 16-byte aligned, on Win32,
- * Win64 and natively. The low five bits say what the block is; exactly one kind bit is set in
- * a live block. The rest of the word depends on the kind.
+ * Win64 and natively. The low five bits say what the block is (FastMM5's numbering); exactly one
+ * kind bit is set in a small, medium or large block. The rest of the word depends on the kind.
  *
- *   bit  0      FREE    the block is free (in a span free list, a thread cache or a pending list)
- *   bit  1      SMALL   small block, carved from a small-block span
- *   bit  2      MEDIUM  medium block, binned in a medium span (a small span is one of these)
- *   bit  3      LARGE   large block, mapped from the OS by itself
- *   bit  4      DEBUG   debug block, inside an ordinary block (src/modes/debug_block.h)
+ *   bit  0      FREE         the block is free (in a span free list, a thread cache or a pending
+ *                            list)
+ *   bit  1      DEBUG_OUTER  the block holds a debug block (FastMM5's CHasDebugInfoFlag): it is
+ *                            the debug block's "outer" block, the manager's and not the program's
+ *   bit  2      SMALL        small block, carved from a small-block span
+ *   bit  3      MEDIUM       medium block, binned in a medium span (a small span is one of these)
+ *   bit  4      LARGE        large block, mapped from the OS by itself
+ *
+ * Debug blocks (src/modes/debug_block.h) are laid out as FastMM5's: a 64-byte header at the
+ * start of their outer block, the user pointer 64 bytes after it. Their header word is the
+ * header's last four bytes, DebugFeatureFlags | StackTraceEntryCount << 8 | DebugBlockFlags << 16
+ * with DebugFeatureFlags in 0..3 and DebugBlockFlags 0x20 (live) or 0x21 (freed): bits 2-4 are
+ * clear, so no debug header word is ever taken for a small, medium or large block, and the
+ * slow paths recognise one by block_header_is_debug. Bit 1 of an outer block's word keeps a stale
+ * pointer to it off every fast path: its word no longer matches its span's tag (below), as a
+ * FREE one does not.
  *
  * Small blocks (SMALL set):
  *   bits  5-10  size class index (0 .. SMALL_CLASS_COUNT-1)
@@ -27,13 +38,16 @@
  * Medium blocks (MEDIUM set): a 16-byte header before the user pointer
  *   p - 16  uint32 prev_size   bytes of the block before this one in its span, 0 for the first
  *   p - 12  uint32 size        bytes of this block, header included (a multiple of 16)
- *   p -  8  uint32 reserved
+ *   p -  8  uint32 keep_alignment: what fastmm_getmem_aligned asked for (0: nothing), kept when
+ *           ReallocMem moves the block
  *   p -  4  uint32 header word: bit 5 SMALL_SPAN (the block holds a small-block span),
  *           bit 6 SENTINEL (the end marker of a span, never handed out),
  *           bits 8-15 arena index
  *
- * Large blocks (LARGE set): a 64-byte header before the user pointer (struct large_header in
- *   large.h); the header word is its last field. User pointers of large blocks are 64-aligned.
+ * Large blocks (LARGE set): a 64-byte header at the start of the mapping (struct large_header in
+ *   large.h), the user pointer right after it, its header word the header's last field. A block
+ *   fastmm_getmem_aligned aligns coarser than 64 has its user pointer further in (up to 64 KB)
+ *   and a header word of its own at p - 4. User pointers of large blocks are 64-aligned.
  *
  * The values below are the ones src/win32/ and src/win64/ assemble against (through the
  * build's layout.inc, which tests/test_asm_layout.c checks); tests/test_header_contract.c
@@ -47,11 +61,18 @@
 #define BLOCK_ALIGNMENT 16u  /* every user pointer is a multiple of this */
 
 #define BLOCK_FLAG_FREE 0x01u
-#define BLOCK_FLAG_SMALL 0x02u
-#define BLOCK_FLAG_MEDIUM 0x04u
-#define BLOCK_FLAG_LARGE 0x08u
-#define BLOCK_FLAG_DEBUG 0x10u
-#define BLOCK_KIND_MASK 0x1Fu /* the free bit and the four kind bits */
+#define BLOCK_FLAG_DEBUG_OUTER 0x02u
+#define BLOCK_FLAG_SMALL 0x04u
+#define BLOCK_FLAG_MEDIUM 0x08u
+#define BLOCK_FLAG_LARGE 0x10u
+#define BLOCK_KIND_MASK 0x1Fu /* the free bit, the outer bit and the three kind bits */
+#define BLOCK_KINDS (BLOCK_FLAG_SMALL | BLOCK_FLAG_MEDIUM | BLOCK_FLAG_LARGE)
+
+/* A debug block's header word: DebugBlockFlags in the high half (FastMM5's CIsDebugBlockFlag,
+ * with CBlockIsFreeFlag once freed). */
+#define DEBUG_WORD_FLAGS_SHIFT 16u
+#define DEBUG_WORD_LIVE 0x20u
+#define DEBUG_WORD_FREED 0x21u
 
 #define SMALL_CLASS_SHIFT 5u
 #define SMALL_CLASS_MASK 0x3Fu
@@ -80,6 +101,12 @@ static inline uint32_t block_header(const void *p) {
 
 static inline void block_set_header(void *p, uint32_t h) {
   ((uint32_t *)p)[-1] = h;
+}
+
+/* Is h the header word of a debug block (live or freed)? Its kind bits are clear and its high
+ * half is FastMM5's DebugBlockFlags. */
+static inline int block_header_is_debug(uint32_t h) {
+  return (h & BLOCK_KINDS) == 0 && ((h >> DEBUG_WORD_FLAGS_SHIFT) | 1u) == DEBUG_WORD_FREED;
 }
 
 /* The header of the block `span_offset` bytes into its span (at least SMALL_SPAN_HEADER_SIZE). */

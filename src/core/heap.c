@@ -2,6 +2,7 @@
  * travel once the thread cache cannot serve them, and the heap's start-up. */
 #include "heap.h"
 
+#include "aligned.h"
 #include "alloc_fast.h"
 #include "lock.h"
 #include "medium.h"
@@ -13,6 +14,7 @@ static fmm_lock init_lock;
 void heap_init_slow(void) {
   lock_acquire(&init_lock);
   if (!heap_initialized) {
+    size_class_init();
     small_init();
     medium_init();
     prim_init(thread_cache_on_thread_exit);
@@ -27,10 +29,12 @@ static thread_cache *current_cache(void) {
   return tc != NULL ? tc : thread_cache_create();
 }
 
-/* GetMem's slow path without a mode: a size that is not small, an empty bin, no cache yet. */
+/* GetMem's slow path without a mode: a size that is not small, an empty bin, no cache yet. The
+ * minimum alignment chooses the small classes and where medium blocks go. */
 static inline void *get_normal(size_t size) {
   if (size <= SMALL_MAX_USER) {
-    unsigned c = size_class_of(size);
+    const uint8_t *lookup = (const uint8_t *)fmm_load_ptr_acquire(&heap_class_lookup);
+    unsigned c = lookup[(size + BLOCK_HEADER_SIZE - 1) >> 4];
     thread_cache *tc = current_cache();
     void *list;
     if (tc == NULL) { /* no thread-local storage: serve one block straight from an arena */
@@ -54,6 +58,9 @@ static inline void *get_normal(size_t size) {
   }
   if (size <= MEDIUM_MAX_USER) {
     heap_ensure_initialized(); /* before the thread's arena is looked up */
+    uint32_t alignment = heap_minimum_alignment_now();
+    if (alignment > ALIGNMENT_MIN)
+      return medium_alloc_aligned(size, alignment, thread_arena_hint(), 0);
     return medium_alloc(size, thread_arena_hint());
   }
   return large_alloc(size);
@@ -107,11 +114,9 @@ FMM_NOINLINE int heap_free_block(void *p, uint32_t h) {
     return medium_free(p);
   case BLOCK_FLAG_LARGE:
     return large_free(p); /* looked up in the page map before the header is trusted */
-  case BLOCK_FLAG_DEBUG:
-  case BLOCK_FLAG_DEBUG | BLOCK_FLAG_FREE: /* the debug block kind reports the double free */
-    return debug_free(p, NULL);
-  default:
-    return FASTMM_ERROR_INVALID_POINTER;
+  default: /* a debug block (the debug block kind reports a double free), or no block at all;
+              a stale pointer to a debug block's outer block has DEBUG_OUTER and lands here */
+    return block_header_is_debug(h) ? debug_free(p, NULL) : FASTMM_ERROR_INVALID_POINTER;
   }
 }
 
@@ -128,8 +133,41 @@ size_t heap_usable_size(const void *p) {
     return medium_block_plausible(p, h) ? medium_usable(p) : 0;
   case BLOCK_FLAG_LARGE:
     return large_is_live(p) ? large_usable(p) : 0;
-  case BLOCK_FLAG_DEBUG:
-    return debug_usable(p);
+  default:
+    return block_header_is_debug(h) ? debug_usable(p) : 0;
+  }
+}
+
+void heap_set_debug_outer(void *p, int on) {
+  uint32_t h = block_header(p);
+  switch (h & BLOCK_KINDS) {
+  case BLOCK_FLAG_MEDIUM:
+    medium_set_flag(p, BLOCK_FLAG_DEBUG_OUTER, on);
+    break;
+  case BLOCK_FLAG_LARGE:
+    large_set_flag(p, BLOCK_FLAG_DEBUG_OUTER, on);
+    break;
+  default: /* a live small block's word is its owner's alone */
+    block_set_header(p, on ? (h | BLOCK_FLAG_DEBUG_OUTER) : (h & ~BLOCK_FLAG_DEBUG_OUTER));
+  }
+}
+
+size_t heap_outer_usable(const void *p) {
+  if (!heap_header_readable(p))
+    return 0;
+  uint32_t h = block_header(p);
+  if ((h & (BLOCK_FLAG_FREE | BLOCK_FLAG_DEBUG_OUTER)) != BLOCK_FLAG_DEBUG_OUTER)
+    return 0;
+  h &= ~BLOCK_FLAG_DEBUG_OUTER;
+  if (!heap_kind_fits_region(h, p))
+    return 0;
+  switch (h & BLOCK_KIND_MASK) {
+  case BLOCK_FLAG_SMALL:
+    return small_block_span(p, h) != NULL ? small_header_usable(h) : 0;
+  case BLOCK_FLAG_MEDIUM:
+    return medium_block_plausible(p, h) ? medium_usable(p) : 0;
+  case BLOCK_FLAG_LARGE:
+    return large_is_live_outer(p) ? large_usable(p) : 0;
   default:
     return 0;
   }

@@ -86,8 +86,17 @@ void *FASTMM_DELPHI_CALL heap_realloc_slow_register(void *p, intptr_t size);
 #endif
 
 /* ---- queries (heap.c) -------------------------------------------------------------------- */
-/* The usable size of a live block (a debug block's too), or 0. Checks as much as FreeMem. */
+/* The usable size of a live block (a debug block's too), or 0. Checks as much as FreeMem. The
+ * outer block of a debug block is the manager's: 0. */
 size_t heap_usable_size(const void *p);
+/* The usable size of a live small, medium or large block whose header word has
+ * BLOCK_FLAG_DEBUG_OUTER (the outer block of a debug block), checked as heap_usable_size checks;
+ * 0 for anything else. */
+size_t heap_outer_usable(const void *p);
+/* Sets or clears BLOCK_FLAG_DEBUG_OUTER in a live small, medium or large block's header word (a
+ * medium block's under its arena's lock, which a neighbour's free holds while it reads it; a
+ * large block's under the large lock). */
+void heap_set_debug_outer(void *p, int on);
 
 /* ---- the heap as a whole (stats.c, heap_check.c) ------------------------------------------- */
 void heap_get_state(fastmm_state *st);

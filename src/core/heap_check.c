@@ -1,14 +1,20 @@
 /* The consistency walk: every span and block, every boundary tag, free list and bin, and the
  * counters, checked against each other. It takes every lock (small managers first, then the
  * medium arenas, the order the allocation paths use), so it sees a quiescent heap.
- * Result codes: 0 consistent; 1xx medium spans and bins; 2xx small spans; 3xx large blocks. */
+ * Result codes: 0 consistent; 1xx medium spans and bins; 2xx small spans (212: a span that does
+ * not start 64-aligned); 3xx large blocks. */
 #include "heap.h"
 #include "large.h"
 #include "medium.h"
 #include "small.h"
 
-static size_t span_in_use[ARENA_COUNT][SMALL_CLASS_COUNT];
-static size_t span_count[ARENA_COUNT][SMALL_CLASS_COUNT];
+/* Per manager: row a < ARENA_COUNT is small_managers[a], row ARENA_COUNT the aligned managers. */
+static size_t span_in_use[ARENA_COUNT + 1][SMALL_CLASS_COUNT];
+static size_t span_count[ARENA_COUNT + 1][SMALL_CLASS_COUNT];
+
+static small_manager *manager_at(unsigned row, unsigned c) {
+  return row < ARENA_COUNT ? &small_managers[row][c] : &small_aligned_managers[c];
+}
 
 static int check_small_span(small_span *s) {
   uint32_t tag = (uint32_t)s->tag;
@@ -16,12 +22,14 @@ static int check_small_span(small_span *s) {
   if (s->tag != small_span_tag(tag) || c >= SMALL_CLASS_COUNT)
     return 201;
   small_manager *m = s->manager;
-  unsigned a = m->arena;
+  unsigned a = m == &small_aligned_managers[c] ? ARENA_COUNT : m->arena;
   uint32_t slot = small_span_slot_size(s);
-  if (a >= ARENA_COUNT || m != &small_managers[a][c] || slot != m->slot_size ||
+  if (a > ARENA_COUNT || m != manager_at(a, c) || slot != m->slot_size ||
       tag != small_header_make(c, slot, SMALL_SPAN_HEADER_SIZE) ||
       s->slot_divisor != small_slot_divisor(slot))
     return 202;
+  if (((uintptr_t)s & (ALIGNMENT_SMALL_MAX - 1)) != 0)
+    return 212; /* every span starts 64-aligned, so the aligned classes' blocks are aligned */
   uint32_t fed = (s->fed_end - SMALL_SPAN_HEADER_SIZE) / slot;
   if (s->fed_end < SMALL_SPAN_HEADER_SIZE || SMALL_SPAN_HEADER_SIZE + fed * slot != s->fed_end ||
       fed > s->block_count || s->blocks_in_use > fed ||
@@ -30,7 +38,9 @@ static int check_small_span(small_span *s) {
   for (uint32_t i = 0; i < fed; i++) {
     uint32_t offset = SMALL_SPAN_HEADER_SIZE + i * slot;
     uint32_t h = block_header((char *)s + offset);
-    if ((h & ~BLOCK_FLAG_FREE) != small_header_make(c, slot, offset))
+    /* A live block may hold a debug block (DEBUG_OUTER); a free one never does. */
+    if ((h & BLOCK_FLAG_FREE ? h & ~BLOCK_FLAG_FREE : h & ~BLOCK_FLAG_DEBUG_OUTER) !=
+        small_header_make(c, slot, offset))
       return 204;
   }
   uint32_t free_count = 0;
@@ -55,20 +65,23 @@ static int check_small_span(small_span *s) {
 }
 
 static int check_arena(medium_arena *ar) {
-  size_t free_blocks = 0, used = 0, used_bytes = 0, spans = 0, small_spans = 0;
+  size_t free_blocks = 0, used = 0, used_bytes = 0, spans = 0, small_spans = 0, span_bytes = 0;
   for (list_node *n = ar->spans.next; n != &ar->spans; n = n->next) {
     medium_span *s = list_entry(n, medium_span, arena_link);
-    if (s->magic != MEDIUM_SPAN_MAGIC || s->arena != ar->index || s->size != MEDIUM_SPAN_SIZE)
+    if (s->magic != MEDIUM_SPAN_MAGIC || s->arena != ar->index ||
+        s->size % LARGE_GRANULARITY != 0 || s->size < MEDIUM_SPAN_SIZE_LOW_MEMORY ||
+        s->size > MEDIUM_SPAN_MAX_SIZE)
       return 101;
     if (++spans > ar->span_count)
       return 102;
+    span_bytes += s->size;
     char *end = (char *)s + s->size;
     char *p = (char *)s + MEDIUM_SPAN_HEADER_SIZE + MEDIUM_HEADER_SIZE;
     uint32_t prev_size = 0;
     int prev_free = 0;
     while (p < end) {
       medium_header *h = medium_header_of(p);
-      uint32_t kind = h->flags & BLOCK_KIND_MASK & ~BLOCK_FLAG_FREE;
+      uint32_t kind = h->flags & BLOCK_KINDS;
       if (kind != BLOCK_FLAG_MEDIUM || medium_arena_of(h->flags) != ar->index ||
           (h->flags & MEDIUM_FLAG_SENTINEL))
         return 103;
@@ -99,7 +112,7 @@ static int check_arena(medium_arena *ar) {
       return 107;
   }
   if (spans != ar->span_count || used != ar->blocks_in_use || used_bytes != ar->bytes_in_use ||
-      small_spans != ar->small_spans)
+      small_spans != ar->small_spans || span_bytes != ar->span_bytes)
     return 108;
   size_t binned = 0;
   for (unsigned b = 0; b < MEDIUM_BIN_COUNT; b++) {
@@ -125,9 +138,11 @@ static int check_arena(medium_arena *ar) {
 int heap_check(void) {
   heap_ensure_initialized();
   int fault = 0;
-  for (unsigned a = 0; a < ARENA_COUNT; a++)
+  /* The lock order of the allocation paths: small managers (the arenas', then the aligned
+   * ones), then medium arenas. */
+  for (unsigned a = 0; a <= ARENA_COUNT; a++)
     for (unsigned c = 0; c < SMALL_CLASS_COUNT; c++) {
-      lock_acquire(&small_managers[a][c].lock);
+      lock_acquire(&manager_at(a, c)->lock);
       span_in_use[a][c] = 0;
       span_count[a][c] = 0;
     }
@@ -135,9 +150,9 @@ int heap_check(void) {
     lock_acquire(&medium_arenas[a].lock);
   for (unsigned a = 0; a < ARENA_COUNT && !fault; a++)
     fault = check_arena(&medium_arenas[a]);
-  for (unsigned a = 0; a < ARENA_COUNT && !fault; a++)
+  for (unsigned a = 0; a <= ARENA_COUNT && !fault; a++)
     for (unsigned c = 0; c < SMALL_CLASS_COUNT && !fault; c++) {
-      small_manager *m = &small_managers[a][c];
+      small_manager *m = manager_at(a, c);
       if (span_in_use[a][c] != m->blocks_in_use || span_count[a][c] != m->span_count)
         fault = 210;
       for (list_node *n = m->spans_with_room.next; n != &m->spans_with_room && !fault;
@@ -149,9 +164,9 @@ int heap_check(void) {
     }
   for (unsigned a = ARENA_COUNT; a-- > 0;)
     lock_release(&medium_arenas[a].lock);
-  for (unsigned a = 0; a < ARENA_COUNT; a++)
+  for (unsigned a = 0; a <= ARENA_COUNT; a++)
     for (unsigned c = 0; c < SMALL_CLASS_COUNT; c++)
-      lock_release(&small_managers[a][c].lock);
+      lock_release(&manager_at(a, c)->lock);
   if (!fault)
     fault = large_check();
   return fault;

@@ -30,6 +30,24 @@ static inline void lock_acquire(fmm_lock *l) {
   }
 }
 
+/* lock_acquire that gives up after `timeout_ns` (the walk's lock timeout, FastMM5's
+ * ALockTimeoutMilliseconds): 1 with the lock held, 0 without it. */
+static inline int lock_acquire_within(fmm_lock *l, uint64_t timeout_ns) {
+  if (lock_try(l))
+    return 1;
+  uint64_t start = prim_time_ns();
+  for (;;) {
+    for (unsigned spins = 0; spins < LOCK_SPINS_BEFORE_YIELD; spins++) {
+      if (lock_try(l))
+        return 1;
+      fmm_cpu_relax();
+    }
+    if (prim_time_ns() - start > timeout_ns)
+      return 0;
+    prim_yield();
+  }
+}
+
 static inline void lock_release(fmm_lock *l) {
   fmm_store_u32_release(&l->taken, 0u);
 }

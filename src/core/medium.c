@@ -1,13 +1,17 @@
-/* Medium blocks: spans of MEDIUM_SPAN_SIZE mapped from the OS, cut into blocks with
- * boundary tags (each header holds its own size and its predecessor's), so a freed block
- * merges with free neighbours at once. Free blocks sit in segregated bins found through a
- * two-level bitmap. A new span starts as one free block; requests are carved from the front
- * of the best-fitting free block, so an untouched span is fed sequentially.
+/* Medium blocks: spans of 1-4 MB (policy.h: the optimization strategy chooses) mapped from the
+ * OS, cut into blocks with boundary tags (each header holds its own size and its predecessor's),
+ * so a freed block merges with free neighbours at once. Free blocks sit in segregated bins found
+ * through a two-level bitmap. A new span starts as one free block; requests are carved from the
+ * front of the best-fitting free block, so an untouched span is fed sequentially. A block that
+ * must start at a multiple of an alignment (small spans: 64; aligned requests) is carved from the
+ * front when the free block starts aligned, else from its back, so the free part stays in front.
  *
  * Span layout: [medium_span, 48 bytes][first block header | user ...] ... [sentinel header]
  * The sentinel is a 16-byte in-use header at the end that stops merging; a free block that
  * is first in its span (prev_size 0) and ends at the sentinel means the span is empty. */
 #include "medium.h"
+
+#include "contention.h"
 
 #include "bits.h"
 #include "heap.h"
@@ -17,6 +21,16 @@
 medium_arena medium_arenas[ARENA_COUNT];
 /* One empty span kept for reuse by any arena (MEDIUM_SPARE_SPANS). */
 static medium_span *spare_span;
+/* The size of the spans mapped from now on: the optimization strategy's (policy.h). */
+static uint32_t new_span_size = MEDIUM_SPAN_SIZE;
+
+void medium_set_span_size(uint32_t bytes) {
+  fmm_store_u32_relaxed(&new_span_size, bytes);
+}
+
+uint32_t medium_span_size(void) {
+  return fmm_load_u32_relaxed(&new_span_size);
+}
 
 void medium_init(void) {
   for (unsigned a = 0; a < ARENA_COUNT; a++) {
@@ -98,18 +112,19 @@ static void span_link(medium_arena *a, medium_span *s) {
   s->arena = a->index;
   list_insert_after(&a->spans, &s->arena_link);
   a->span_count++;
+  a->span_bytes += s->size;
   /* One free block from offset 64 to the sentinel. */
   char *first = (char *)s + MEDIUM_SPAN_HEADER_SIZE + MEDIUM_HEADER_SIZE;
   char *end = (char *)s + s->size;
   medium_header *h = medium_header_of(first);
   h->prev_size = 0;
   h->size = (uint32_t)(end - first);
-  h->reserved = 0;
+  h->keep_alignment = 0;
   h->flags = free_flags(a);
   medium_header *sentinel = medium_header_of(end);
   sentinel->prev_size = h->size;
   sentinel->size = 0;
-  sentinel->reserved = 0;
+  sentinel->keep_alignment = 0;
   sentinel->flags = BLOCK_FLAG_MEDIUM | MEDIUM_FLAG_SENTINEL | (a->index << MEDIUM_ARENA_SHIFT);
   bin_insert(a, first);
 }
@@ -123,14 +138,15 @@ static void unmap_span(medium_span *s) {
 static int span_add(medium_arena *a) {
   medium_span *s = (medium_span *)fmm_xchg_ptr(&spare_span, NULL);
   if (s == NULL) {
-    s = (medium_span *)os_map(MEDIUM_SPAN_SIZE);
+    uint32_t size = medium_span_size();
+    s = (medium_span *)os_map(size);
     if (s == NULL)
       return 0;
-    if (!page_map_set(s, MEDIUM_SPAN_SIZE, REGION_MEDIUM_SPAN)) {
-      os_unmap(s, MEDIUM_SPAN_SIZE);
+    if (!page_map_set(s, size, REGION_MEDIUM_SPAN)) {
+      os_unmap(s, size);
       return 0;
     }
-    s->size = MEDIUM_SPAN_SIZE;
+    s->size = size;
   }
   span_link(a, s);
   return 1;
@@ -139,6 +155,7 @@ static int span_add(medium_arena *a) {
 static void span_remove(medium_arena *a, medium_span *s) {
   list_remove(&s->arena_link);
   a->span_count--;
+  a->span_bytes -= s->size;
   s->magic = 0;
   medium_span *old = (medium_span *)fmm_xchg_ptr(&spare_span, s);
   if (old != NULL)
@@ -156,7 +173,7 @@ static void *cut_tail(void *p, uint32_t size) {
   medium_header *th = medium_header_of(tail);
   th->prev_size = size;
   th->size = rest;
-  th->reserved = 0;
+  th->keep_alignment = 0;
   medium_header_of(tail + rest)->prev_size = rest;
   return tail;
 }
@@ -206,6 +223,21 @@ static inline uint32_t block_size_for(size_t user_size) {
   return size < MEDIUM_MIN_BLOCK_SIZE ? MEDIUM_MIN_BLOCK_SIZE : (uint32_t)size;
 }
 
+/* Marks the block p (cut to its size, unlinked) in use and counts it. */
+static void *take_block(medium_arena *a, void *p, uint32_t extra_flags, uint32_t keep) {
+  medium_header *h = medium_header_of(p);
+  h->keep_alignment = keep;
+  h->flags = BLOCK_FLAG_MEDIUM | extra_flags | (a->index << MEDIUM_ARENA_SHIFT);
+  if (extra_flags & MEDIUM_FLAG_SMALL_SPAN) {
+    a->small_spans++;
+    a->small_span_bytes += h->size;
+  } else {
+    a->blocks_in_use++;
+    a->bytes_in_use += h->size - MEDIUM_HEADER_SIZE;
+  }
+  return p;
+}
+
 static void *alloc_locked(medium_arena *a, size_t user_size, uint32_t extra_flags) {
   uint32_t size = block_size_for(user_size);
   void *p = bin_find(a, size);
@@ -216,16 +248,60 @@ static void *alloc_locked(medium_arena *a, size_t user_size, uint32_t extra_flag
   }
   bin_remove(a, p);
   split(a, p, size);
-  medium_header *h = medium_header_of(p);
-  h->flags = BLOCK_FLAG_MEDIUM | extra_flags | (a->index << MEDIUM_ARENA_SHIFT);
-  if (extra_flags & MEDIUM_FLAG_SMALL_SPAN) {
-    a->small_spans++;
-    a->small_span_bytes += h->size;
-  } else {
-    a->blocks_in_use++;
-    a->bytes_in_use += h->size - MEDIUM_HEADER_SIZE;
+  return take_block(a, p, extra_flags, 0);
+}
+
+/* Where a block of `size` bytes aligned to `alignment` goes in the free block p: p itself when p
+ * is aligned, else the highest aligned place that leaves a free block of at least
+ * MEDIUM_MIN_BLOCK_SIZE in front of it; 0 when neither fits. */
+static uintptr_t aligned_place(void *p, uint32_t size, size_t alignment) {
+  uintptr_t start = (uintptr_t)p, end = start + medium_header_of(p)->size;
+  if ((start & (alignment - 1u)) == 0)
+    return end - start >= size ? start : 0;
+  if (end - start < (uintptr_t)size + MEDIUM_MIN_BLOCK_SIZE)
+    return 0;
+  uintptr_t q = (end - size) & ~(uintptr_t)(alignment - 1u);
+  return q >= start + MEDIUM_MIN_BLOCK_SIZE ? q : 0;
+}
+
+/* A free block of `size` bytes at a multiple of `alignment` (arena locked), or NULL. The first
+ * bin that fits `size + alignment - 16` may hold a block too short once aligned; one that fits
+ * MEDIUM_MIN_BLOCK_SIZE more never does. */
+static void *alloc_locked_aligned(medium_arena *a, size_t user_size, size_t alignment,
+                                  uint32_t extra_flags, uint32_t keep) {
+  uint32_t size = block_size_for(user_size);
+  /* Up to 64, sizes stay multiples of the alignment: blocks carved one after another from the
+   * front of a free block all start aligned. */
+  uint32_t unit = alignment < 64u ? (uint32_t)alignment : 64u;
+  size = (size + unit - 1u) & ~(unit - 1u);
+  size_t slack = alignment - MEDIUM_HEADER_SIZE;
+  void *p = NULL;
+  uintptr_t q = 0;
+  for (int attempt = 0; attempt < 3 && q == 0; attempt++) {
+    size_t want = size + slack + (attempt > 0 ? MEDIUM_MIN_BLOCK_SIZE : 0u);
+    if (want > MEDIUM_SPAN_MAX_SIZE)
+      return NULL;
+    p = bin_find(a, want);
+    if (p == NULL && attempt == 2) {
+      if (!span_add(a))
+        return NULL;
+      p = bin_find(a, want);
+    }
+    if (p != NULL)
+      q = aligned_place(p, size, alignment);
   }
-  return p;
+  if (q == 0)
+    return NULL;
+  bin_remove(a, p);
+  if (q != (uintptr_t)p) {
+    /* The front stays free: cut at q, the part from q on is the new block. */
+    void *tail = cut_tail(p, (uint32_t)(q - (uintptr_t)p));
+    medium_header_of(p)->flags = free_flags(a);
+    bin_insert(a, p);
+    p = tail;
+  }
+  split(a, p, size);
+  return take_block(a, p, extra_flags, keep);
 }
 
 void *medium_alloc(size_t user_size, unsigned first_arena) {
@@ -238,9 +314,28 @@ void *medium_alloc(size_t user_size, unsigned first_arena) {
   }
   if (a == NULL) {
     a = &medium_arenas[first_arena];
+    contention_count(CONTENTION_MEDIUM); /* every arena is locked */
     lock_acquire(&a->lock);
   }
   void *p = alloc_locked(a, user_size, 0);
+  lock_release(&a->lock);
+  return p;
+}
+
+void *medium_alloc_aligned(size_t user_size, size_t alignment, unsigned first_arena,
+                           uint32_t keep) {
+  heap_ensure_initialized();
+  medium_arena *a = NULL;
+  for (unsigned i = 0; i < ARENA_COUNT && a == NULL; i++) {
+    medium_arena *c = &medium_arenas[(first_arena + i) % ARENA_COUNT];
+    if (lock_try(&c->lock))
+      a = c;
+  }
+  if (a == NULL) {
+    a = &medium_arenas[first_arena];
+    lock_acquire(&a->lock);
+  }
+  void *p = alloc_locked_aligned(a, user_size, alignment, 0, keep);
   lock_release(&a->lock);
   return p;
 }
@@ -249,9 +344,17 @@ void *medium_alloc_small_span(size_t user_size, unsigned arena) {
   heap_ensure_initialized();
   medium_arena *a = &medium_arenas[arena];
   lock_acquire(&a->lock);
-  void *p = alloc_locked(a, user_size, MEDIUM_FLAG_SMALL_SPAN);
+  void *p = alloc_locked_aligned(a, user_size, ALIGNMENT_SMALL_MAX, MEDIUM_FLAG_SMALL_SPAN, 0);
   lock_release(&a->lock);
   return p;
+}
+
+void medium_set_flag(void *p, uint32_t flag, int on) {
+  medium_header *h = medium_header_of(p);
+  medium_arena *a = &medium_arenas[medium_arena_of(h->flags)];
+  lock_acquire(&a->lock);
+  h->flags = on ? (h->flags | flag) : (h->flags & ~flag);
+  lock_release(&a->lock);
 }
 
 int medium_free(void *p) {
@@ -282,8 +385,8 @@ int medium_block_plausible(const void *p, uint32_t h) {
       medium_arena_of(h) >= ARENA_COUNT || (h & 0xFFFF0080u) != 0)
     return 0;
   const medium_header *mh = medium_header_of(p);
-  if (mh->size < MEDIUM_MIN_BLOCK_SIZE || mh->size > MEDIUM_SPAN_SIZE || (mh->size & 15u) != 0 ||
-      (mh->prev_size & 15u) != 0 || mh->prev_size > MEDIUM_SPAN_SIZE)
+  if (mh->size < MEDIUM_MIN_BLOCK_SIZE || mh->size > MEDIUM_SPAN_MAX_SIZE ||
+      (mh->size & 15u) != 0 || (mh->prev_size & 15u) != 0 || mh->prev_size > MEDIUM_SPAN_MAX_SIZE)
     return 0;
   if (page_map_get((const char *)p + mh->size - BLOCK_HEADER_SIZE) != REGION_MEDIUM_SPAN)
     return 0;
@@ -295,7 +398,8 @@ int medium_grow_in_place(void *p, size_t min_user, size_t want_user) {
   medium_header *h = medium_header_of(p);
   medium_arena *a = &medium_arenas[medium_arena_of(h->flags)];
   uint32_t min_size = block_size_for(min_user);
-  uint32_t want_size = want_user > MEDIUM_SPAN_SIZE ? MEDIUM_SPAN_SIZE : block_size_for(want_user);
+  uint32_t want_size =
+      want_user > MEDIUM_SPAN_MAX_SIZE ? MEDIUM_SPAN_MAX_SIZE : block_size_for(want_user);
   int done = 0;
   lock_acquire(&a->lock);
   void *next = next_block(p);

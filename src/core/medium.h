@@ -17,7 +17,7 @@
 typedef struct medium_header {
   uint32_t prev_size;
   uint32_t size;
-  uint32_t reserved;
+  uint32_t keep_alignment; /* what fastmm_getmem_aligned asked for, kept by ReallocMem; else 0 */
   uint32_t flags;
 } medium_header;
 
@@ -38,6 +38,7 @@ typedef struct medium_arena {
   list_node bins[MEDIUM_BIN_COUNT];
   list_node spans;
   size_t span_count;
+  size_t span_bytes;    /* the sizes of its spans (the strategy sets the size of new ones) */
   size_t blocks_in_use; /* medium blocks handed to users (small spans not counted) */
   size_t bytes_in_use;  /* their usable bytes */
   size_t small_spans;   /* medium blocks holding small spans */
@@ -62,12 +63,22 @@ void medium_init(void);
 /* A block with at least `user_size` usable bytes, or NULL: from the first arena whose lock is
  * free, starting at `first_arena` (whose lock it waits for when every one is taken). */
 void *medium_alloc(size_t user_size, unsigned first_arena);
-/* A block to hold a small span, from `arena` (waiting for its lock), or NULL. */
+/* A block whose user pointer is a multiple of `alignment` (a power of two, 16 .. ALIGNED_MAX),
+ * from the first arena whose lock is free as medium_alloc; `keep` goes to its keep_alignment. */
+void *medium_alloc_aligned(size_t user_size, size_t alignment, unsigned first_arena, uint32_t keep);
+/* A block to hold a small span, from `arena` (waiting for its lock), or NULL. It is 64-aligned,
+ * so a class whose slot is a multiple of 32 or 64 has blocks aligned to it. */
 void *medium_alloc_small_span(size_t user_size, unsigned arena);
 int medium_free(void *p); /* p validated by the caller; FASTMM_OK, or invalid if already free */
+/* Sets or clears a flag of a live block's header word under its arena's lock (a neighbour's free
+ * reads the word under that lock). */
+void medium_set_flag(void *p, uint32_t flag, int on);
 /* In-place resizes; return 1 when done. */
 int medium_grow_in_place(void *p, size_t min_user, size_t want_user);
 int medium_shrink_in_place(void *p, size_t new_user);
 void medium_release_spare(void);
+/* The size of spans mapped from now on (a multiple of 64 KB, at most MEDIUM_SPAN_MAX_SIZE). */
+void medium_set_span_size(uint32_t bytes);
+uint32_t medium_span_size(void);
 
 #endif

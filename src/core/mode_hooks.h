@@ -65,12 +65,28 @@ void mode_gate_page_map_changed(uintptr_t first_region, uintptr_t count);
 void *heap_get_special(size_t size, const void *caller);
 int heap_free_special(void *p, const void *caller);
 void *heap_realloc_special(void *p, size_t size, const void *caller);
+/* An aligned block (core/aligned.h) while a mode is on. */
+void *heap_get_aligned_special(size_t size, size_t alignment, const void *caller);
 
 /* ---- the debug block kind (src/modes/debug_block.c) -----------------------------------------
  * A header word that says DEBUG sends a block there, in or out of a mode. */
 int debug_free(void *p, const void *caller);
 void *debug_realloc(void *p, size_t size, const void *caller);
 size_t debug_usable(const void *p); /* 0 when p is not a valid live debug block */
+
+/* ---- the debug block kind as the walk of the blocks sees it (src/modes/debug_walk.c) ---------
+ * An outer block (small, medium or large, in use) may hold a debug block. */
+typedef struct heap_debug_view {
+  void *user;         /* the pointer the program holds */
+  const void *header; /* FastMM5's debug block header (TFastMM_DebugBlockHeader), or NULL */
+  size_t user_size;   /* the size the program asked for */
+  uint32_t allocation_group;
+  int freed; /* freed and waiting in the quarantine: free in every statistic */
+} heap_debug_view;
+/* 1 and *view filled when the live block `outer` holds a debug block (live or quarantined); 0
+ * at once while no debug block exists. Takes no lock and reads only the block's own bytes: the
+ * walk calls it with arena locks held. */
+int heap_describe_debug_block(const void *outer, heap_debug_view *view);
 
 /* ---- start-up (src/modes/switches.c): FASTMMC_DEBUG_MODE and the leak report at exit ----------
  */

@@ -6,6 +6,17 @@
 
 static size_t os_reserved, os_peak, os_maps, os_unmaps;
 static size_t usage_limit = (size_t)-1;
+static const volatile uint8_t *top_down_flag;
+
+void os_bind_top_down(const volatile uint8_t *flag) {
+  fmm_store_ptr_release((void **)&top_down_flag, (void *)(uintptr_t)flag);
+}
+
+static int top_down(void) {
+  const volatile uint8_t *flag =
+      (const volatile uint8_t *)fmm_load_ptr_acquire((void **)&top_down_flag);
+  return flag != NULL && *flag != 0;
+}
 
 static int within_limit(size_t size) {
   size_t limit = fmm_load_size_relaxed(&usage_limit);
@@ -24,7 +35,7 @@ static void count_map(size_t size) {
 void *os_map(size_t size) {
   if (!within_limit(size))
     return NULL;
-  void *p = prim_map(size);
+  void *p = prim_map(size, top_down());
   if (p != NULL)
     count_map(size);
   return p;

@@ -5,8 +5,12 @@
 #define FASTMM_OS_MEMORY_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 void *os_map(size_t size);
+/* While *flag is non-zero, os_map asks the OS for the highest free addresses (FastMM5's
+ * FastMM_AllocateTopDown); NULL: the OS's default order. */
+void os_bind_top_down(const volatile uint8_t *flag);
 int os_extend(void *at, size_t size);
 void os_unmap(void *p, size_t size);
 

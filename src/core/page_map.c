@@ -33,7 +33,7 @@ int page_map_set(void *base, size_t size, unsigned kind) {
       if (kind == REGION_NOT_OURS)
         continue;
       /* Not through os_map: these tables are the manager's bookkeeping, not a heap's. */
-      uint8_t *l2 = (uint8_t *)prim_map((size_t)1 << PAGE_MAP_L2_BITS);
+      uint8_t *l2 = (uint8_t *)prim_map((size_t)1 << PAGE_MAP_L2_BITS, 0);
       if (l2 == NULL) {
         mode_gate_page_map_changed(first, r - first);
         lock_release(&page_map_lock);

@@ -52,19 +52,49 @@
 #define MEDIUM_MAX_BLOCK_SIZE (512u * 1024u)
 #define MEDIUM_MAX_USER (MEDIUM_MAX_BLOCK_SIZE - MEDIUM_HEADER_SIZE)
 /* Spans are mapped 2 MB at a time: four of the largest medium blocks, and a bounded amount to
- * keep mapped while a span is in partial use. FastMM5 uses 1.5-4 MB. */
-#define MEDIUM_SPAN_SIZE (2u * 1024u * 1024u)
+ * keep mapped while a span is in partial use. The optimization strategy (FastMM5's
+ * FastMM_SetOptimizationStrategy, which sets the size of new medium spans: 4, 3 or 1.5 MB)
+ * chooses among three sizes; spans already mapped keep theirs.
+ *   speed       4 MB: half the mappings (and page map writes) of a growing heap, at the cost of
+ *               up to 4 MB held by a span that is in partial use; FastMM5's largest span.
+ *   balanced    2 MB: the default, the size every figure of the README was measured with.
+ *   low memory  1 MB: a span in partial use pins half as much; still two of the largest
+ *               medium blocks, so a span never holds fewer than two.
+ * Every size is a multiple of 64 KB (the page map's region) and at most 4 MB (a whole span as one
+ * free block must fit the bins: MEDIUM_BIN_MAX_LOG2). */
+#define MEDIUM_SPAN_SIZE_SPEED (4u * 1024u * 1024u)
+#define MEDIUM_SPAN_SIZE_BALANCED (2u * 1024u * 1024u)
+#define MEDIUM_SPAN_SIZE_LOW_MEMORY (1u * 1024u * 1024u)
+#define MEDIUM_SPAN_SIZE MEDIUM_SPAN_SIZE_BALANCED /* the default strategy's */
+#define MEDIUM_SPAN_MAX_SIZE MEDIUM_SPAN_SIZE_SPEED
 /* Free lists: two-level segregated fit. A free block of size s goes to bin
  * (floor(log2 s) - MEDIUM_BIN_MIN_LOG2) * 32 + the next 5 bits of s; a search starts at the bin
  * whose every block is big enough, so the first set bit of the bitmaps is a fit (within 1/32). */
 #define MEDIUM_BIN_SUBDIVISION_LOG2 5u
 #define MEDIUM_BIN_MIN_LOG2 11u /* 2048 <= MEDIUM_MIN_BLOCK_SIZE */
-#define MEDIUM_BIN_MAX_LOG2 21u /* a whole 2 MB span, as one free block */
+#define MEDIUM_BIN_MAX_LOG2 21u /* a whole span of up to 4 MB, as one free block */
 #define MEDIUM_BIN_GROUPS (MEDIUM_BIN_MAX_LOG2 - MEDIUM_BIN_MIN_LOG2 + 1u)
 #define MEDIUM_BIN_COUNT (MEDIUM_BIN_GROUPS << MEDIUM_BIN_SUBDIVISION_LOG2)
 
 /* ---- Large blocks ------------------------------------------------------------------------ */
 #define LARGE_GRANULARITY (64u * 1024u) /* VirtualAlloc's allocation granularity */
+
+/* ---- Aligned blocks ----------------------------------------------------------------------
+ * Every block is 16-aligned. A minimum alignment of 32 or 64 (FastMM5's
+ * FastMM_EnterMinimumAddressAlignment) is served as FastMM5 serves it: GetMem uses only the small
+ * classes whose slots are multiples of it (every small span starts 64-aligned, so their blocks
+ * are), medium blocks are placed at a multiple of it, large blocks are 64-aligned anyway. One
+ * block may ask for more (fastmm_getmem_aligned): up to ALIGNED_MAX (VirtualAlloc's granularity,
+ * the coarsest alignment the OS itself gives). */
+#define ALIGNMENT_MIN 16u
+#define ALIGNMENT_SMALL_MAX 64u /* small spans start 64-aligned: coarser needs a medium block */
+#define ALIGNED_MAX (64u * 1024u)
+
+/* ---- Walking the blocks (fastmm_walk_blocks) ----------------------------------------------
+ * The walk copies what it finds into a buffer of WALK_BATCH_BLOCKS entries under the locks of
+ * one arena, releases them, and only then calls the program back: a callback may allocate, and
+ * no allocation waits longer than one batch takes to copy (a few hundred microseconds). */
+#define WALK_BATCH_BLOCKS 4096u
 
 /* ---- Giving memory back ------------------------------------------------------------------
  * An empty small span goes back to its medium arena at once; an empty medium span is kept as

@@ -5,15 +5,19 @@
  * comes back to heap_realloc_block for the policy. */
 #include "heap.h"
 
+#include "aligned.h"
 #include "alloc_fast.h"
 #include "copy.h"
 #include "medium.h"
 #include "mode_hooks.h"
 
 /* Allocates `alloc_size`, copies `copy_size` bytes, frees the old block: through GetMem and
- * FreeMem, so a block moved while a mode is on is made and freed the mode's way. */
-static void *move_block(void *p, size_t alloc_size, size_t copy_size, const void *caller) {
-  void *q = fast_get_for(alloc_size, caller);
+ * FreeMem, so a block moved while a mode is on is made and freed the mode's way. A block that
+ * keeps an alignment (fastmm_getmem_aligned's) moves to a block aligned as much. */
+static void *move_block(void *p, size_t alloc_size, size_t copy_size, const void *caller,
+                        uint32_t keep_alignment) {
+  void *q = keep_alignment > ALIGNMENT_MIN ? heap_get_aligned(alloc_size, keep_alignment, caller)
+                                           : fast_get_for(alloc_size, caller);
   if (q == NULL)
     return NULL;
   fmm_copy(q, p, copy_size);
@@ -26,14 +30,16 @@ static void *realloc_small(void *p, uint32_t h, size_t size, const void *caller)
   /* The fast path's in-place case comes here too while a mode is on (mode_hooks.h). */
   if (small_stays_in_place(size, usable))
     return p;
+  uint32_t keep = small_keeps_alignment(p, h);
   if (size <= usable) /* shrinks too far: a smaller class */
-    return move_block(p, size, size, caller);
+    return move_block(p, size, size, caller, keep);
   size_t grown = usable * 2u + REALLOC_SMALL_UPSIZE_ADDER;
-  return move_block(p, size > grown ? size : grown, usable, caller);
+  return move_block(p, size > grown ? size : grown, usable, caller, keep);
 }
 
 static void *realloc_medium(void *p, size_t size, const void *caller) {
   size_t usable = medium_usable(p);
+  uint32_t keep = medium_header_of(p)->keep_alignment;
   if (size > usable) {
     if (size > MAX_REQUEST_SIZE)
       return NULL;
@@ -42,7 +48,7 @@ static void *realloc_medium(void *p, size_t size, const void *caller) {
     if (size <= MEDIUM_MAX_USER &&
         medium_grow_in_place(p, size, want <= MEDIUM_MAX_USER ? want : MEDIUM_MAX_USER))
       return p;
-    void *q = move_block(p, want, usable, caller);
+    void *q = move_block(p, want, usable, caller, keep);
     if (q != NULL && (block_header(q) & BLOCK_KIND_MASK) == BLOCK_FLAG_LARGE)
       large_set_user_size(q, size);
     return q;
@@ -50,17 +56,18 @@ static void *realloc_medium(void *p, size_t size, const void *caller) {
   if (size >= usable / 2u)
     return p;
   if (size >= REALLOC_MEDIUM_INPLACE_DOWNSIZE_LIMIT) {
-    size_t keep = size < MEDIUM_MIN_BLOCK_SIZE - MEDIUM_HEADER_SIZE
-                      ? MEDIUM_MIN_BLOCK_SIZE - MEDIUM_HEADER_SIZE
-                      : size;
-    medium_shrink_in_place(p, keep);
+    size_t keep_size = size < MEDIUM_MIN_BLOCK_SIZE - MEDIUM_HEADER_SIZE
+                           ? MEDIUM_MIN_BLOCK_SIZE - MEDIUM_HEADER_SIZE
+                           : size;
+    medium_shrink_in_place(p, keep_size);
     return p;
   }
-  return move_block(p, size, size, caller);
+  return move_block(p, size, size, caller, keep);
 }
 
 static void *realloc_large(void *p, size_t size, const void *caller) {
   size_t usable = large_usable(p);
+  uint32_t keep = large_header_of(p)->keep_alignment;
   if (size > usable) {
     if (size > MAX_REQUEST_SIZE)
       return NULL;
@@ -72,7 +79,7 @@ static void *realloc_large(void *p, size_t size, const void *caller) {
     }
     /* FastMM copies only the size last asked for; a caller may use every usable byte
      * (fastmm_usable_size says so), so all of them move. */
-    void *q = move_block(p, want, usable, caller);
+    void *q = move_block(p, want, usable, caller, keep);
     if (q != NULL && (block_header(q) & BLOCK_KIND_MASK) == BLOCK_FLAG_LARGE)
       large_set_user_size(q, size);
     return q;
@@ -81,7 +88,7 @@ static void *realloc_large(void *p, size_t size, const void *caller) {
     large_set_user_size(p, size);
     return p;
   }
-  return move_block(p, size, size, caller);
+  return move_block(p, size, size, caller, keep);
 }
 
 static inline void *realloc_block(void *p, uint32_t h, size_t size, const void *caller) {
@@ -92,11 +99,8 @@ static inline void *realloc_block(void *p, uint32_t h, size_t size, const void *
     return medium_block_plausible(p, h) ? realloc_medium(p, size, caller) : NULL;
   case BLOCK_FLAG_LARGE:
     return large_is_live(p) ? realloc_large(p, size, caller) : NULL;
-  case BLOCK_FLAG_DEBUG:
-  case BLOCK_FLAG_DEBUG | BLOCK_FLAG_FREE: /* the debug block kind reports a freed one */
-    return debug_realloc(p, size, NULL);
-  default:
-    return NULL;
+  default: /* a debug block (the debug block kind reports a freed one), or no block at all */
+    return block_header_is_debug(h) ? debug_realloc(p, size, NULL) : NULL;
   }
 }
 

@@ -1,6 +1,8 @@
 /* The small size-class tables (the reasons for their shape are in policy.h). */
 #include "size_class.h"
 
+#include "compiler.h"
+
 // clang-format off
 const uint16_t size_class_slot[SMALL_CLASS_COUNT] = {
     16, 32, 48, 64, 80, 96, 112, 128, 144, 160,
@@ -12,3 +14,26 @@ const uint16_t size_class_slot[SMALL_CLASS_COUNT] = {
 // clang-format on
 
 const uint8_t size_class_lookup[SIZE_CLASS_LOOKUP_SIZE] = SIZE_CLASS_LOOKUP_INIT;
+
+FMM_STATIC_ASSERT(SMALL_MAX_SLOT % ALIGNMENT_SMALL_MAX == 0,
+                  "every small request has a class of each alignment");
+uint8_t size_class_lookup_aligned[2][SIZE_CLASS_LOOKUP_SIZE];
+
+void size_class_init(void) {
+  for (unsigned k = 0; k < 2; k++) {
+    unsigned alignment = 32u << k;
+    unsigned c = 0;
+    for (unsigned i = 0; i < SIZE_CLASS_LOOKUP_SIZE; i++) {
+      /* Entry i needs a slot of (i + 1) * 16 bytes; the largest slot (2560) is a multiple of 64. */
+      while (size_class_slot[c] < (i + 1u) * 16u || size_class_slot[c] % alignment != 0)
+        c++;
+      size_class_lookup_aligned[k][i] = (uint8_t)c;
+    }
+  }
+}
+
+const uint8_t *size_class_lookup_for(unsigned alignment) {
+  if (alignment >= 64u)
+    return size_class_lookup_aligned[1];
+  return alignment >= 32u ? size_class_lookup_aligned[0] : size_class_lookup;
+}

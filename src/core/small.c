@@ -4,11 +4,13 @@
  * to its medium arena. Managers are locked only on thread-cache refills and flushes. */
 #include "small.h"
 
+#include "contention.h"
 #include "medium.h"
 #include "prim/prim.h"
 #include "size_class.h"
 
 small_manager small_managers[ARENA_COUNT][SMALL_CLASS_COUNT];
+small_manager small_aligned_managers[SMALL_CLASS_COUNT];
 /* Until small_init draws the key: no span exists before it. */
 uint64_t small_span_key = (uint64_t)0xD350414Eu << 32;
 
@@ -30,23 +32,29 @@ static uint64_t draw_span_key(void) {
   return (uint64_t)((uint32_t)(x >> 32) | 0x80000000u) << 32;
 }
 
+static void manager_init(small_manager *m, unsigned c, unsigned arena) {
+  uint32_t slot = size_class_slot[c];
+  uint32_t bytes = slot * SMALL_SPAN_TARGET_BLOCKS;
+  if (bytes < SMALL_SPAN_MIN_BYTES)
+    bytes = SMALL_SPAN_MIN_BYTES;
+  if (bytes > SMALL_SPAN_MAX_BYTES)
+    bytes = SMALL_SPAN_MAX_BYTES;
+  m->class_index = c;
+  m->arena = arena;
+  m->slot_size = slot;
+  m->span_bytes = bytes;
+  list_init(&m->spans_with_room);
+}
+
 void small_init(void) {
   small_span_key = draw_span_key();
-  for (unsigned a = 0; a < ARENA_COUNT; a++) {
-    for (unsigned c = 0; c < SMALL_CLASS_COUNT; c++) {
-      small_manager *m = &small_managers[a][c];
-      uint32_t slot = size_class_slot[c];
-      uint32_t bytes = slot * SMALL_SPAN_TARGET_BLOCKS;
-      if (bytes < SMALL_SPAN_MIN_BYTES)
-        bytes = SMALL_SPAN_MIN_BYTES;
-      if (bytes > SMALL_SPAN_MAX_BYTES)
-        bytes = SMALL_SPAN_MAX_BYTES;
-      m->class_index = c;
-      m->arena = a;
-      m->slot_size = slot;
-      m->span_bytes = bytes;
-      list_init(&m->spans_with_room);
-    }
+  for (unsigned a = 0; a < ARENA_COUNT; a++)
+    for (unsigned c = 0; c < SMALL_CLASS_COUNT; c++)
+      manager_init(&small_managers[a][c], c, a);
+  for (unsigned c = 0; c < SMALL_CLASS_COUNT; c++) {
+    small_manager *m = &small_aligned_managers[c];
+    manager_init(m, c, 0);
+    m->keep_alignment = m->slot_size % 64u == 0 ? 64u : m->slot_size % 32u == 0 ? 32u : 0u;
   }
 }
 
@@ -112,6 +120,18 @@ void small_drain_pending(small_manager *m) {
   }
 }
 
+void small_drain_all_pending(void) {
+  for (unsigned a = 0; a < ARENA_COUNT; a++)
+    for (unsigned c = 0; c < SMALL_CLASS_COUNT; c++) {
+      small_manager *m = &small_managers[a][c];
+      if (fmm_load_ptr_acquire(&m->pending_free) == NULL)
+        continue;
+      lock_acquire(&m->lock);
+      small_drain_pending(m);
+      lock_release(&m->lock);
+    }
+}
+
 /* One block from m's spans (m->lock held), FREE-flagged, or NULL when memory is exhausted. */
 static void *take_one(small_manager *m) {
   list_node *first = m->spans_with_room.next;
@@ -146,6 +166,7 @@ static small_manager *lock_some_manager(unsigned class_index, unsigned arena) {
       return m;
   }
   small_manager *m = &small_managers[arena][class_index];
+  contention_count(CONTENTION_SMALL); /* every arena's manager of the class is locked */
   lock_acquire(&m->lock);
   return m;
 }
@@ -217,4 +238,15 @@ void small_return_block(void *p) {
   block_set_header(p, block_header(p) | BLOCK_FLAG_FREE);
   *(void **)p = NULL;
   small_return_blocks(p);
+}
+
+void *small_take_aligned(unsigned class_index) {
+  small_manager *m = &small_aligned_managers[class_index];
+  lock_acquire(&m->lock);
+  small_drain_pending(m);
+  void *p = take_one(m);
+  lock_release(&m->lock);
+  if (p != NULL)
+    block_set_header(p, block_header(p) & ~BLOCK_FLAG_FREE);
+  return p;
 }

@@ -87,8 +87,8 @@ struct small_manager {
   uint32_t class_index;
   uint32_t arena;
   uint32_t slot_size;
-  uint32_t span_bytes; /* requested size of a new span (medium user bytes) */
-  uint32_t unused;
+  uint32_t span_bytes;       /* requested size of a new span (medium user bytes) */
+  uint32_t keep_alignment;   /* the aligned managers' alignment (below), 0 for the others */
   list_node spans_with_room; /* spans with a free or uncarved block */
   void *pending_free;        /* frees that found the lock taken: a lock-free stack */
   size_t span_count;
@@ -96,6 +96,13 @@ struct small_manager {
 } FMM_ALIGNED(64);
 
 extern small_manager small_managers[ARENA_COUNT][SMALL_CLASS_COUNT];
+/* The small blocks of fastmm_getmem_aligned: one manager per class whose slot is a multiple of
+ * 32 (keep_alignment: the largest of 32 and 64 that divides the slot), taking its spans from
+ * medium arena 0. ReallocMem keeps the alignment of a block of their spans when it moves it
+ * (small_keeps_alignment). Their blocks go through the thread caches like any others, so a
+ * block of theirs may later serve a plain GetMem: it then keeps an alignment it did not ask for,
+ * which costs at most the slack of a coarser class when it moves. */
+extern small_manager small_aligned_managers[SMALL_CLASS_COUNT];
 
 static inline small_span *small_span_of(const void *p, uint32_t h) {
   return (small_span *)((char *)p - small_header_span_offset(h));
@@ -144,5 +151,12 @@ void small_return_blocks(void *list);
 /* Frees one live small block (validated by the caller) without a thread cache. */
 void small_return_block(void *p);
 void small_drain_pending(small_manager *m); /* caller holds m->lock */
+/* One live block of a class from its aligned manager (keep_alignment set), or NULL. */
+void *small_take_aligned(unsigned class_index);
+/* The alignment ReallocMem keeps for a live small block (0: none). */
+static inline uint32_t small_keeps_alignment(const void *p, uint32_t h) {
+  return small_span_of(p, h)->manager->keep_alignment;
+}
+void small_drain_all_pending(void); /* every manager's pending frees, each under its lock */
 
 #endif

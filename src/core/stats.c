@@ -17,9 +17,10 @@
 static size_t small_usage(fastmm_kind_usage out[SMALL_CLASS_COUNT]) {
   size_t cached[SMALL_CLASS_COUNT], cached_total = 0;
   size_t in_use[SMALL_CLASS_COUNT] = {0}, spans[SMALL_CLASS_COUNT] = {0};
-  for (unsigned a = 0; a < ARENA_COUNT; a++) {
+  for (unsigned a = 0; a <= ARENA_COUNT; a++) {
     for (unsigned c = 0; c < SMALL_CLASS_COUNT; c++) {
-      small_manager *m = &small_managers[a][c];
+      /* The arenas' managers, then the aligned ones (small.h). */
+      small_manager *m = a < ARENA_COUNT ? &small_managers[a][c] : &small_aligned_managers[c];
       lock_acquire(&m->lock);
       small_drain_pending(m); /* pending frees are free: count them as such */
       in_use[c] += m->blocks_in_use;
@@ -53,7 +54,7 @@ void heap_get_state(fastmm_state *st) {
     st->small.bytes_reserved += ar->small_span_bytes;
     st->medium.blocks_in_use += ar->blocks_in_use;
     st->medium.bytes_in_use += ar->bytes_in_use;
-    st->medium.bytes_reserved += ar->span_count * MEDIUM_SPAN_SIZE;
+    st->medium.bytes_reserved += ar->span_bytes;
     lock_release(&ar->lock);
   }
   /* Medium spans hold the small spans: report those bytes under small only. */

@@ -1,11 +1,16 @@
 /* The mode gate: the mode word, every table the fast paths read in its place, and how a mode
  * closes them (core/mode_hooks.h says why the fast paths read tables instead of the word).
- * Open, the tables are copies of the real ones: size_class_fast_lookup of size_class_lookup,
+ * Open, the tables are copies of the real ones: size_class_fast_lookup of the minimum
+ * alignment's class lookup (heap_class_lookup: size_class_lookup, or while 32 or 64 is asked for
+ * the lookup of the classes whose slots are multiples of it, which swaps GetMem to them at no
+ * cost to its fast path),
  * page_map_fast_l1 (64-bit) or page_map_fast_l2 (32-bit) of the page map, kept current by
  * mode_gate_page_map_changed. Closed, every size maps to the always-empty bin SIZE_CLASS_GATE
  * and the page map's copy holds no region. */
 #include "gate.h"
 
+#include "core/aligned.h"
+#include "core/heap.h"
 #include "core/lock.h"
 #include "core/page_map.h"
 #include "core/size_class.h"
@@ -64,8 +69,9 @@ static void page_map_set_gate(int open) {
 }
 
 static void size_class_set_gate(int open) {
+  const uint8_t *lookup = (const uint8_t *)fmm_load_ptr_acquire(&heap_class_lookup);
   for (size_t i = 0; i < sizeof size_class_lookup; i++)
-    size_class_fast_lookup[i] = open ? size_class_lookup[i] : (uint8_t)SIZE_CLASS_GATE;
+    size_class_fast_lookup[i] = open ? lookup[i] : (uint8_t)SIZE_CLASS_GATE;
 }
 
 void heap_mode_set_bit(uint32_t bit, int on) {
@@ -79,4 +85,17 @@ void heap_mode_set_bit(uint32_t bit, int on) {
     page_map_set_gate(next == 0);
   }
   lock_release(&mode_lock);
+}
+
+uint32_t mode_set_minimum_alignment(size_t alignment) {
+  uint32_t a = alignment <= ALIGNMENT_MIN ? ALIGNMENT_MIN : alignment <= 32u ? 32u : 64u;
+  heap_ensure_initialized(); /* the aligned lookups are made at start-up */
+  lock_acquire(&mode_lock);
+  heap_set_minimum_alignment(a);
+  /* The slow paths obey it from here; GetMem's fast path once its table is refilled (a closed
+   * gate is refilled from the new lookup when it opens). */
+  if (heap_mode_now() == 0)
+    size_class_set_gate(1);
+  lock_release(&mode_lock);
+  return a;
 }

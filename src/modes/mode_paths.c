@@ -1,40 +1,64 @@
 /* GetMem, FreeMem and ReallocMem while a mode is on: the core's slow paths send every call here
  * (core/mode_hooks.h). Debug mode makes debug blocks; the erase modes fill what they hand out
  * or take back; scan-before-every-operation checks every debug block first. Everything else is
- * the normal path's, reached through the *_normal fast paths and heap_realloc_block. */
+ * the normal path's, reached through the *_normal fast paths and heap_realloc_block. FastMM5's
+ * debug entry points (FastMM_DebugGetMem & co.), which make debug blocks in any mode, are here
+ * too. */
 #include "mode_paths.h"
 
 #include <string.h>
 
+#include "core/aligned.h"
 #include "core/alloc_fast.h"
 #include "debug_block.h"
 #include "debug_report.h"
+#include "debug_settings.h"
 #include "gate.h"
 
-FMM_NOINLINE void *heap_get_special(size_t size, const void *caller) {
-  uint32_t mode = heap_mode_now();
+/* Scan before the operation? The manager's own switch (a mode bit), or, while debug mode is on,
+ * the program's FastMM_DebugMode_ScanForCorruptionBeforeEveryOperation. */
+static void scan_if_wanted(uint32_t mode) {
+  if ((mode & HEAP_MODE_SCAN_EVERY_OPERATION) ||
+      ((mode & HEAP_MODE_DEBUG) && debug_scan_variable_set()))
+    debug_scan_blocks();
+}
+
+static void *get_special(size_t size, const void *caller, uint32_t mode) {
   if (mode & HEAP_MODE_DEBUG)
-    return debug_get(size, caller);
+    return debug_get(size, caller, 1);
   void *p = fast_get_normal(size);
   if (p != NULL && (mode & HEAP_MODE_ERASE_ALLOCATED))
     memset(p, DEBUG_FILL_ALLOCATED, heap_usable_size(p));
   return p;
 }
 
-FMM_NOINLINE int heap_free_special(void *p, const void *caller) {
+FMM_NOINLINE void *heap_get_special(size_t size, const void *caller) {
+  uint32_t mode = heap_mode_now();
+  scan_if_wanted(mode);
+  return get_special(size, caller, mode);
+}
+
+/* Is p (its header word h readable) a debug block, even one whose header word an underrun
+ * overwrote? */
+static int is_debug_block(const void *p, uint32_t h) {
+  return block_header_is_debug(h) || debug_is_registered(p);
+}
+
+static int free_special(void *p, const void *caller, uint32_t mode) {
   if (p == NULL)
     return FASTMM_OK;
-  uint32_t mode = heap_mode_now();
   if (heap_header_readable(p)) {
     uint32_t h = block_header(p);
-    if ((h & BLOCK_KIND_MASK & ~BLOCK_FLAG_FREE) == BLOCK_FLAG_DEBUG)
+    if (is_debug_block(p, h))
       return debug_free(p, caller);
-    if ((mode & (HEAP_MODE_DEBUG | HEAP_MODE_DEBUG_BLOCKS)) && debug_is_outer_block(p)) {
-      debug_report_event(FASTMM_EVENT_DOUBLE_FREE, p, NULL, caller);
+    if ((h & (BLOCK_FLAG_FREE | BLOCK_FLAG_DEBUG_OUTER)) == BLOCK_FLAG_DEBUG_OUTER) {
+      /* A stale pointer to memory a debug block now occupies: freed before, so freed twice. */
+      if (mode & HEAP_MODE_DEBUG)
+        debug_report_event(FASTMM_EVENT_DOUBLE_FREE, p, NULL, caller);
       return FASTMM_ERROR_INVALID_POINTER;
     }
     if (mode & HEAP_MODE_ERASE_FREED) {
-      size_t usable = caller_usable_size(p);
+      size_t usable = heap_usable_size(p);
       if (usable)
         memset(p, DEBUG_FILL_FREED, usable);
     }
@@ -45,49 +69,118 @@ FMM_NOINLINE int heap_free_special(void *p, const void *caller) {
   return result;
 }
 
-/* Scans first when asked to; refuses a stale pointer to the outer block of a debug block and
- * reports a bad pointer in debug mode; then the policy of the block's kind (the core's), whose
- * moves come back through GetMem and FreeMem and so obey the mode. */
-FMM_NOINLINE void *heap_realloc_special(void *p, size_t size, const void *caller) {
+FMM_NOINLINE int heap_free_special(void *p, const void *caller) {
   uint32_t mode = heap_mode_now();
-  if (mode & HEAP_MODE_SCAN_EVERY_OPERATION)
-    debug_scan_blocks();
-  if (p == NULL)
-    return heap_get_special(size, caller);
-  if (size == 0) {
-    heap_free_special(p, caller);
-    return NULL;
-  }
+  scan_if_wanted(mode);
+  return free_special(p, caller, mode);
+}
+
+/* p is not NULL and size not 0. A debug block goes to the debug block kind; anything else that
+ * is no live block (a stale pointer to a debug block's outer block among them: its DEBUG_OUTER
+ * bit fails every kind) gets NULL, reported in debug mode; a live block gets the policy of its
+ * kind, whose moves come back through GetMem and FreeMem and so obey the mode. */
+static void *realloc_special(void *p, size_t size, const void *caller, uint32_t mode) {
   uint32_t h = heap_header_readable(p) ? block_header(p) : 0;
+  if (h != 0 && is_debug_block(p, h))
+    return debug_realloc(p, size, caller);
   int valid = h != 0 && heap_kind_fits_region(h, p);
   switch (h & BLOCK_KIND_MASK) {
   case BLOCK_FLAG_SMALL:
   case BLOCK_FLAG_MEDIUM:
   case BLOCK_FLAG_LARGE:
-  case BLOCK_FLAG_DEBUG:
-  case BLOCK_FLAG_DEBUG | BLOCK_FLAG_FREE:
     break;
   default:
     valid = 0;
   }
-  if (!valid ||
-      ((heap_mode_now() & (HEAP_MODE_DEBUG | HEAP_MODE_DEBUG_BLOCKS)) && debug_is_outer_block(p))) {
-    if (heap_mode_now() & HEAP_MODE_DEBUG)
-      debug_report_event(FASTMM_EVENT_INVALID_POINTER, p, NULL, NULL);
+  if (!valid) {
+    if (mode & HEAP_MODE_DEBUG)
+      debug_report_event(FASTMM_EVENT_INVALID_POINTER, p, NULL, caller);
     return NULL;
   }
   return heap_realloc_block(p, h, size, caller);
 }
 
+/* fastmm_getmem_aligned while a mode is on: an ordinary aligned block, filled as debug mode fills
+ * new blocks (a debug block's outer block comes from GetMem, whose minimum alignment it keeps,
+ * but ReallocMem of a debug block would not keep a per-block alignment); the scan runs first
+ * when asked for. */
+FMM_NOINLINE void *heap_get_aligned_special(size_t size, size_t alignment, const void *caller) {
+  (void)caller;
+  uint32_t mode = heap_mode_now();
+  scan_if_wanted(mode);
+  void *p = heap_get_aligned_normal(size, alignment);
+  if (p != NULL && (mode & (HEAP_MODE_DEBUG | HEAP_MODE_ERASE_ALLOCATED)))
+    memset(p, DEBUG_FILL_ALLOCATED, heap_usable_size(p));
+  return p;
+}
+
+FMM_NOINLINE void *heap_realloc_special(void *p, size_t size, const void *caller) {
+  uint32_t mode = heap_mode_now();
+  scan_if_wanted(mode);
+  if (p == NULL)
+    return get_special(size, caller, mode);
+  if (size == 0) {
+    free_special(p, caller, mode);
+    return NULL;
+  }
+  return realloc_special(p, size, caller, mode);
+}
+
 size_t caller_usable_size(const void *p) {
-  if (FMM_UNLIKELY(heap_mode_now() & (HEAP_MODE_DEBUG | HEAP_MODE_DEBUG_BLOCKS)) &&
-      debug_is_outer_block(p))
-    return 0;
-  return heap_usable_size(p);
+  return heap_usable_size(p); /* an outer block's DEBUG_OUTER bit makes it 0 */
 }
 
 int caller_owns_block(const void *p) {
-  if (heap_header_readable(p) && (block_header(p) & BLOCK_KIND_MASK) == BLOCK_FLAG_DEBUG)
+  if (heap_header_readable(p) && block_header_is_debug(block_header(p)))
     return debug_owns(p);
   return caller_usable_size(p) != 0;
+}
+
+/* ---- FastMM5's debug entry points ----------------------------------------------------------
+ * They scan first when the manager's own switch asks. (FastMM5's variable is FastMMC.pas's to
+ * act on here: its FastMM_Debug* scan first and raise on damage, as FastMM5's do.) */
+static void entry_scan_if_wanted(void) {
+  if (heap_mode_now() & HEAP_MODE_SCAN_EVERY_OPERATION)
+    debug_scan_blocks();
+}
+
+void *debug_entry_get(size_t size, const void *caller, int zero) {
+  heap_ensure_initialized();
+  entry_scan_if_wanted();
+  void *p = debug_get(size, caller, !zero);
+  if (p != NULL && zero)
+    memset(p, 0, size);
+  return p;
+}
+
+int debug_entry_free(void *p, const void *caller) {
+  heap_ensure_initialized();
+  entry_scan_if_wanted();
+  return free_special(p, caller, heap_mode_now());
+}
+
+void *debug_entry_realloc(void *p, size_t size, const void *caller) {
+  heap_ensure_initialized();
+  entry_scan_if_wanted();
+  uint32_t mode = heap_mode_now();
+  if (p == NULL)
+    return debug_get(size, caller, 1);
+  if (size == 0) {
+    free_special(p, caller, mode);
+    return NULL;
+  }
+  uint32_t h = heap_header_readable(p) ? block_header(p) : 0;
+  if (h != 0 && is_debug_block(p, h))
+    return debug_realloc(p, size, caller);
+  /* A normal block becomes a debug block: min(usable, size) bytes move, the old one is freed
+   * (FastMM5's FastMM_DebugReallocMem). */
+  size_t usable = h != 0 ? heap_usable_size(p) : 0;
+  if (usable == 0)
+    return realloc_special(p, size, caller, mode); /* refused, and reported in debug mode */
+  void *q = debug_get(size, caller, 0);
+  if (q == NULL)
+    return NULL;
+  memcpy(q, p, usable < size ? usable : size);
+  free_special(p, caller, mode);
+  return q;
 }

@@ -1,13 +1,20 @@
-/* What a caller may learn of a block, in or out of a mode (mode_paths.c). */
+/* What a caller may learn of a block, in or out of a mode, and FastMM5's debug entry points
+ * (mode_paths.c). */
 #ifndef FASTMM_MODE_PATHS_H
 #define FASTMM_MODE_PATHS_H
 
 #include <stddef.h>
 
-/* fastmm_usable_size and fastmm_owns_block: as the core's heap_usable_size, except that the
- * outer block of a debug block is the manager's, not the caller's (0), and a debug block of 0
- * usable bytes is still owned. */
+/* fastmm_usable_size and fastmm_owns_block: as the core's heap_usable_size, except that a
+ * debug block of 0 usable bytes is still owned. The outer block of a debug block is the
+ * manager's, not the caller's (0). */
 size_t caller_usable_size(const void *p);
 int caller_owns_block(const void *p);
+
+/* fastmm_debug_getmem / allocmem (zero: the data zeroed instead of filled), freemem and
+ * reallocmem: debug blocks whatever the mode (include/fastmm.h). */
+void *debug_entry_get(size_t size, const void *caller, int zero);
+int debug_entry_free(void *p, const void *caller);
+void *debug_entry_realloc(void *p, size_t size, const void *caller);
 
 #endif

@@ -8,8 +8,10 @@
 #include "core/lock.h"
 #include "debug_block.h"
 #include "debug_report.h"
+#include "debug_settings.h"
 #include "gate.h"
 #include "prim/prim.h"
+#include "stack_trace.h"
 
 static fmm_lock switch_lock; /* the counters */
 static int32_t debug_depth, erase_freed_depth, erase_allocated_depth;
@@ -59,7 +61,7 @@ void mode_set_scan_every_operation(int on) {
 /* FASTMMC_DEBUG_MODE=1 in the environment starts the program in debug mode, so a shipped
  * program can be debugged without a rebuild; FASTMMC_STACK_DEPTH sets the trace depth. */
 void modes_init(void) {
-  debug_find_own_module();
+  stack_trace_init();
   char value[32];
   if (prim_getenv("FASTMMC_STACK_DEPTH", value, sizeof value)) {
     size_t n = 0;

@@ -7,10 +7,11 @@
 #include <stdint.h>
 
 /* Virtual memory. prim_map returns `size` bytes of zeroed, committed read/write memory
- * (64 KB aligned everywhere), or NULL. prim_extend maps `size` bytes at
- * exactly `at` (the end of an earlier mapping) and returns 1, or returns 0 and maps nothing.
- * prim_unmap releases a range made of one mapping and any extensions of it. */
-void *prim_map(size_t size);
+ * (64 KB aligned everywhere), or NULL; `top_down` asks for the highest free addresses (Windows'
+ * MEM_TOP_DOWN; Linux maps from the top down anyway, so POSIX ignores it). prim_extend maps `size`
+ * bytes at exactly `at` (the end of an earlier mapping) and returns 1, or returns 0 and maps
+ * nothing. prim_unmap releases a range made of one mapping and any extensions of it. */
+void *prim_map(size_t size, int top_down);
 int prim_extend(void *at, size_t size);
 void prim_unmap(void *p, size_t size);
 
@@ -18,6 +19,11 @@ void prim_unmap(void *p, size_t size);
 void prim_yield(void);
 uint32_t prim_thread_id(void);
 uint64_t prim_time_ns(void);
+/* Milliseconds since the system started, wrapping at 2^32 (GetTickCount; CLOCK_MONOTONIC). */
+uint32_t prim_tick_count_ms(void);
+/* Breaks into the debugger: DebugBreak on Windows, SIGTRAP natively. Without a debugger the
+ * process gets the breakpoint as an unhandled exception or signal (FastMM5's DebugBreak). */
+void prim_debug_break(void);
 
 /* Return addresses of the calling thread's stack, innermost first, after skipping `skip`
  * frames; returns how many were stored. */
@@ -98,6 +104,7 @@ int prim_readable(const void *p, size_t size);
 size_t prim_program_path(char *buf, size_t size);
 size_t prim_getenv(const char *name, char *buf, size_t size);
 int prim_append_file(const char *path, const char *text, size_t length);
+int prim_write_file(const char *path, const char *text, size_t length); /* creates or empties it */
 void prim_debug_output(const char *text);
 void prim_raise_fatal(void);
 void prim_local_time(char *buf, size_t size); /* "YYYY/MM/DD hh:mm:ss" */

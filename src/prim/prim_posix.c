@@ -34,7 +34,8 @@ static prim_thread_exit_fn thread_exit_fn;
  * map 64 KB more than asked and trim both ends. */
 #define MAP_ALIGNMENT ((size_t)64 * 1024)
 
-void *prim_map(size_t size) {
+void *prim_map(size_t size, int top_down) {
+  (void)top_down; /* Linux's default layout maps from the top of the address space down */
   if (prim_fail_maps)
     return NULL;
   size_t padded = size + MAP_ALIGNMENT;
@@ -94,6 +95,16 @@ uint64_t prim_time_ns(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+uint32_t prim_tick_count_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint32_t)((uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u);
+}
+
+void prim_debug_break(void) {
+  raise(SIGTRAP);
 }
 
 size_t prim_capture_stack(void **frames, size_t max_frames, size_t skip) {
@@ -234,6 +245,22 @@ size_t prim_getenv(const char *name, char *buf, size_t size) {
 
 int prim_append_file(const char *path, const char *text, size_t length) {
   int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return 0;
+  size_t done = 0;
+  while (done < length) {
+    ssize_t w = write(fd, text + done, length - done);
+    if (w <= 0 && errno != EINTR)
+      break;
+    if (w > 0)
+      done += (size_t)w;
+  }
+  close(fd);
+  return done == length;
+}
+
+int prim_write_file(const char *path, const char *text, size_t length) {
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0)
     return 0;
   size_t done = 0;

@@ -17,10 +17,11 @@ void prim_on_process_exit(void (*fn)(void)) {
   process_exit_fn = fn;
 }
 
-void *prim_map(size_t size) {
+void *prim_map(size_t size, int top_down) {
   if (prim_fail_maps)
     return NULL;
-  return VirtualAlloc(NULL, size, MEM_RESERVE | MEM_COMMIT, PAGE_READWRITE);
+  return VirtualAlloc(NULL, size, MEM_RESERVE | MEM_COMMIT | (top_down ? MEM_TOP_DOWN : 0),
+                      PAGE_READWRITE);
 }
 
 int prim_extend(void *at, size_t size) {
@@ -72,12 +73,27 @@ uint64_t prim_time_ns(void) {
   return (uint64_t)((double)now.QuadPart * 1e9 / (double)freq.QuadPart);
 }
 
+uint32_t prim_tick_count_ms(void) {
+  return (uint32_t)GetTickCount();
+}
+
+void prim_debug_break(void) {
+  DebugBreak();
+}
+
 static HMODULE module_of(const void *addr);
 
 size_t prim_capture_stack(void **frames, size_t max_frames, size_t skip) {
-  if (max_frames > 62)
-    max_frames = 62; /* the limit of RtlCaptureStackBackTrace on older Windows */
-  size_t n = RtlCaptureStackBackTrace((DWORD)(skip + 1), (DWORD)max_frames, frames, NULL);
+  /* RtlCaptureStackBackTrace takes at most 62 frames a call (older Windows: skip + count < 63);
+   * deeper traces take a second call that skips what the first took. */
+  size_t n = 0;
+  while (n < max_frames) {
+    size_t want = max_frames - n > 62 ? 62 : max_frames - n;
+    size_t got = RtlCaptureStackBackTrace((DWORD)(skip + 1 + n), (DWORD)want, frames + n, NULL);
+    n += got;
+    if (got < want)
+      break;
+  }
   uintptr_t begin, end;
   /* The walk can run past the bottom of the stack (seen under Wine on Win64): keep frames up
    * to the first one that is in no module. */
@@ -239,6 +255,17 @@ int prim_append_file(const char *path, const char *text, size_t length) {
     return 0;
   DWORD written = 0;
   BOOL ok = WriteFile(f, text, (DWORD)length, &written, NULL);
+  CloseHandle(f);
+  return ok && written == length;
+}
+
+int prim_write_file(const char *path, const char *text, size_t length) {
+  HANDLE f = CreateFileA(path, GENERIC_WRITE, FILE_SHARE_READ, NULL, CREATE_ALWAYS,
+                         FILE_ATTRIBUTE_NORMAL, NULL);
+  if (f == INVALID_HANDLE_VALUE)
+    return 0;
+  DWORD written = 0;
+  BOOL ok = length == 0 || WriteFile(f, text, (DWORD)length, &written, NULL);
   CloseHandle(f);
   return ok && written == length;
 }

@@ -2,14 +2,15 @@
 # itself (its exit, its leak report):
 #   cmake -DRUNNER=<wine-run.sh> -DPROGRAM=<exe> [-DARGS=a@@b] [-DWORKDIR=<dir>]
 #         [-DEXPECT_OUTPUT=<regex>@@...] [-DREJECT_OUTPUT=<regex>@@...]
-#         [-DFILE=<path> -DEXPECT_FILE=<regex>@@...] [-DNO_FILE=<path>] -P run_check.cmake
+#         [-DFILE=<path> -DEXPECT_FILE=<regex>@@... -DREJECT_FILE=<regex>@@...] [-DNO_FILE=<path>]
+#         -P run_check.cmake
 # Lists are separated by @@ (a ';' would split the argument on its way through add_test).
 # Passes when the program exits with 0, its output (standard output and error together)
-# matches every EXPECT_OUTPUT and no REJECT_OUTPUT, FILE exists and matches every EXPECT_FILE,
-# and NO_FILE does not exist.
+# matches every EXPECT_OUTPUT and no REJECT_OUTPUT, FILE exists and matches every EXPECT_FILE and
+# no REJECT_FILE, and NO_FILE does not exist.
 cmake_minimum_required(VERSION 3.25)
 
-foreach(var IN ITEMS ARGS EXPECT_OUTPUT REJECT_OUTPUT EXPECT_FILE)
+foreach(var IN ITEMS ARGS EXPECT_OUTPUT REJECT_OUTPUT EXPECT_FILE REJECT_FILE)
   string(REPLACE "@@" ";" ${var} "${${var}}")
 endforeach()
 if(NOT WORKDIR)
@@ -47,6 +48,11 @@ if(FILE)
     foreach(re IN LISTS EXPECT_FILE)
       if(NOT text MATCHES "${re}")
         string(APPEND problems "  - ${FILE} does not match: ${re}\n")
+      endif()
+    endforeach()
+    foreach(re IN LISTS REJECT_FILE)
+      if(text MATCHES "${re}")
+        string(APPEND problems "  - ${FILE} matches what it must not: ${re}\n")
       endif()
     endforeach()
   endif()

@@ -15,8 +15,15 @@
       fake_support.dll, named through FastMM_DebugSupportLibraryName);
     - the optimization strategy, the debug mode options, the alignment requests, the templates
       of the state log.
-  FastMM_WalkBlocks and the allocation group variables need the DLL's block walk: they are
-  named here so the program compiles as it would against FastMM5. }
+    - the DLL's real debug blocks read through TFastMM_DebugBlockHeader (fields, FastMM5's
+      checksums, the footer's traces), the debug entry points in normal mode, the options;
+    - FastMM5's variables as the DLL uses them: FastMM_CurrentAllocationGroup,
+      FastMM_LastAllocationNumber, FastMM_GetStackTrace, FastMM_ConvertStackTraceToText,
+      FastMM_AllocateTopDown; the DLL's events written with FastMM5's templates and routed by its
+      sets; a virtual call on a freed object; the quarantine counted free.
+  FastMM_WalkBlocks is tested in test_walk.pas; the contention counters cannot be made to move
+  from here (tests/test_debug_internals.c holds the arenas' locks to see them count): they are
+  named so the program compiles as it would against FastMM5. }
 program test_fastmm5;
 
 {$H+}
@@ -342,6 +349,253 @@ begin
   Check(FastMM_ExitDebugMode and not FastMM_DebugModeActive, 'FastMM_ExitDebugMode');
 end;
 
+{------------------------The DLL's debug blocks through FastMM5's record------------------------}
+
+function HeaderOf(P: Pointer): PFastMM_DebugBlockHeader;
+begin
+  Result := PFastMM_DebugBlockHeader(PByte(P) - SizeOf(TFastMM_DebugBlockHeader));
+end;
+
+function ChecksumsValid(H: PFastMM_DebugBlockHeader): Boolean;
+begin
+  Result := (H^.CalculateHeaderCheckSum = H^.HeaderCheckSum) and (H^.CalculateFooterCheckSum = H^.DebugFooterPtr^);
+end;
+
+function AllBytes(P: PByte; AFrom, ATo: Integer; AValue: Byte): Boolean;
+var
+  I: Integer;
+begin
+  Result := True;
+  for I := AFrom to ATo - 1 do
+    Result := Result and (P[I] = AValue);
+end;
+
+function LogText(const AName: string): string;
+var
+  Lines: TStringList;
+begin
+  Result := '';
+  if not FileExists(AName) then
+    Exit;
+  Lines := TStringList.Create;
+  Lines.LoadFromFile(AName);
+  Result := Lines.Text;
+  Lines.Free;
+end;
+
+procedure TestRealDebugBlocks;
+var
+  P, Q: PByte;
+  H: PFastMM_DebugBlockHeader;
+  Number: Cardinal;
+  Entry: PNativeUInt;
+begin
+  {FastMM5: FastMM_DebugGetMem gives a debug block in normal mode too.}
+  Check(not FastMM_DebugModeActive, 'normal mode');
+  FastMM_CurrentAllocationGroup := 5;
+  P := FastMM_DebugGetMem(37);
+  H := HeaderOf(P);
+  CheckEquals(37, H^.UserSize, 'UserSize: the size asked for');
+  CheckEquals(32, H^.DebugBlockFlags, 'DebugBlockFlags: 32 while in use');
+  CheckEquals(1, H^.DebugFeatureFlags, 'DebugFeatureFlags: checksums');
+  CheckEquals(FastMM_GetDebugModeStackTraceEntryCount, H^.StackTraceEntryCount, 'StackTraceEntryCount: the depth set');
+  CheckEquals(FastMM_LastAllocationNumber, H^.AllocationNumber, 'AllocationNumber: FastMM_LastAllocationNumber');
+  CheckEquals(5, H^.AllocationGroup, 'AllocationGroup: FastMM_CurrentAllocationGroup');
+  CheckEquals(GetCurrentThreadId, H^.AllocatedByThread, 'AllocatedByThread: this thread');
+  CheckEquals(0, H^.FreedByThread, 'FreedByThread: 0 while in use');
+  Check(H^.PreviouslyUsedByClass = nil, 'PreviouslyUsedByClass: nil while in use');
+  Check(H^.CalculateHeaderCheckSum = H^.HeaderCheckSum, 'the DLL''s header checksum is FastMM5''s');
+  Check(H^.CalculateFooterCheckSum = H^.DebugFooterPtr^, 'the DLL''s footer checksum is FastMM5''s');
+  Check(AllBytes(P, 0, 37, $90), 'the data is filled with $90');
+  Entry := H^.DebugFooter_AllocationStackTracePtr;
+  Check(Entry^ <> 0, 'the allocation stack trace is in the footer');
+  Check(H^.DebugFooter_FreeStackTracePtr^ = 0, 'the free stack trace is empty while in use');
+  Check(FastMM_BlockCurrentUserBytes(PByte(H)) = 0, 'the outer block is not the program''s');
+  PPointer(P)^ := TShape; {a first pointer to remember, as an object's class}
+  Number := H^.AllocationNumber;
+  CheckEquals(0, FastMM_DebugFreeMem(P), 'FastMM_DebugFreeMem');
+  CheckEquals(33, H^.DebugBlockFlags, 'DebugBlockFlags: 33 once freed');
+  CheckEquals(3, H^.DebugFeatureFlags, 'DebugFeatureFlags: checksums and the fill pattern');
+  CheckEquals(GetCurrentThreadId, H^.FreedByThread, 'FreedByThread: this thread');
+  Check(H^.PreviouslyUsedByClass = Pointer(TShape), 'PreviouslyUsedByClass: the first pointer before the free');
+  Check(FastMM_DetectClassInstance(@H^.PreviouslyUsedByClass) = TShape, 'which FastMM_DetectClassInstance names');
+  Check(ChecksumsValid(H), 'the freed block''s checksums are FastMM5''s');
+  Check(H^.DebugFooter_FreeStackTracePtr^ <> 0, 'the free stack trace is in the footer');
+  Check(AllBytes(P, SizeOf(Pointer), 37, $80), 'the data is filled with $80');
+  CheckEquals(Number, H^.AllocationNumber, 'the freed header keeps its number');
+  FastMM_CurrentAllocationGroup := 0;
+
+  {Numbers count debug allocations in FastMM_LastAllocationNumber.}
+  Number := FastMM_LastAllocationNumber;
+  P := FastMM_DebugAllocMem(3000);
+  CheckEquals(Number + 1, FastMM_LastAllocationNumber, 'one debug block, one number');
+  CheckEquals(FastMM_LastAllocationNumber, HeaderOf(P)^.AllocationNumber, 'its number');
+  Check(AllBytes(P, 0, 3000, 0), 'FastMM_DebugAllocMem: zeroed');
+  {In place: the footer follows the new end.}
+  Q := FastMM_DebugReallocMem(P, 1000);
+  Check(Q = P, 'FastMM_DebugReallocMem to a smaller size stays in place');
+  CheckEquals(1000, HeaderOf(Q)^.UserSize, 'with the new UserSize');
+  Check(ChecksumsValid(HeaderOf(Q)), 'and valid checksums');
+  Q := FastMM_DebugReallocMem(Q, 100000);
+  Check((Q <> P) and (HeaderOf(Q)^.AllocationNumber = FastMM_LastAllocationNumber) and AllBytes(Q, 0, 1000, 0),
+    'moved to a bigger block: the same number, the data');
+  CheckEquals(33, HeaderOf(P)^.DebugBlockFlags, 'the old one freed');
+  CheckEquals(0, FastMM_DebugFreeMem(Q), 'freed');
+  {A normal block becomes a debug block.}
+  GetMem(P, 40);
+  FillChar(P^, 40, 7);
+  Q := FastMM_DebugReallocMem(P, 20);
+  Check((HeaderOf(Q)^.DebugBlockFlags = 32) and ChecksumsValid(HeaderOf(Q)) and AllBytes(Q, 0, 20, 7),
+    'FastMM_DebugReallocMem of a normal block: a debug block with its data');
+  CheckEquals(0, FastMM_DebugFreeMem(Q), 'freed');
+
+  {The options apply to the blocks made from then on.}
+  FastMM_SetDebugModeOptions([dmoNoBlockCheckSums]);
+  P := FastMM_DebugGetMem(16);
+  CheckEquals(0, HeaderOf(P)^.DebugFeatureFlags, 'dmoNoBlockCheckSums: no checksums');
+  FastMM_DebugFreeMem(P);
+  FastMM_SetDebugModeOptions([dmoNoBlockFillPatterns]);
+  P := FastMM_DebugGetMem(16);
+  FillChar(P^, 16, $11);
+  FastMM_DebugFreeMem(P);
+  Check(AllBytes(P, 0, 16, $11) and (HeaderOf(P)^.DebugFeatureFlags = 1),
+    'dmoNoBlockFillPatterns: a freed block is not filled');
+  FastMM_SetDebugModeOptions([dmoNeverFreeSmallBlockSpans, dmoNeverMergeFreeMediumBlocks]);
+  Check(FastMM_ProcessAllPendingFrees, 'FastMM_ProcessAllPendingFrees');
+end;
+
+{------------------------The DLL's variables and events------------------------}
+
+procedure ProgramStackTrace(APReturnAddresses: PNativeUInt; AMaxDepth, ASkipFrames: Cardinal);
+var
+  I: Cardinal;
+begin
+  for I := 0 to AMaxDepth - 1 do
+  begin
+    if I < 3 then
+      APReturnAddresses^ := $1000 * (I + 1)
+    else
+      APReturnAddresses^ := 0;
+    Inc(APReturnAddresses);
+  end;
+end;
+
+function ProgramTraceText(APReturnAddresses: PNativeUInt; AMaxDepth: Cardinal;
+  APBuffer, APBufferEnd: PWideChar): PWideChar;
+const
+  CText: UnicodeString = ' [program trace]';
+var
+  I: Integer;
+begin
+  Result := APBuffer;
+  for I := 1 to Length(CText) do
+    if Result < APBufferEnd then
+    begin
+      Result^ := CText[I];
+      Inc(Result);
+    end;
+end;
+
+function Raises204(P: Pointer): Boolean;
+begin
+  Result := False;
+  try
+    FreeMem(P);
+  except
+    on EInvalidPointer do
+      Result := True;
+  end;
+end;
+
+procedure TestVariablesAndEvents;
+var
+  Log: string;
+  P, LowBlock, HighBlock: Pointer;
+  Shape: TShape;
+  Raised: Boolean;
+  State, Before: TFastMM_MemoryManagerState;
+  Blocks: array[0..199] of Pointer;
+  I, C: Integer;
+begin
+  Log := ExpandFileName('test_fastmm5_events.txt');
+  FastMM_SetEventLogFilename(PWideChar(UnicodeString(Log)));
+  FastMM_DeleteEventLogFile;
+  FastMM_MessageBoxEvents := [];
+
+  {The stack trace routine FastMM_GetStackTrace points at takes the debug blocks' traces.}
+  FastMM_GetStackTrace := ProgramStackTrace;
+  P := FastMM_DebugGetMem(50);
+  Check(HeaderOf(P)^.DebugFooter_AllocationStackTracePtr^ = $1000, 'the allocation trace comes from FastMM_GetStackTrace');
+  FastMM_GetStackTrace := FastMM_NoOpGetStackTrace;
+
+  {A double free: the template of FastMM5's event, its tokens, to the event log; EInvalidPointer.}
+  FastMM_DebugBlockDoubleFree := 'DOUBLE FREE size={3} number={9} by={4} freedby={5} at:{6}'#13#10;
+  FastMM_ConvertStackTraceToText := ProgramTraceText;
+  FastMM_DebugFreeMem(P);
+  Check(Raises204(P), 'FreeMem of a freed debug block raises EInvalidPointer');
+  FastMM_ConvertStackTraceToText := FastMM_NoOpConvertStackTraceToText;
+  Log := LogText(ExpandFileName('test_fastmm5_events.txt'));
+  Check(Pos('DOUBLE FREE size=50 number=' + IntToStr(HeaderOf(P)^.AllocationNumber) + ' by=' +
+    IntToStr(GetCurrentThreadId) + ' freedby=' + IntToStr(GetCurrentThreadId) + ' at: [program trace]', Log) > 0,
+    'the event log has FastMM_DebugBlockDoubleFree filled in: ' + Copy(Log, 1, 300));
+
+  {Routed as FastMM5's sets say: not to the log when the event is not in FastMM_LogToFileEvents.}
+  FastMM_DeleteEventLogFile;
+  Exclude(FastMM_LogToFileEvents, mmetDebugBlockDoubleFree);
+  Check(Raises204(P), 'a third FreeMem raises as well');
+  Check(not FileExists(ExpandFileName('test_fastmm5_events.txt')), 'but is not logged');
+  Include(FastMM_LogToFileEvents, mmetDebugBlockDoubleFree);
+
+  {A virtual method called on a freed object: FastMM5's event (method and class), then
+  EInvalidPointer.}
+  FastMM_VirtualMethodCallOnFreedObjectMessage := 'VIRTUAL CALL {17} on {8} ({3} bytes)'#13#10;
+  Check(FastMM_EnterDebugMode, 'debug mode');
+  Shape := TShape.Create;
+  Shape.Free;
+  Raised := False;
+  try
+    Shape.Free;
+  except
+    on EInvalidPointer do
+      Raised := True;
+  end;
+  Check(Raised, 'a virtual call on a freed object raises EInvalidPointer');
+  Log := LogText(ExpandFileName('test_fastmm5_events.txt'));
+  Check(Pos('VIRTUAL CALL Destroy on TShape (' + IntToStr(TShape.InstanceSize) + ' bytes)', Log) > 0,
+    'the event names the method and the class: ' + Copy(Log, 1, 300));
+
+  {The quarantine of freed debug blocks is free memory (FastMM5 counts a freed block free).}
+  FastMM_GetMemoryManagerState(Before);
+  for I := 0 to High(Blocks) do
+    GetMem(Blocks[I], 500);
+  FastMM_GetMemoryManagerState(State);
+  C := 0;
+  while (C < Integer(State.SmallBlockTypeCount)) and (State.SmallBlockTypeStates[C].AllocatedBlockCount <
+    Before.SmallBlockTypeStates[C].AllocatedBlockCount + NativeUInt(Length(Blocks))) do
+    Inc(C);
+  Check(C < Integer(State.SmallBlockTypeCount), 'the debug blocks'' outer blocks are counted in their size');
+  for I := 0 to High(Blocks) do
+    FreeMem(Blocks[I]);
+  FastMM_GetMemoryManagerState(State);
+  if C < Integer(State.SmallBlockTypeCount) then
+    CheckEquals(Before.SmallBlockTypeStates[C].AllocatedBlockCount, State.SmallBlockTypeStates[C].AllocatedBlockCount,
+      'freed, they are not allocated any more (they wait in the quarantine)');
+  Check(PByte(Blocks[0])[100] = $80, 'they wait freed in the quarantine');
+  Check(FastMM_ProcessAllPendingFrees, 'FastMM_ProcessAllPendingFrees empties it');
+  Check(FastMM_ExitDebugMode, 'debug mode off');
+
+  {FastMM_AllocateTopDown: memory comes from the top of the address space.}
+  GetMem(LowBlock, 4 * 1024 * 1024);
+  FastMM_AllocateTopDown := True;
+  GetMem(HighBlock, 4 * 1024 * 1024);
+  FastMM_AllocateTopDown := False;
+  Check(NativeUInt(HighBlock) > NativeUInt(LowBlock), 'FastMM_AllocateTopDown: a higher address');
+  FreeMem(LowBlock);
+  FreeMem(HighBlock);
+  FastMM_MessageBoxEvents := FastMM_LogToFileEvents;
+  FastMM_SetDefaultEventLogFilename;
+end;
+
 {------------------------Another memory manager installed------------------------}
 
 var
@@ -476,11 +730,7 @@ begin
   for Alignment := Low(Alignment) to High(Alignment) do
   begin
     FastMM_EnterMinimumAddressAlignment(Alignment);
-    {FastMM5 serves 32 and 64 bytes too; fastmm-c needs the DLL's aligned allocation for them
-    (fastmm_set_minimum_alignment, not exported yet): until then the alignment in effect stays 16 bytes, and is
-    honoured.}
-    if Alignment <= maa16Bytes then
-      Check(FastMM_GetCurrentMinimumAddressAlignment >= Alignment, 'at least the alignment requested');
+    Check(FastMM_GetCurrentMinimumAddressAlignment >= Alignment, 'at least the alignment requested');
     Mask := (NativeUInt(8) shl Ord(FastMM_GetCurrentMinimumAddressAlignment)) - 1;
     Ok := True;
     for I := 0 to High(P) do
@@ -535,9 +785,10 @@ end;
 
 procedure NameTheRest;
 begin
-  {FastMM5's walk, allocation groups, contention counters and top-down switch: compiled here,
-  tested when the DLL exports the walk (fastmm_walk_blocks).}
-  FastMM_WalkBlocks(CountBlock, [btSmallBlock, btMediumBlock, btLargeBlock], True, nil);
+  {FastMM5's walk (test_walk.pas tests it), allocation groups, contention counters and top-down
+  switch: compiled here.}
+  Check(FastMM_WalkBlocks(CountBlock, [btSmallBlock, btMediumBlock, btLargeBlock], True, nil) and (Walked > 0),
+    'FastMM_WalkBlocks finds the blocks in use');
   FastMM_CurrentAllocationGroup := 0;
   FastMM_DebugBreakAllocationNumber := 0;
   FastMM_AllocateTopDown := False;
@@ -557,6 +808,8 @@ begin
   TestMemoryManagerState;
   TestInvalidPointers('normal mode');
   TestDebugBlocks;
+  TestRealDebugBlocks;
+  TestVariablesAndEvents;
   TestAnotherMemoryManager;
   TestStackTraces;
   TestSettings;

@@ -135,8 +135,8 @@ begin
   Lines := TStringList.Create;
   Lines.LoadFromFile(UTF8Encode(StateName));
   Check((Pos('K Allocated', Lines.Text) > 0) and (Pos('% Efficiency', Lines.Text) > 0) and
-    (Pos('Medium blocks:', Lines.Text) > 0) and (Pos('details from ' + Mode, Lines.Text) > 0),
-    Mode + ': the state log has the summary, the kinds and the details');
+    (Pos(' bytes avg.)', Lines.Text) > 0) and (Pos('details from ' + Mode, Lines.Text) > 0),
+    Mode + ': the state log has the summary, the usage by class and the details');
   Lines.Free;
   DeleteFile(UTF8Encode(StateName));
   Halt(Finish('test_modes_' + Mode));

@@ -1,0 +1,17 @@
+/* The debug block kind as the walk of the blocks (core/walk.c) sees it: the one function the core
+ * calls to learn whether an outer block holds a debug block (core/mode_hooks.h). */
+#include "core/mode_hooks.h"
+#include "debug_block.h"
+
+int heap_describe_debug_block(const void *outer, heap_debug_view *view) {
+  /* debug_block_describe tests the outer block's DEBUG_OUTER bit before anything else. */
+  debug_block_info info;
+  if (!debug_block_describe(outer, &info))
+    return 0;
+  view->user = info.user;
+  view->header = info.header;
+  view->user_size = info.user_size;
+  view->allocation_group = info.allocation_group;
+  view->freed = info.freed;
+  return 1;
+}
