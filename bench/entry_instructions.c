@@ -82,8 +82,8 @@ static int (*volatile c_free)(void *) = fastmm_freemem;
 
 int main(void) {
   static uint8_t no = 0, yes = 1;
-  fastmm_fpc_bindings b = {sizeof b, never_free, never_realloc, never_size,
-                           never_get, never_error, &no, &yes};
+  fastmm_fpc_bindings b = {sizeof b,  never_free,  never_realloc, never_size,
+                           never_get, never_error, &no,           &yes};
   fastmm_fpc_memory_manager fpc;
   if (!fastmm_get_fpc_memory_manager(&fpc, &b))
     return 1;

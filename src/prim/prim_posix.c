@@ -24,7 +24,8 @@
 #include "prim.h"
 
 volatile int prim_fail_maps;
-__thread void *prim_tls_value __attribute__((tls_model("initial-exec")));
+const uint64_t prim_tls_unset[PRIM_TLS_UNSET_BYTES / sizeof(uint64_t)];
+__thread void *prim_tls_value __attribute__((tls_model("initial-exec"))) = (void *)prim_tls_unset;
 static pthread_key_t exit_key;
 static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
 static prim_thread_exit_fn thread_exit_fn;
@@ -128,7 +129,7 @@ size_t prim_capture_stack(void **frames, size_t max_frames, size_t skip) {
 static void on_key_destroyed(void *value) {
   if (value != NULL && thread_exit_fn != NULL) {
     thread_exit_fn(value);
-    prim_tls_value = NULL;
+    prim_tls_value = (void *)prim_tls_unset;
   }
 }
 
