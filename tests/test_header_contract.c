@@ -3,6 +3,8 @@
  * against the same numbers through the build's layout.inc: tests/test_asm_layout.c.) */
 #include "test_blocks.h"
 
+#include "core/small.h" /* the span header the small header names */
+
 /* A mask of `bits` bits starting at `shift`. */
 static uint32_t field(unsigned shift, unsigned bits) {
   return (bits >= 32 ? 0xFFFFFFFFu : ((1u << bits) - 1u)) << shift;
@@ -30,7 +32,7 @@ static void numeric_layout(void) {
   CHECK_EQ(BLOCK_HEADER_SIZE, 4);
   CHECK_EQ(BLOCK_ALIGNMENT, 16);
 
-  /* Small: class in bits 5-10, slot/16 in bits 11-18, span offset/16 in bits 19-31. */
+  /* Small: class in bits 5-10, slot/16 in bits 11-18, slot offset/16 in bits 19-31. */
   CHECK_EQ(SMALL_CLASS_SHIFT, 5);
   CHECK_EQ(SMALL_SLOT_SHIFT, 11);
   CHECK_EQ(SMALL_SPAN_OFFSET_SHIFT, 19);
@@ -50,6 +52,9 @@ static void numeric_layout(void) {
   CHECK_EQ((kind | cls) & slot, 0);
   CHECK_EQ((kind | cls | slot) & off, 0);
   CHECK_EQ(kind | cls | slot | off, 0xFFFFFFFFu);
+  /* The span's tag: every field but the slot offset. */
+  CHECK_EQ(SMALL_HEADER_TAG_MASK, kind | cls | slot);
+  CHECK_EQ(SMALL_SPAN_HEADER_SIZE, 64);
   CHECK_EQ(SMALL_CLASS_SHIFT, popcount32(kind));
   CHECK_EQ(SMALL_SLOT_SHIFT, SMALL_CLASS_SHIFT + popcount32(cls));
   CHECK_EQ(SMALL_SPAN_OFFSET_SHIFT, SMALL_SLOT_SHIFT + popcount32(slot));
@@ -57,7 +62,8 @@ static void numeric_layout(void) {
   CHECK(SMALL_CLASS_COUNT - 1 <= SMALL_CLASS_MASK);
   CHECK(SMALL_MAX_SLOT / SMALL_SLOT_UNIT <= SMALL_SLOT_MASK);
   CHECK(SMALL_MAX_SLOT % SMALL_SLOT_UNIT == 0);
-  CHECK((uint64_t)SMALL_SPAN_MAX_BYTES / SMALL_SPAN_OFFSET_UNIT < (1ull << 13));
+  CHECK((uint64_t)(SMALL_SPAN_MAX_BYTES - SMALL_SPAN_HEADER_SIZE) / SMALL_SPAN_OFFSET_UNIT <
+        (1ull << 13));
   CHECK(SMALL_SPAN_HEADER_SIZE % BLOCK_ALIGNMENT == 0);
   CHECK(SMALL_SPAN_MIN_BYTES <= SMALL_SPAN_MAX_BYTES);
 
@@ -70,12 +76,18 @@ static void numeric_layout(void) {
     CHECK_EQ(small_header_slot_size(h), SMALL_MAX_SLOT);
     CHECK_EQ(small_header_usable(h), SMALL_MAX_USER);
     CHECK_EQ(small_header_span_offset(h), SMALL_SPAN_MAX_BYTES - SMALL_MAX_SLOT);
-    h = small_header_make(0, 16, 8191u * 16u);
+    h = small_header_make(0, 16, SMALL_SPAN_HEADER_SIZE + 8191u * 16u);
     CHECK_EQ(h, 0xFFF80000u | (1u << 11) | BLOCK_FLAG_SMALL);
-    CHECK_EQ(small_header_span_offset(h), 8191u * 16u);
+    CHECK_EQ(small_header_span_offset(h), SMALL_SPAN_HEADER_SIZE + 8191u * 16u);
+    CHECK_EQ(small_header_slot_offset(h), 8191u * 16u);
     CHECK_EQ(small_header_usable(h), 12);
-    h = small_header_make(5, 96, 64);
-    CHECK_EQ(h, BLOCK_FLAG_SMALL | (5u << 5) | (6u << 11) | (4u << 19));
+    /* The first block of a span: slot offset 0. */
+    h = small_header_make(5, 96, SMALL_SPAN_HEADER_SIZE);
+    CHECK_EQ(h, BLOCK_FLAG_SMALL | (5u << 5) | (6u << 11));
+    CHECK_EQ(h & SMALL_HEADER_TAG_MASK, h);
+    h = small_header_make(5, 96, SMALL_SPAN_HEADER_SIZE + 3u * 96u);
+    CHECK_EQ(h, BLOCK_FLAG_SMALL | (5u << 5) | (6u << 11) | (18u << 19));
+    CHECK_EQ(small_header_slot_offset(h), 3u * 96u);
   }
 
   /* Medium: 16-byte header; header word flags above the kind bits, arena in bits 8-15. */
@@ -96,6 +108,34 @@ static void numeric_layout(void) {
 
   /* Large: 64-byte header, header word last. */
   CHECK_EQ(LARGE_HEADER_SIZE, 64);
+}
+
+/* small_slot_carved against the remainder and the quotient, for every class, every slot offset
+ * the header can hold and every carved count a span of the class can have (the 32-bit form every
+ * build and both NASM paths use, and the 64-bit one for comparison). */
+static void slot_test(void) {
+  unsigned long long wrong = 0, wrong32 = 0, wrong64 = 0, cases = 0;
+  for (size_t c = 0; c < SMALL_CLASS_COUNT; c++) {
+    uint32_t slot = (uint32_t)fastmm_small_class_slot_size(c);
+    int pow2 = (slot & (slot - 1)) == 0;
+    uint32_t d = small_slot_divisor(slot), e = small_slot_step(d, slot);
+    uint32_t d32 = UINT32_MAX / slot + 1u + (uint32_t)pow2, e32 = d32 * slot;
+    uint64_t d64 = UINT64_MAX / slot + 1u + (uint64_t)pow2, e64 = d64 * slot;
+    CHECK(d == d32 && e == e32);
+    CHECK(e >= 1 && e <= slot && e64 >= 1 && e64 <= slot);
+    for (uint32_t carved = 0; carved * slot <= SMALL_SPAN_MAX_BYTES; carved++)
+      for (uint32_t off = 0; off < (1u << 17); off += SMALL_SPAN_OFFSET_UNIT) {
+        int in = off % slot == 0 && off / slot < carved;
+        wrong += small_slot_carved(d, carved * e, off) != in;
+        wrong32 += ((uint32_t)(off * d32) < carved * e32) != in;
+        wrong64 += ((uint64_t)off * d64 < carved * e64) != in; /* the 64-bit form holds too */
+        cases++;
+      }
+  }
+  CHECK(cases > 1000000);
+  CHECK_EQ(wrong, 0);
+  CHECK_EQ(wrong32, 0);
+  CHECK_EQ(wrong64, 0);
 }
 
 /* Every word a debug block's header can end with (FastMM5's DebugFeatureFlags 0..3,
@@ -125,6 +165,11 @@ static void debug_words(void) {
   CHECK((small_header_make(5, 96, 64) | BLOCK_FLAG_DEBUG_OUTER) != 0 &&
         ((small_header_make(5, 96, 64) | BLOCK_FLAG_DEBUG_OUTER) & BLOCK_KIND_MASK) !=
             BLOCK_FLAG_SMALL);
+  /* ... and the validation contract's tag compare: the outer and free bits are in the tag mask. */
+  CHECK(((small_header_make(5, 96, 64) | BLOCK_FLAG_DEBUG_OUTER) & SMALL_HEADER_TAG_MASK) !=
+        (small_header_make(5, 96, 64) & SMALL_HEADER_TAG_MASK));
+  CHECK(((small_header_make(5, 96, 64) | BLOCK_FLAG_FREE) & SMALL_HEADER_TAG_MASK) !=
+        (small_header_make(5, 96, 64) & SMALL_HEADER_TAG_MASK));
 }
 
 /* A live small block: kind, class, slot and span offset all agree with the class table, and the
@@ -155,6 +200,18 @@ static void small_block(size_t size) {
             size, off);
   span = (unsigned char *)p - off;
   CHECK(tu_is_aligned(span, 16));
+  /* The span's header validates the block: its tag is the header's kind, class and slot under
+   * a key with the top bit set, the slot offset is carved and a whole number of slots. */
+  {
+    const small_span *s = (const small_span *)span;
+    CHECK_EQ((uint32_t)s->tag, h & SMALL_HEADER_TAG_MASK);
+    CHECK((s->tag >> 63) == 1);
+    CHECK(small_header_span_offset(h) < s->fed_end);
+    CHECK(small_slot_carved(s->slot_divisor, s->carved_limit, small_header_slot_offset(h)));
+    CHECK_EQ(s->slot_divisor, small_slot_divisor((uint32_t)slot));
+    CHECK_EQ(s->carved_limit, (s->fed_end - SMALL_SPAN_HEADER_SIZE) / slot *
+                                  small_slot_step(s->slot_divisor, (uint32_t)slot));
+  }
   /* Spans are medium blocks: the span header is a medium block's user area. */
   sh = block_header(span);
   CHECK_MSG((sh & BLOCK_KIND_MASK) == BLOCK_FLAG_MEDIUM && (sh & MEDIUM_FLAG_SMALL_SPAN),
@@ -282,6 +339,7 @@ int main(void) {
   printf("test_header_contract (%s, %u-bit pointers)\n", tu_build_name(),
          (unsigned)(sizeof(void *) * 8));
   numeric_layout();
+  slot_test();
   debug_words();
   for (c = 0; c < SMALL_CLASS_COUNT; c++) {
     small_block(tb_small_usable(c));

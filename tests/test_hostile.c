@@ -18,7 +18,7 @@
  *   sizes near the address-space limit, through the C exports and the Delphi record, and
  *     ReallocMem of a live block of each kind to them   -> NULL, nothing mapped, block intact
  *
- * Not covered (documented): a header forged by the program inside its own block. */
+ * Headers forged by the program inside its own blocks: tests/test_forged_headers.c. */
 #if !defined(_WIN32) && !defined(_DEFAULT_SOURCE)
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS under -std=c11 */
 #endif

@@ -157,6 +157,46 @@ static void debug_flag_dispatch(realloc_fn resize) {
   CHECK_EQ(fastmm_check_heap(), 0);
 }
 
+/* Blocks whose span header lies in the 64 KB region before theirs (a span that crosses a region
+ * boundary): the validation reads the span only after the page map vouched for it, and the
+ * block still stays in place. */
+static void span_in_previous_region(realloc_fn resize) {
+  static const size_t sizes[] = {24, 200, 1000, 2500};
+  enum { N = 8192 };
+  static void *held[N];
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+    size_t n = 0, found = 0;
+    /* Held while the small blocks are taken: their spans (medium blocks carved one after another)
+     * then do not start at a region boundary, where 64 KB spans never cross one. A heap whose
+     * thread cache gave its spans back starts them there. */
+    void *spacer = fastmm_getmem(24000);
+    CHECK(spacer != NULL);
+    for (; n < N && found < 4; n++) {
+      unsigned char *p = (unsigned char *)fastmm_getmem(sizes[i]);
+      held[n] = p;
+      if (!CHECK(p != NULL))
+        break;
+      uint32_t h = block_header(p);
+      uintptr_t span = (uintptr_t)p - small_header_span_offset(h);
+      if (((span ^ ((uintptr_t)p - 1)) >> 16) == 0)
+        continue;
+      found++;
+      size_t usable = small_header_usable(h);
+      CHECK_EQ(fastmm_usable_size(p), usable);
+      tu_fill_pattern(p, usable, 31);
+      CHECK_MSG(resize(p, usable) == p, "%s: block %p of a span at %p (another region)", entry_name,
+                (void *)p, (void *)span);
+      CHECK_MSG(resize(p, min_in_place(usable)) == p, "%s: block %p of a span at %p", entry_name,
+                (void *)p, (void *)span);
+      CHECK(tu_check_pattern(p, min_in_place(usable), 31) == INTACT);
+    }
+    CHECK_MSG(found > 0, "no %zu-byte block in a span that starts in an earlier region", sizes[i]);
+    while (n > 0)
+      CHECK_EQ(fastmm_freemem(held[--n]), FASTMM_OK);
+    CHECK_EQ(fastmm_freemem(spacer), FASTMM_OK);
+  }
+}
+
 static char static_area[256];
 
 static void bad_input(realloc_fn resize) {
@@ -255,6 +295,7 @@ int main(void) {
     small_sizes(entries[e].fn);
     thresholds(entries[e].fn);
     debug_flag_dispatch(entries[e].fn);
+    span_in_previous_region(entries[e].fn);
     bad_input(entries[e].fn);
     delphi_meanings(entries[e].fn);
     CHECK_EQ(fastmm_check_heap(), 0);

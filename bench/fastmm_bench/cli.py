@@ -94,6 +94,10 @@ def parse_args(argv=None):
     ap.add_argument("--workloads", help="comma-separated names or patterns (default: all)")
     ap.add_argument("--platforms", help="comma-separated: native, win64, win32, pascal-win64, "
                     "pascal-win32 (default: all)")
+    ap.add_argument("--targets-file", metavar="FILE",
+                    help="the targets from FILE (the format of bench/targets.conf) instead of "
+                         "bench/targets.conf: e.g. a build of another commit as a baseline, or "
+                         "the candidate's library once more as an A/A control")
     ap.add_argument("--targets", help="comma-separated platform:name patterns to keep, e.g. "
                     "'native:mimalloc,win*:heapalloc' (the candidates are always kept)")
     ap.add_argument("--scale", type=float,
@@ -143,7 +147,7 @@ def main(argv=None):
     args = parse_args(argv)
     if args.report:
         return report_again(args.report)
-    targets = read_targets()
+    targets = read_targets(args.targets_file) if args.targets_file else read_targets()
     platforms = select(PLATFORMS, args.platforms, "platform")
     workloads = select(WORKLOAD_NAMES, args.workloads, "workload")
     if args.targets:

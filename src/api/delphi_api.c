@@ -12,9 +12,11 @@
 #include "modes/switches.h"
 #include "pascal_records.h"
 
-/* Sizes arrive as Delphi's NativeInt: a negative one fails cleanly. */
+/* Sizes arrive as Delphi's NativeInt: a negative one is taken as the huge unsigned size it is,
+ * which no fast path serves and every slow path refuses (above MAX_REQUEST_SIZE): NULL, the
+ * old block intact, as the NASM ReallocMem of Win64 has always done, with no test of its own. */
 static void *FASTMM_DELPHI_CALL delphi_get_mem(intptr_t size) {
-  return size >= 0 ? fast_get((size_t)size) : NULL;
+  return fast_get((size_t)size);
 }
 
 static int32_t FASTMM_DELPHI_CALL delphi_free_mem(void *p) {
@@ -28,7 +30,7 @@ static int32_t FASTMM_DELPHI_CALL delphi_free_mem(void *p) {
 #define delphi_realloc_mem fastmm_delphi_realloc_mem /* src/win32/realloc_fast.asm */
 #else
 static void *FASTMM_DELPHI_CALL delphi_realloc_mem(void *p, intptr_t size) {
-  return size >= 0 ? fast_realloc(p, (size_t)size) : NULL;
+  return fast_realloc(p, (size_t)size);
 }
 #endif
 

@@ -1,15 +1,24 @@
 /* The numbers the assembly fast paths (src/win32/, src/win64/) assemble against, by name: the
- * block header contract (core/block_header.h), the page map's shape (core/page_map.h) and the
- * in-place rule of ReallocMem (core/policy.h). The build computes each with the C compiler
+ * block header contract (core/block_header.h), the fields of a small span's header that validate
+ * a pointer (core/small.h), the page map's shape (core/page_map.h) and the in-place rule of
+ * ReallocMem (core/policy.h). The build computes each with the C compiler
  * (layout.c) into layout.inc, and tests/test_asm_layout.c checks that file against this list,
  * so the assembly cannot assemble against a number the C code no longer uses. A name the
  * assembly needs is added here. */
 #ifndef FASTMM_ASM_LAYOUT_VALUES_H
 #define FASTMM_ASM_LAYOUT_VALUES_H
 
+#include <stddef.h>
+
 #include "core/block_header.h"
 #include "core/page_map.h"
 #include "core/policy.h"
+#include "core/small.h"
+
+/* Where the fields the validation contract reads sit in a small span's header (small.h). */
+#define SMALL_SPAN_TAG_OFFSET offsetof(small_span, tag)
+#define SMALL_SPAN_DIVISOR_OFFSET offsetof(small_span, slot_divisor)
+#define SMALL_SPAN_LIMIT_OFFSET offsetof(small_span, carved_limit)
 
 // clang-format off
 #define ASM_LAYOUT_VALUES(X) \
@@ -28,6 +37,11 @@
   X(SMALL_SLOT_UNIT) \
   X(SMALL_SPAN_OFFSET_SHIFT) \
   X(SMALL_SPAN_OFFSET_UNIT) \
+  X(SMALL_HEADER_TAG_MASK) \
+  X(SMALL_SPAN_HEADER_SIZE) \
+  X(SMALL_SPAN_TAG_OFFSET) \
+  X(SMALL_SPAN_DIVISOR_OFFSET) \
+  X(SMALL_SPAN_LIMIT_OFFSET) \
   X(SMALL_MAX_USER) \
   X(MEDIUM_HEADER_SIZE) \
   X(MEDIUM_FLAG_SMALL_SPAN) \

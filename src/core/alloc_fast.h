@@ -38,11 +38,20 @@
 #define FMM_FAST_L2 page_map_fast_l2
 #endif
 
+/* The bin of a small block's class, straight from its header word: where bins are 16 bytes (64-bit
+ * builds), the class field shifted down to bit 4 is the bin's offset. */
+FMM_INLINE cache_bin *thread_cache_bin_of(thread_cache *tc, uint32_t h) {
+  if (sizeof(cache_bin) == 16 && SMALL_CLASS_SHIFT >= 4)
+    return (cache_bin *)((char *)tc->bins +
+                         ((h >> (SMALL_CLASS_SHIFT - 4u)) & ((uint32_t)SMALL_CLASS_MASK << 4)));
+  return &tc->bins[small_header_class(h)];
+}
+
 /* A block from the thread's cache, or NULL: the bin `table` names for size (size <=
  * SMALL_MAX_USER). */
 FMM_INLINE void *cache_pop(size_t size, const uint8_t *table) {
   thread_cache *tc = (thread_cache *)prim_tls_get_fast();
-  if (FMM_LIKELY(tc != NULL)) {
+  if (FMM_LIKELY(PRIM_TLS_FAST_NEVER_NULL || tc != NULL)) {
     cache_bin *bin = &tc->bins[table[(size + BLOCK_HEADER_SIZE - 1) >> 4]];
     void *p = bin->head;
     if (FMM_LIKELY(p != NULL)) {
@@ -88,30 +97,44 @@ FMM_INLINE void *fast_get_normal(size_t size) {
  * copy of the page map sees it? False for NULL, misaligned and foreign pointers, and for every
  * pointer while a mode is on. */
 FMM_INLINE int fast_in_medium_span(const void *p) {
-  if (((uintptr_t)p & (BLOCK_ALIGNMENT - 1)) != 0)
-    return 0;
-  uintptr_t a = (uintptr_t)p - BLOCK_HEADER_SIZE; /* NULL wraps past the map */
+  /* p - 16 lies in the region of the header word (p is 16-aligned) and NULL wraps past the map,
+   * so one test refuses misaligned pointers, NULL and addresses beyond the map together. */
+  uintptr_t a = (uintptr_t)p - BLOCK_ALIGNMENT;
 #if PAGE_MAP_L1_BITS > 0
-  uintptr_t i1 = a >> (PAGE_MAP_REGION_SHIFT + PAGE_MAP_L2_BITS);
-  if (FMM_UNLIKELY(i1 >> PAGE_MAP_L1_BITS))
+  if (FMM_UNLIKELY(a & (~(((uintptr_t)1 << PAGE_MAP_ADDRESS_BITS) - 1u) | (BLOCK_ALIGNMENT - 1u))))
     return 0;
-  const uint8_t *l2 = FMM_FAST_L1[i1];
+  const uint8_t *l2 = FMM_FAST_L1[a >> (PAGE_MAP_REGION_SHIFT + PAGE_MAP_L2_BITS)];
   return l2 != NULL &&
          l2[(a >> PAGE_MAP_REGION_SHIFT) & (((uintptr_t)1 << PAGE_MAP_L2_BITS) - 1u)] ==
              REGION_MEDIUM_SPAN;
 #else
+  if (FMM_UNLIKELY(a & (BLOCK_ALIGNMENT - 1u)))
+    return 0;
   return FMM_FAST_L2[a >> PAGE_MAP_REGION_SHIFT] == REGION_MEDIUM_SPAN;
 #endif
 }
 
-/* The part of FreeMem after the page map said "medium span": a small block goes onto its bin
- * (or the slow path when that is full); every other kind takes the slow path. */
+/* The validation contract's fast half (ARCHITECTURE.md), the one test every fast path of FreeMem,
+ * ReallocMem and the usable size makes before it trusts a header: the page map's fast copy says
+ * p's header word is in a medium span, and small_block_span (small.h) finds p to be a live small
+ * block. Returns its span and sets *h to its header word, or returns NULL: then p is anything
+ * else (a medium, large or debug block, free, interior, forged, foreign, or any pointer while a
+ * mode is on), for the slow path to sort out. */
+FMM_INLINE small_span *fast_small_block(const void *p, uint32_t *h) {
+  if (FMM_UNLIKELY(!fast_in_medium_span(p)))
+    return NULL;
+  *h = block_header(p);
+  return small_block_span(p, *h);
+}
+
+/* The part of FreeMem after the page map said "medium span": a live small block goes onto its
+ * bin (or the slow path when that is full); everything else takes the slow path. */
 FMM_INLINE int free_in_span(void *p) {
   uint32_t h = block_header(p);
-  if (FMM_LIKELY((h & BLOCK_KIND_MASK) == BLOCK_FLAG_SMALL)) {
+  if (FMM_LIKELY(small_block_span(p, h) != NULL)) {
     thread_cache *tc = (thread_cache *)prim_tls_get_fast();
-    if (FMM_LIKELY(tc != NULL && small_block_plausible(p, h))) {
-      cache_bin *bin = &tc->bins[small_header_class(h)];
+    if (FMM_LIKELY(PRIM_TLS_FAST_NEVER_NULL || tc != NULL)) {
+      cache_bin *bin = thread_cache_bin_of(tc, h);
       if (FMM_LIKELY(bin->count < bin->limit)) {
         block_set_header(p, h | BLOCK_FLAG_FREE);
         *(void **)p = bin->head;
@@ -166,17 +189,17 @@ FMM_INLINE int small_stays_in_place(size_t size, size_t usable) {
 }
 
 /* ReallocMem's in-place test, shared by fastmm_reallocmem and the Pascal records' ReallocMem
- * (src/api/): p is an in-use small block, checked as FreeMem checks one, and size keeps it where
- * it is. The check comes after the policy's test, so a resize that moves pays for it once, on
- * the slow path. Without it a pointer into a block whose data before it looks like a small
- * header word (the high half of a pointer can) would be "resized" in place. False for every
- * pointer while a mode is on (a stale one may point into a debug block's outer block: the slow
- * path checks, and scans first when asked to), and the slow path applies the same rule. */
+ * (src/api/): p is a live small block (the validation contract, fast_small_block's test) and size
+ * keeps it where it is. The size test comes first, on the header word as it reads: a resize that
+ * moves goes to the slow path, which validates the pointer its own way, without paying for it
+ * twice. False for every pointer while a mode is on (a stale one may point into a debug block's
+ * outer block: the slow path checks, and scans first when asked to), and the slow path applies
+ * the same rule. */
 FMM_INLINE int fast_realloc_stays(const void *p, size_t size) {
   if (FMM_LIKELY(fast_in_medium_span(p))) {
     uint32_t h = block_header(p);
-    return FMM_LIKELY((h & BLOCK_KIND_MASK) == BLOCK_FLAG_SMALL) &&
-           small_stays_in_place(size, small_header_usable(h)) && small_block_plausible(p, h);
+    return FMM_LIKELY(small_stays_in_place(size, small_header_usable(h))) &&
+           FMM_LIKELY(small_block_span(p, h) != NULL);
   }
   return 0;
 }
@@ -188,20 +211,17 @@ FMM_INLINE void *fast_realloc(void *p, size_t size) {
 }
 
 /* MemSize's fast path (fastmm_usable_size, the Pascal records' MemSize): the usable size of a
- * live small block, checked as FreeMem checks one (the page map's fast copy, the header word,
- * the span it names), or of a live medium block (its header and boundary tags: Free Pascal asks
- * for the size of a growing string on every character, and a string past 1,376 bytes is a
- * medium block). 0 sends the caller to its slow path, which answers for every other pointer
- * (and for every pointer while a mode is on). */
+ * live small block (the validation contract), or of a live medium block (its header and boundary
+ * tags: Free Pascal asks for the size of a growing string on every character, and a string past
+ * 1,376 bytes is a medium block). 0 sends the caller to its slow path, which answers for every
+ * other pointer (and for every pointer while a mode is on). */
 FMM_INLINE size_t fast_usable_size(const void *p) {
   if (FMM_LIKELY(fast_in_medium_span(p))) {
     uint32_t h = block_header(p);
-    if (FMM_LIKELY((h & BLOCK_KIND_MASK) == BLOCK_FLAG_SMALL)) {
-      if (FMM_LIKELY(small_block_plausible(p, h)))
-        return small_header_usable(h);
-    } else if ((h & BLOCK_KIND_MASK) == BLOCK_FLAG_MEDIUM && medium_block_plausible(p, h)) {
+    if (FMM_LIKELY(small_block_span(p, h) != NULL))
+      return small_header_usable(h);
+    if ((h & BLOCK_KIND_MASK) == BLOCK_FLAG_MEDIUM && medium_block_plausible(p, h))
       return medium_usable(p);
-    }
   }
   return 0;
 }

@@ -19,15 +19,21 @@
  * with DebugFeatureFlags in 0..3 and DebugBlockFlags 0x20 (live) or 0x21 (freed): bits 2-4 are
  * clear, so no debug header word is ever taken for a small, medium or large block, and the
  * slow paths recognise one by block_header_is_debug. Bit 1 of an outer block's word keeps a stale
- * pointer to it off every fast path: `(h & KIND_MASK) == SMALL` fails, as it does for FREE.
+ * pointer to it off every fast path: its word no longer matches its span's tag (below), as a
+ * FREE one does not.
  *
  * Small blocks (SMALL set):
  *   bits  5-10  size class index (0 .. SMALL_CLASS_COUNT-1)
  *   bits 11-18  slot size / 16: the block's bytes including its header; usable = slot - 4
- *   bits 19-31  (p - span) / 16: the distance from the span header to the user pointer,
- *               so the span is found from the header word alone (spans are at most 128 KB)
- *   A live small block is exactly `(h & KIND_MASK) == SMALL` where KIND_MASK is bits 0-4,
- *   and its usable size is `((h >> 11) & 0xFF) * 16 - 4`: one load, no table.
+ *   bits 19-31  slot offset / 16: the distance from the span's first block to p, a whole
+ *               number of slots; the span header is SMALL_SPAN_HEADER_SIZE bytes before the
+ *               first block, so the span is found from the header word alone (spans are at
+ *               most 128 KB)
+ *   Its usable size is `((h >> 11) & 0xFF) * 16 - 4`: one load, no table. Bits 0-18 (kind,
+ *   class, slot: SMALL_HEADER_TAG_MASK) are the same in every live block of a span, and the
+ *   span keeps them in its tag: the header word is trusted only once the span it names is
+ *   found to carry that tag, the slot offset to be a multiple of the slot below the span's
+ *   carved end (small.h, small_block_span: the validation contract, ARCHITECTURE.md).
  *
  * Medium blocks (MEDIUM set): a 16-byte header before the user pointer
  *   p - 16  uint32 prev_size   bytes of the block before this one in its span, 0 for the first
@@ -75,6 +81,11 @@
 #define SMALL_SLOT_UNIT 16u
 #define SMALL_SPAN_OFFSET_SHIFT 19u
 #define SMALL_SPAN_OFFSET_UNIT 16u
+/* The bits a live small block's header shares with its span's tag: kind (exactly SMALL, so a
+ * free or flagged block never matches), class and slot. */
+#define SMALL_HEADER_TAG_MASK ((1u << SMALL_SPAN_OFFSET_SHIFT) - 1u)
+/* The span header's bytes: the first block's user pointer sits this far into its span. */
+#define SMALL_SPAN_HEADER_SIZE 64u
 
 #define MEDIUM_HEADER_SIZE 16u
 #define MEDIUM_FLAG_SMALL_SPAN 0x20u
@@ -98,11 +109,13 @@ static inline int block_header_is_debug(uint32_t h) {
   return (h & BLOCK_KINDS) == 0 && ((h >> DEBUG_WORD_FLAGS_SHIFT) | 1u) == DEBUG_WORD_FREED;
 }
 
+/* The header of the block `span_offset` bytes into its span (at least SMALL_SPAN_HEADER_SIZE). */
 static inline uint32_t small_header_make(unsigned class_index, unsigned slot_size,
                                          unsigned span_offset) {
   return BLOCK_FLAG_SMALL | ((uint32_t)class_index << SMALL_CLASS_SHIFT) |
          ((uint32_t)(slot_size / SMALL_SLOT_UNIT) << SMALL_SLOT_SHIFT) |
-         ((uint32_t)(span_offset / SMALL_SPAN_OFFSET_UNIT) << SMALL_SPAN_OFFSET_SHIFT);
+         ((uint32_t)((span_offset - SMALL_SPAN_HEADER_SIZE) / SMALL_SPAN_OFFSET_UNIT)
+          << SMALL_SPAN_OFFSET_SHIFT);
 }
 
 static inline unsigned small_header_class(uint32_t h) {
@@ -117,8 +130,14 @@ static inline uint32_t small_header_usable(uint32_t h) {
   return small_header_slot_size(h) - BLOCK_HEADER_SIZE;
 }
 
-static inline uint32_t small_header_span_offset(uint32_t h) {
+/* Bytes from the span's first block to the block: a multiple of the slot in a real block. */
+static inline uint32_t small_header_slot_offset(uint32_t h) {
   return (h >> SMALL_SPAN_OFFSET_SHIFT) * SMALL_SPAN_OFFSET_UNIT;
+}
+
+/* Bytes from the span header to the block. */
+static inline uint32_t small_header_span_offset(uint32_t h) {
+  return small_header_slot_offset(h) + SMALL_SPAN_HEADER_SIZE;
 }
 
 #endif

@@ -95,7 +95,7 @@ FMM_NOINLINE int heap_free_block(void *p, uint32_t h) {
     return FASTMM_ERROR_INVALID_POINTER;
   switch (h & BLOCK_KIND_MASK) {
   case BLOCK_FLAG_SMALL: {
-    if (!small_block_plausible(p, h))
+    if (small_block_span(p, h) == NULL)
       return FASTMM_ERROR_INVALID_POINTER;
     thread_cache *tc = current_cache();
     if (tc == NULL) {
@@ -134,7 +134,7 @@ size_t heap_usable_size(const void *p) {
     return 0;
   switch (h & BLOCK_KIND_MASK) {
   case BLOCK_FLAG_SMALL:
-    return small_block_plausible(p, h) ? small_header_usable(h) : 0;
+    return small_block_span(p, h) != NULL ? small_header_usable(h) : 0;
   case BLOCK_FLAG_MEDIUM:
     return medium_block_plausible(p, h) ? medium_usable(p) : 0;
   case BLOCK_FLAG_LARGE:
@@ -169,7 +169,7 @@ size_t heap_outer_usable(const void *p) {
     return 0;
   switch (h & BLOCK_KIND_MASK) {
   case BLOCK_FLAG_SMALL:
-    return small_block_plausible(p, h) ? small_header_usable(h) : 0;
+    return small_block_span(p, h) != NULL ? small_header_usable(h) : 0;
   case BLOCK_FLAG_MEDIUM:
     return medium_block_plausible(p, h) ? medium_usable(p) : 0;
   case BLOCK_FLAG_LARGE:

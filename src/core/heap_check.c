@@ -17,33 +17,37 @@ static small_manager *manager_at(unsigned row, unsigned c) {
 }
 
 static int check_small_span(small_span *s) {
-  unsigned c = s->class_index;
-  if (s->magic != SMALL_SPAN_MAGIC || c >= SMALL_CLASS_COUNT)
+  uint32_t tag = (uint32_t)s->tag;
+  unsigned c = small_header_class(tag);
+  if (s->tag != small_span_tag(tag) || c >= SMALL_CLASS_COUNT)
     return 201;
   small_manager *m = s->manager;
   unsigned a = m == &small_aligned_managers[c] ? ARENA_COUNT : m->arena;
-  if (a > ARENA_COUNT || m != manager_at(a, c) || s->slot_size != m->slot_size)
+  uint32_t slot = small_span_slot_size(s);
+  if (a > ARENA_COUNT || m != manager_at(a, c) || slot != m->slot_size ||
+      tag != small_header_make(c, slot, SMALL_SPAN_HEADER_SIZE) ||
+      s->slot_divisor != small_slot_divisor(slot))
     return 202;
   if (((uintptr_t)s & (ALIGNMENT_SMALL_MAX - 1)) != 0)
     return 212; /* every span starts 64-aligned, so the aligned classes' blocks are aligned */
-  uint32_t fed = (s->fed_end - SMALL_SPAN_HEADER_SIZE) / s->slot_size;
-  if (s->fed_end < SMALL_SPAN_HEADER_SIZE ||
-      SMALL_SPAN_HEADER_SIZE + fed * s->slot_size != s->fed_end || fed > s->block_count ||
-      s->blocks_in_use > fed)
+  uint32_t fed = (s->fed_end - SMALL_SPAN_HEADER_SIZE) / slot;
+  if (s->fed_end < SMALL_SPAN_HEADER_SIZE || SMALL_SPAN_HEADER_SIZE + fed * slot != s->fed_end ||
+      fed > s->block_count || s->blocks_in_use > fed ||
+      s->carved_limit != fed * small_slot_step(s->slot_divisor, slot))
     return 203;
   for (uint32_t i = 0; i < fed; i++) {
-    uint32_t offset = SMALL_SPAN_HEADER_SIZE + i * s->slot_size;
+    uint32_t offset = SMALL_SPAN_HEADER_SIZE + i * slot;
     uint32_t h = block_header((char *)s + offset);
     /* A live block may hold a debug block (DEBUG_OUTER); a free one never does. */
     if ((h & BLOCK_FLAG_FREE ? h & ~BLOCK_FLAG_FREE : h & ~BLOCK_FLAG_DEBUG_OUTER) !=
-        small_header_make(c, s->slot_size, offset))
+        small_header_make(c, slot, offset))
       return 204;
   }
   uint32_t free_count = 0;
   for (void *p = s->free_list; p != NULL; p = *(void **)p) {
     uintptr_t off = (uintptr_t)((char *)p - (char *)s);
-    if (off < SMALL_SPAN_HEADER_SIZE || (off - SMALL_SPAN_HEADER_SIZE) % s->slot_size != 0 ||
-        (off - SMALL_SPAN_HEADER_SIZE) / s->slot_size >= fed)
+    if (off < SMALL_SPAN_HEADER_SIZE || (off - SMALL_SPAN_HEADER_SIZE) % slot != 0 ||
+        (off - SMALL_SPAN_HEADER_SIZE) / slot >= fed)
       return 205;
     if (!(block_header(p) & BLOCK_FLAG_FREE))
       return 206;
@@ -53,7 +57,7 @@ static int check_small_span(small_span *s) {
   if (free_count + s->blocks_in_use != fed)
     return 208;
   int has_room = s->free_list != NULL || fed < s->block_count;
-  if (has_room != (s->listed != 0))
+  if (has_room != small_span_listed(s))
     return 209;
   span_in_use[a][c] += s->blocks_in_use;
   span_count[a][c]++;
@@ -154,7 +158,7 @@ int heap_check(void) {
       for (list_node *n = m->spans_with_room.next; n != &m->spans_with_room && !fault;
            n = n->next) {
         small_span *s = list_entry(n, small_span, room_link);
-        if (!s->listed || s->manager != m || n->next->prev != n)
+        if (!small_span_listed(s) || s->manager != m || n->next->prev != n)
           fault = 211;
       }
     }

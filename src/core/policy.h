@@ -26,7 +26,7 @@
 #define SMALL_SPAN_TARGET_BLOCKS 64u
 #define SMALL_SPAN_MIN_BYTES (16u * 1024u)
 #define SMALL_SPAN_MAX_BYTES (96u * 1024u)
-#define SMALL_SPAN_HEADER_SIZE 64u /* the first user pointer sits 64 bytes into the span */
+/* SMALL_SPAN_HEADER_SIZE (block_header.h): the first user pointer sits 64 bytes into the span. */
 
 /* ---- Per-thread caches -------------------------------------------------------------------
  * Each thread keeps, per small class, a LIFO list of free blocks, so that most small GetMem

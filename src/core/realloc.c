@@ -107,7 +107,7 @@ static void *realloc_large(void *p, size_t size, const void *caller) {
 static inline void *realloc_block(void *p, uint32_t h, size_t size, const void *caller) {
   switch (h & BLOCK_KIND_MASK) {
   case BLOCK_FLAG_SMALL:
-    return small_block_plausible(p, h) ? realloc_small(p, h, size, caller) : NULL;
+    return small_block_span(p, h) != NULL ? realloc_small(p, h, size, caller) : NULL;
   case BLOCK_FLAG_MEDIUM:
     return medium_block_plausible(p, h) ? realloc_medium(p, size, caller) : NULL;
   case BLOCK_FLAG_LARGE:

@@ -6,10 +6,31 @@
 
 #include "contention.h"
 #include "medium.h"
+#include "prim/prim.h"
 #include "size_class.h"
 
 small_manager small_managers[ARENA_COUNT][SMALL_CLASS_COUNT];
 small_manager small_aligned_managers[SMALL_CLASS_COUNT];
+/* Until small_init draws the key: no span exists before it. */
+uint64_t small_span_key = (uint64_t)0xD350414Eu << 32;
+
+/* A key no earlier run had: the clock, where the OS put the stack and this library, the thread;
+ * mixed by splitmix64's finalizer. Not a secret against a program that reads the manager's
+ * memory; enough that data a program wrote never matches a span's tag by chance or by copy of a
+ * constant. */
+static uint64_t draw_span_key(void) {
+  volatile int here = 0;
+  uint64_t x = prim_time_ns() ^ ((uint64_t)(uintptr_t)&here << 16) ^
+               (uint64_t)(uintptr_t)&small_span_key ^ ((uint64_t)prim_thread_id() << 40);
+  x ^= x >> 30;
+  x *= 0xBF58476D1CE4E5B9u;
+  x ^= x >> 27;
+  x *= 0x94D049BB133111EBu;
+  x ^= x >> 31;
+  /* The top bit set: the high half of a user-space pointer (a free list's link over a released
+   * span's tag) never equals it. */
+  return (uint64_t)((uint32_t)(x >> 32) | 0x80000000u) << 32;
+}
 
 static void manager_init(small_manager *m, unsigned c, unsigned arena) {
   uint32_t slot = size_class_slot[c];
@@ -26,6 +47,7 @@ static void manager_init(small_manager *m, unsigned c, unsigned arena) {
 }
 
 void small_init(void) {
+  small_span_key = draw_span_key();
   for (unsigned a = 0; a < ARENA_COUNT; a++)
     for (unsigned c = 0; c < SMALL_CLASS_COUNT; c++)
       manager_init(&small_managers[a][c], c, a);
@@ -38,12 +60,11 @@ void small_init(void) {
 
 static void room_insert(small_manager *m, small_span *s) {
   list_insert_after(&m->spans_with_room, &s->room_link);
-  s->listed = 1;
 }
 
 static void room_remove(small_span *s) {
   list_remove(&s->room_link);
-  s->listed = 0;
+  s->room_link.next = NULL;
 }
 
 static small_span *span_create(small_manager *m) {
@@ -52,15 +73,16 @@ static small_span *span_create(small_manager *m) {
     return NULL;
   small_span *s = (small_span *)mem;
   size_t usable = medium_usable(mem);
-  s->magic = SMALL_SPAN_MAGIC;
-  s->class_index = (uint16_t)m->class_index;
   s->manager = m;
   s->free_list = NULL;
   s->blocks_in_use = 0;
   /* The last block's data ends 4 bytes before its slot does. */
-  s->block_count = (uint32_t)((usable - SMALL_SPAN_HEADER_SIZE + BLOCK_HEADER_SIZE) / m->slot_size);
-  s->slot_size = m->slot_size;
+  s->block_count = (uint16_t)((usable - SMALL_SPAN_HEADER_SIZE + BLOCK_HEADER_SIZE) / m->slot_size);
+  s->slot_divisor = small_slot_divisor(m->slot_size);
+  s->carved_limit = 0;
   s->fed_end = SMALL_SPAN_HEADER_SIZE;
+  /* Last: from here on FreeMem may find the span (its blocks are handed out after this). */
+  s->tag = small_span_tag(small_header_make(m->class_index, m->slot_size, SMALL_SPAN_HEADER_SIZE));
   m->span_count++;
   room_insert(m, s);
   return s;
@@ -71,7 +93,7 @@ static small_span *span_create(small_manager *m) {
  * already absorb alloc/free loops, and the medium arena keeps a spare span for bursts. */
 static void span_release(small_manager *m, small_span *s) {
   room_remove(s);
-  s->magic = 0;
+  s->tag = 0;
   m->span_count--;
   medium_free(s);
 }
@@ -83,7 +105,7 @@ static void free_into_span(small_manager *m, void *p) {
   s->free_list = p;
   s->blocks_in_use--;
   m->blocks_in_use--;
-  if (!s->listed)
+  if (!small_span_listed(s))
     room_insert(m, s);
   if (s->blocks_in_use == 0)
     span_release(m, s);
@@ -124,12 +146,15 @@ static void *take_one(small_manager *m) {
   } else {
     uint32_t offset = s->fed_end;
     p = (char *)s + offset;
-    fmm_store_u32_relaxed(&s->fed_end, offset + s->slot_size); /* FreeMem reads it unlocked */
-    block_set_header(p, small_header_make(s->class_index, s->slot_size, offset) | BLOCK_FLAG_FREE);
+    s->fed_end = offset + m->slot_size;
+    block_set_header(p, small_header_make(m->class_index, m->slot_size, offset) | BLOCK_FLAG_FREE);
+    /* FreeMem reads it unlocked (small_block_span): an aligned word, old or new. */
+    fmm_store_u32_relaxed(&s->carved_limit,
+                          s->carved_limit + small_slot_step(s->slot_divisor, m->slot_size));
   }
   s->blocks_in_use++;
   m->blocks_in_use++;
-  if (s->free_list == NULL && s->fed_end == SMALL_SPAN_HEADER_SIZE + s->block_count * s->slot_size)
+  if (s->free_list == NULL && s->fed_end == SMALL_SPAN_HEADER_SIZE + s->block_count * m->slot_size)
     room_remove(s);
   return p;
 }

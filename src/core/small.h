@@ -7,31 +7,80 @@
 #include "atomics.h"
 #include "block_header.h"
 #include "compiler.h"
+#include "linkage.h"
 #include "list.h"
 #include "lock.h"
 #include "page_map.h"
 #include "policy.h"
 
-#define SMALL_SPAN_MAGIC 0x5350414Eu /* "SPAN" */
-
 typedef struct small_manager small_manager;
 
-/* The span header; the first block's header word sits at offset 60, so this must fit in 60. */
+/* "The slot offset is a whole number of slots, below the span's carved end" in one multiply
+ * and one compare (the divisibility test of Lemire, Kaser and Kurz, "Faster remainder by direct
+ * computation", 2019, with the carved end folded into its bound). With c = floor(2^32 / slot) + 1,
+ * c * slot = 2^32 + e with 1 <= e <= slot, so an offset k * slot + r multiplies to k * e + r * c
+ * (mod 2^32): below K * e exactly when r == 0 and k < K, because r * c >= c exceeds every bound
+ * K * e (K * slot is at most a span's bytes, below 2^17, and c is above 2^20), and nothing wraps
+ * (offsets are below 2^17 and slots below 2^12: k * e + r * c < 2^17 + 2^32 - 2^32 / slot + slot).
+ * The span keeps c (slot_divisor) and K * e for its K carved slots (carved_limit), 32 bits on
+ * every target. tests/test_header_contract.c checks every class against every offset and carved
+ * count a span can have. */
+static inline uint32_t small_slot_divisor(uint32_t slot_size) {
+  uint32_t c = UINT32_MAX / slot_size + 1u;         /* floor((2^32 - 1) / slot) + 1 */
+  return c + ((slot_size & (slot_size - 1u)) == 0); /* floor(2^32 / slot) + 1 for a power of 2 */
+}
+/* e: what carving one more slot adds to the bound. */
+static inline uint32_t small_slot_step(uint32_t divisor, uint32_t slot_size) {
+  return divisor * slot_size;
+}
+static inline int small_slot_carved(uint32_t divisor, uint32_t carved_limit, uint32_t slot_offset) {
+  return slot_offset * divisor < carved_limit;
+}
+
+/* The key in the high half of every span's tag: random per process (small_init), so that a
+ * span header forged in a program's own block does not pass for one of ours unless the program
+ * copied a real one. Kept shifted (key << 32) so the fast paths merge it into the tag with one
+ * OR from memory. */
+extern FMM_HIDDEN uint64_t small_span_key;
+
+/* A span's tag: the key, and bits 0-18 of the header word every live block of the span has
+ * (block_header.h). 0 (no key) in a span being released. */
+static inline uint64_t small_span_tag(uint32_t h) {
+  return small_span_key | (h & SMALL_HEADER_TAG_MASK);
+}
+
+/* The span header; the first block's header word sits at offset 60, so this must fit in 60.
+ * The first 16 bytes are what validates a pointer (small_block_span): they lie in one 64-byte
+ * span header, which lies in the 64 KB region of its first block. The span's class and slot are
+ * in its tag (small_span_class, small_span_slot_size). */
 typedef struct small_span {
-  uint32_t magic;
-  uint16_t class_index;
-  uint16_t listed; /* 1 while on the manager's list of spans with room */
+  uint64_t tag;           /* small_span_tag of its blocks' headers; 0 once released */
+  uint32_t slot_divisor;  /* small_slot_divisor(slot size) */
+  uint32_t carved_limit;  /* small_slot_step(...) times the slots carved so far */
+  uint32_t fed_end;       /* blocks are carved in address order: the span offset of the first
+                             one not carved yet; headers from there on are stale */
+  uint16_t block_count;   /* at most SMALL_SPAN_MAX_BYTES / 16 */
+  uint16_t blocks_in_use; /* handed out, including those in thread caches or pending lists */
   small_manager *manager;
-  list_node room_link;    /* on the manager's spans_with_room while listed */
-  void *free_list;        /* freed blocks, linked through their first word */
-  uint32_t blocks_in_use; /* handed out, including those in thread caches or pending lists */
-  uint32_t block_count;
-  uint32_t slot_size;
-  uint32_t fed_end; /* blocks are carved in address order: the offset of the first one not
-                       carved yet; headers from there on are stale */
+  list_node room_link; /* on the manager's spans_with_room, or next == NULL (full) */
+  void *free_list;     /* freed blocks, linked through their first word */
 } small_span;
 FMM_STATIC_ASSERT(sizeof(small_span) <= SMALL_SPAN_HEADER_SIZE - BLOCK_HEADER_SIZE,
                   "small span header overlaps the first block's header word");
+FMM_STATIC_ASSERT(SMALL_SPAN_MAX_BYTES / BLOCK_ALIGNMENT <= 0xFFFFu,
+                  "block_count and blocks_in_use fit 16 bits");
+
+static inline unsigned small_span_class(const small_span *s) {
+  return small_header_class((uint32_t)s->tag);
+}
+static inline uint32_t small_span_slot_size(const small_span *s) {
+  return small_header_slot_size((uint32_t)s->tag);
+}
+
+/* Is s on its manager's list of spans with room? */
+static inline int small_span_listed(const small_span *s) {
+  return s->room_link.next != NULL;
+}
 
 struct small_manager {
   fmm_lock lock;
@@ -60,23 +109,39 @@ extern small_manager small_aligned_managers[SMALL_CLASS_COUNT];
 static inline small_span *small_span_of(const void *p, uint32_t h) {
   return (small_span *)((char *)p - small_header_span_offset(h));
 }
-/* Is p (16-aligned, its header word in a region of ours) a small block in a real span? The
- * header names the span; the span must lie in our memory and agree with the header. The page
- * map is consulted again only when the span header is in another 64 KB region than p. */
-static inline int small_block_plausible(const void *p, uint32_t h) {
-  uint32_t offset = small_header_span_offset(h);
-  const small_span *s = (const small_span *)((const char *)p - offset);
-  if (FMM_UNLIKELY(offset < SMALL_SPAN_HEADER_SIZE))
-    return 0;
-  if (FMM_UNLIKELY((((uintptr_t)s ^ (uintptr_t)p) >> PAGE_MAP_REGION_SHIFT) != 0 ||
-                   (((uintptr_t)s ^ ((uintptr_t)s + SMALL_SPAN_HEADER_SIZE - 1)) >>
-                    PAGE_MAP_REGION_SHIFT) != 0)) {
-    if (page_map_get(s) != REGION_MEDIUM_SPAN ||
-        page_map_get((const char *)s + SMALL_SPAN_HEADER_SIZE - 1) != REGION_MEDIUM_SPAN)
-      return 0;
-  }
-  return s->magic == SMALL_SPAN_MAGIC && s->class_index == small_header_class(h) &&
-         s->slot_size == small_header_slot_size(h) && offset < fmm_load_u32_relaxed(&s->fed_end);
+
+/* Does the page map hold the 64 bytes of a span header at s (the slow half of
+ * small_block_span, for a span header in another 64 KB region than its block)? */
+static inline int small_span_in_map(const small_span *s) {
+  return page_map_get(s) == REGION_MEDIUM_SPAN &&
+         page_map_get((const char *)s + SMALL_SPAN_HEADER_SIZE - 1) == REGION_MEDIUM_SPAN;
+}
+
+/* The validation contract for small blocks (ARCHITECTURE.md), shared by every path that trusts
+ * a small header: FreeMem, ReallocMem and the usable size, fast and slow, in C; the NASM fast
+ * paths do the same steps. p is 16-aligned and its header word h lies in a medium-span region
+ * (the caller looked it up in the page map). Returns p's span when p is a live small block of
+ * ours, else NULL:
+ *   - the span the header names is readable: in p's 64 KB region, or else in the page map;
+ *   - its tag is the header's kind, class and slot under this process's key: a real span, of
+ *     this class, and the block is live (FREE clear, no other flag);
+ *   - the slot offset is a whole number of slots below the span's carved end (one multiply and
+ *     compare, small_slot_carved): p is where a block the span handed out begins, not inside
+ *     one, nor in the span's uncarved tail.
+ * Every part of a header a program could forge in its own block is checked against the span,
+ * which it cannot reach without reading the manager's own memory. */
+static inline small_span *small_block_span(const void *p, uint32_t h) {
+  /* small_header_slot_offset, pointer-wide: one register serves the address and (truncated)
+   * the multiply. */
+  uintptr_t offset = ((uintptr_t)h >> SMALL_SPAN_OFFSET_SHIFT) * SMALL_SPAN_OFFSET_UNIT;
+  const small_span *s = (const small_span *)((const char *)p - SMALL_SPAN_HEADER_SIZE - offset);
+  if (FMM_UNLIKELY((((uintptr_t)s ^ ((uintptr_t)p - 1u)) >> PAGE_MAP_REGION_SHIFT) != 0) &&
+      !small_span_in_map(s))
+    return NULL;
+  if (s->tag != small_span_tag(h) ||
+      !small_slot_carved(s->slot_divisor, s->carved_limit, (uint32_t)offset))
+    return NULL;
+  return (small_span *)s;
 }
 
 void small_init(void);

@@ -5,8 +5,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "compiler.h"
 #include "list.h"
 #include "policy.h"
+#include "prim/prim.h"
 
 typedef struct cache_bin {
   void *head;
@@ -27,6 +29,11 @@ typedef struct thread_cache {
   uint32_t seen_taken[SMALL_CLASS_COUNT];
   uint32_t unmatched_frees[SMALL_CLASS_COUNT];
 } thread_cache;
+
+#if PRIM_TLS_FAST_NEVER_NULL
+/* A thread without a cache reads prim_tls_unset's zeros as one: every bin empty, with no room. */
+FMM_STATIC_ASSERT(sizeof(thread_cache) <= PRIM_TLS_UNSET_BYTES, "the unset thread pointer's zeros");
+#endif
 
 thread_cache *thread_cache_create(void); /* for the calling thread; NULL if TLS is unavailable */
 void thread_cache_flush_bin(thread_cache *tc, unsigned class_index, uint32_t keep);

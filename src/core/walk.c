@@ -164,7 +164,7 @@ static medium_span *span_after(medium_arena *ar, uintptr_t after) {
 
 static void copy_small_span(walk *w, unsigned arena, char *p, uint32_t block_size) {
   small_span *ss = (small_span *)p;
-  uint32_t slot = ss->slot_size;
+  uint32_t slot = small_span_slot_size(ss);
   uint32_t end = SMALL_SPAN_HEADER_SIZE + ss->block_count * slot;
   uint32_t fed_end = fmm_load_u32_relaxed(&ss->fed_end);
   add_span(w, FASTMM_BLOCK_SMALL_SPAN, p, block_size, (size_t)slot * ss->block_count, arena,

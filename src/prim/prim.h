@@ -98,16 +98,28 @@ static inline void *prim_tls_get_fast(void) {
 static inline void *prim_tls_get(void) {
   return prim_tls_slot_offset != 0 ? prim_tls_get_fast() : prim_tls_get_slow();
 }
+#define PRIM_TLS_FAST_NEVER_NULL 0 /* a thread's slot in the TEB starts at 0 */
 #else
+/* Until prim_tls_set (and after the thread's exit callback) the pointer is not NULL but the
+ * address of PRIM_TLS_UNSET_BYTES read-only zero bytes, so the fast paths can index what it
+ * points at without a NULL test (an all-zero thread cache has no block to give and no room to
+ * take one: every call takes the slow path); prim_tls_get says NULL for it. */
+#define PRIM_TLS_FAST_NEVER_NULL 1
+#define PRIM_TLS_UNSET_BYTES 2048u /* at least sizeof(thread_cache) (thread_cache.h checks) */
+extern const uint64_t prim_tls_unset[PRIM_TLS_UNSET_BYTES / sizeof(uint64_t)];
 #if defined(__GNUC__)
 extern __thread void *prim_tls_value __attribute__((tls_model("initial-exec")));
 #else
 extern _Thread_local void *prim_tls_value;
 #endif
 static inline void *prim_tls_get(void) {
+  void *v = prim_tls_value;
+  return v != (void *)prim_tls_unset ? v : NULL;
+}
+/* The thread's pointer as it is: never NULL. */
+static inline void *prim_tls_get_fast(void) {
   return prim_tls_value;
 }
-#define prim_tls_get_fast prim_tls_get
 #endif
 
 /* For debug mode's reports. prim_describe_address writes "module+0xoffset" (or the bare

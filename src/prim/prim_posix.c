@@ -24,7 +24,8 @@
 #include "prim.h"
 
 volatile int prim_fail_maps;
-__thread void *prim_tls_value __attribute__((tls_model("initial-exec")));
+const uint64_t prim_tls_unset[PRIM_TLS_UNSET_BYTES / sizeof(uint64_t)];
+__thread void *prim_tls_value __attribute__((tls_model("initial-exec"))) = (void *)prim_tls_unset;
 static pthread_key_t exit_key;
 static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
 static prim_thread_exit_fn thread_exit_fn;
@@ -261,7 +262,7 @@ void prim_on_fork_child(void (*fn)(void)) {
 static void on_key_destroyed(void *value) {
   if (value != NULL && thread_exit_fn != NULL) {
     thread_exit_fn(value);
-    prim_tls_value = NULL;
+    prim_tls_value = (void *)prim_tls_unset;
   }
 }
 

@@ -2,21 +2,25 @@
 ; the stack), and `_fastmm_delphi_realloc_mem`, the Delphi record's ReallocMem (Delphi's
 ; `register` convention: EAX = pointer, EDX = new size).
 ;
-; Each returns the same pointer when the block is an in-use small block and the new size keeps
-; it in place under FastMM's policy (1 <= new <= usable and new*4 + 64 >= usable, compared
+; Each returns the same pointer when the new size keeps the block in place under FastMM's policy
+; (tested first, on the header word as it reads) and the block is a live small block of ours (1 <= new <= usable and new*4 + 64 >= usable, compared
 ; unsigned so a negative size is a huge one). Every other case goes to the C code in
 ; src/core/realloc.c with its arguments untouched: the cdecl entry tail-jumps to heap_realloc_slow
 ; with the stack as it found it; the register entry tail-jumps to heap_realloc_slow_register
-; (GCC's regparm(3), the same convention) with EAX and EDX as they came. Only EAX, ECX, EDX
-; are used (the register entry keeps EAX and EDX and works in ECX alone); no frame, no pushes.
-; MSVC has no regparm: its build defines FASTMM_SLOW_PATH_CDECL and the register entry calls
-; the cdecl slow path instead (a push and a call, on the slow path only).
+; (GCC's regparm(3), the same convention) with EAX and EDX as they came. EAX and EDX are kept;
+; ECX is the scratch register, and EBX and ESI are pushed for the validation and popped before
+; either exit. MSVC has no regparm: its build defines FASTMM_SLOW_PATH_CDECL and the register
+; entry calls the cdecl slow path instead (a push and a call, on the slow path only).
 ;
-; The page map is checked before the header word is read (32-bit builds have one static
-; second-level table, so it is one indexed load), as the C path does. The table read is its
-; fast copy, page_map_fast_l2, which holds no region while a debug or erase mode is on
-; (src/core/mode_hooks.h): every pointer then takes the slow path. layout.inc is made by the
-; build from the C headers (src/asm/layout.c).
+; "A live small block of ours" is the validation contract of the C paths (small_block_span in
+; src/core/small.h, ARCHITECTURE.md), step for step, as in src/win64/realloc_fast.asm: the page
+; map (32-bit builds have one static second-level table, so it is one indexed load) says p's
+; header word is in a medium span; the span the header names is in p's 64 KB region or else in
+; the page map; its tag (two words here) is the header's kind, class and slot under the key; the
+; slot offset is a whole number of slots below the carved end (one multiply and compare). The
+; table read is the page map's fast copy, page_map_fast_l2, which holds
+; no region while a debug or erase mode is on (src/core/mode_hooks.h): every pointer then takes
+; the slow path. layout.inc is made by the build from the C headers (src/asm/layout.c).
 
 %include "layout.inc"
 %include "layout_assumptions.inc"
@@ -30,6 +34,7 @@ extern _heap_realloc_slow
 %define FAST_L2 _page_map_fast_l2
 %endif
 extern FAST_L2
+extern _small_span_key
 %ifndef FASTMM_SLOW_PATH_CDECL
 extern _heap_realloc_slow_register
 %endif
@@ -39,7 +44,7 @@ global _fastmm_delphi_realloc_mem
 section .text
 
 ; IN_PLACE_OR slow: EAX = pointer, EDX = size; returns (EAX unchanged) when in place, else
-; jumps to `slow` with EAX and EDX unchanged. Uses ECX.
+; jumps to `slow` with EAX and EDX unchanged. Uses ECX, and EBX and ESI saved on the stack.
 %macro IN_PLACE_OR 1
   lea ecx, [eax - BLOCK_HEADER_SIZE]
   shr ecx, PAGE_MAP_REGION_SHIFT
@@ -48,10 +53,9 @@ section .text
                                      ; wraps to a region never ours), or a mode is on
   test al, BLOCK_ALIGNMENT - 1
   jnz %1
+  ; FastMM's in-place rule first, on the header word as it reads: a resize that moves goes to
+  ; the slow path, which validates the pointer itself.
   mov ecx, [eax - BLOCK_HEADER_SIZE]
-  xor ecx, BLOCK_FLAG_SMALL          ; the kind bits are now zero only for an in-use small block
-  test cl, BLOCK_KIND_MASK
-  jnz %1                             ; free, medium, large or debug
   shr ecx, SLOT_BYTES_SHIFT
   and ecx, SLOT_BYTES_MASK
   sub ecx, BLOCK_HEADER_SIZE         ; usable bytes
@@ -60,13 +64,53 @@ section .text
   test edx, edx
   jz %1                              ; 0 frees
   sub ecx, REALLOC_SMALL_DOWNSIZE_ADDER
-  jbe %%in_place                     ; usable <= 64: every size from 1 up stays
+  jbe %%validate                     ; usable <= 64: every size from 1 up stays
   add ecx, 3
   shr ecx, REALLOC_SMALL_DOWNSIZE_SHIFT ; the smallest size with size*4 + 64 >= usable
   cmp edx, ecx
   jb %1
-%%in_place:
+  ; Then the validation contract.
+%%validate:
+  push ebx
+  push esi
+  mov ebx, [eax - BLOCK_HEADER_SIZE]
+  shr ebx, SMALL_SPAN_OFFSET_SHIFT
+  shl ebx, SLOT_OFFSET_UNIT_SHIFT    ; the slot offset
+  mov esi, eax
+  sub esi, ebx
+  sub esi, SMALL_SPAN_HEADER_SIZE    ; the span the header names
+  lea ecx, [eax - 1]
+  xor ecx, esi
+  shr ecx, PAGE_MAP_REGION_SHIFT
+  jnz %%span_elsewhere
+%%span_readable:
+  mov ecx, [eax - BLOCK_HEADER_SIZE]
+  and ecx, SMALL_HEADER_TAG_MASK
+  cmp ecx, [esi + SMALL_SPAN_TAG_OFFSET]
+  jne %%fail                         ; no span of ours, another class, or not a live block
+  mov ecx, [_small_span_key + 4]
+  cmp ecx, [esi + SMALL_SPAN_TAG_OFFSET + 4]
+  jne %%fail                         ; the key: a span of ours
+  imul ebx, [esi + SMALL_SPAN_DIVISOR_OFFSET]
+  cmp ebx, [esi + SMALL_SPAN_LIMIT_OFFSET]
+  jae %%fail                         ; inside a block, in the uncarved tail, or past the span
+  pop esi
+  pop ebx
   ret
+; The span header is in another 64 KB region than p: read only if the page map holds both ends.
+%%span_elsewhere:
+  mov ecx, esi
+  shr ecx, PAGE_MAP_REGION_SHIFT
+  cmp byte [FAST_L2 + ecx], REGION_MEDIUM_SPAN
+  jne %%fail
+  lea ecx, [esi + SMALL_SPAN_HEADER_SIZE - 1]
+  shr ecx, PAGE_MAP_REGION_SHIFT
+  cmp byte [FAST_L2 + ecx], REGION_MEDIUM_SPAN
+  je %%span_readable
+%%fail:
+  pop esi
+  pop ebx
+  jmp %1
 %endmacro
 
 align 16

@@ -1,20 +1,27 @@
 ; The Win64 ReallocMem entry point (Windows x64 convention: RCX = pointer, RDX = new size).
 ; Both the C export fastmm_reallocmem and the Delphi record's ReallocMem are this code.
 ;
-; It returns the same pointer when the block is an in-use small block and the new size keeps
-; it in place under FastMM's policy (1 <= new <= usable and new*4 + 64 >= usable, compared
+; It returns the same pointer when the new size keeps the block in place under FastMM's policy
+; (tested first, on the header word as it reads) and the block is a live small block of ours (1 <= new <= usable and new*4 + 64 >= usable, compared
 ; unsigned so a negative size is a huge one). Every other case tail-jumps to the C code,
 ; heap_realloc_slow in src/core/realloc.c, with RCX and RDX untouched: no frame, no pushes, only
-; volatile registers (RAX, R8-R10), and XMM registers are never touched.
+; volatile registers (RAX, R8-R11), and XMM registers are never touched.
 ;
-; Before the header word is read, the page map must say that its 64 KB region is part of a
-; medium span (where all small blocks live), so a foreign or NULL pointer cannot fault here
-; and a word inside a large block is not taken for a small header: as the C path (alloc_fast.h).
-; The map read is its fast copy, page_map_fast_l1, which is empty while a debug or erase mode
-; is on (src/core/mode_hooks.h): every pointer then takes the slow path, at no cost to this one.
-; Cache lines touched: the page map's two entries (hot), the header word. The pure-C build
-; compiles fast_realloc in src/core/alloc_fast.h instead of this file. layout.inc is made by
-; the build from the C headers (src/asm/layout.c).
+; "A live small block of ours" is the validation contract of the C paths (small_block_span in
+; src/core/small.h, ARCHITECTURE.md), step for step:
+;  1. the page map says p's header word is in a medium span (where all small blocks live), so a
+;     foreign or NULL pointer cannot fault here and a word inside a large block is not taken for
+;     a header. The map read is its fast copy, page_map_fast_l1, which is empty while a debug or
+;     erase mode is on (src/core/mode_hooks.h): every pointer then takes the slow path;
+;  2. the span the header names (p - SMALL_SPAN_HEADER_SIZE - slot offset) is in p's 64 KB
+;     region, or else both ends of its header are in the page map;
+;  3. its tag is the header's kind, class and slot under the process's key (small_span_key):
+;     a real span of this class, and the block live (FREE clear, no other flag);
+;  4. the slot offset is a whole number of slots below the span's carved end (one multiply and
+;     compare, small_slot_carved): p is where a block the span handed out begins.
+; Cache lines touched: the page map's two entries (hot), the header word, the span's header.
+; The pure-C build compiles fast_realloc in src/core/alloc_fast.h instead of this file.
+; layout.inc is made by the build from the C headers (src/asm/layout.c).
 
 %include "layout.inc"
 %include "layout_assumptions.inc"
@@ -29,9 +36,28 @@ extern heap_realloc_slow
 %define FAST_L1 page_map_fast_l1
 %endif
 extern FAST_L1
+extern small_span_key
 global fastmm_reallocmem
 
 section .text
+
+; REGION_OR_SLOW address, scratch1, scratch2: jumps to .slow unless the page map's fast copy
+; says the address is in a medium span. Keeps the address register; clobbers the scratches.
+%macro REGION_OR_SLOW 3
+  mov %2, %1
+  shr %2, PAGE_MAP_REGION_SHIFT + PAGE_MAP_L2_BITS
+  cmp %2, 1 << (PAGE_MAP_ADDRESS_BITS_64 - PAGE_MAP_REGION_SHIFT - PAGE_MAP_L2_BITS)
+  jae .slow
+  lea %3, [FAST_L1]
+  mov %3, [%3 + %2 * 8]
+  test %3, %3
+  jz .slow
+  mov %2, %1
+  shr %2, PAGE_MAP_REGION_SHIFT
+  movzx %2, %2 %+ w
+  cmp byte [%3 + %2], REGION_MEDIUM_SPAN
+  jne .slow
+%endmacro
 
 align 16
 fastmm_reallocmem:
@@ -50,23 +76,52 @@ fastmm_reallocmem:
   jne .slow                          ; small blocks live only in medium spans
   test cl, BLOCK_ALIGNMENT - 1
   jnz .slow
-  mov eax, [rcx - BLOCK_HEADER_SIZE]
-  lea r8d, [rax - BLOCK_FLAG_SMALL]
-  test r8b, BLOCK_KIND_MASK          ; zero only for an in-use small block
-  jnz .slow
-  shr eax, SLOT_BYTES_SHIFT
-  and eax, SLOT_BYTES_MASK
-  sub eax, BLOCK_HEADER_SIZE         ; usable bytes
-  lea r8, [rdx - 1]
-  cmp r8, rax
+  mov eax, [rcx - BLOCK_HEADER_SIZE] ; the header word
+  ; FastMM's in-place rule first, on the header as it reads: a resize that moves goes to the
+  ; slow path, which validates the pointer itself.
+  mov r8d, eax
+  shr r8d, SLOT_BYTES_SHIFT
+  and r8d, SLOT_BYTES_MASK
+  sub r8d, BLOCK_HEADER_SIZE         ; usable bytes
+  lea r9, [rdx - 1]
+  cmp r9, r8
   jae .slow                          ; 0, larger than usable, or negative
-  lea r8, [rdx * 4 + REALLOC_SMALL_DOWNSIZE_ADDER]
-  cmp r8, rax
+  lea r9, [rdx * 4 + REALLOC_SMALL_DOWNSIZE_ADDER]
+  cmp r9, r8
   jb .slow                           ; shrinks too far: moves to a smaller class
+  ; Then the validation contract.
+  mov r8d, eax
+  shr r8d, SMALL_SPAN_OFFSET_SHIFT
+  shl r8d, SLOT_OFFSET_UNIT_SHIFT    ; the slot offset
+  mov r9, rcx
+  sub r9, r8
+  sub r9, SMALL_SPAN_HEADER_SIZE     ; the span it names
+  lea r10, [rcx - 1]
+  xor r10, r9
+  shr r10, PAGE_MAP_REGION_SHIFT
+  jnz .span_elsewhere
+.span_readable:
+  mov r10d, eax
+  and r10d, SMALL_HEADER_TAG_MASK
+  or r10, [small_span_key]
+  cmp r10, [r9 + SMALL_SPAN_TAG_OFFSET]
+  jne .slow                          ; no span of ours, another class, or not a live block
+  imul r8d, [r9 + SMALL_SPAN_DIVISOR_OFFSET]
+  cmp r8d, [r9 + SMALL_SPAN_LIMIT_OFFSET]
+  jae .slow                          ; inside a block, in the uncarved tail, or past the span
   mov rax, rcx
   ret
 .slow:
   jmp heap_realloc_slow
+
+; The span header is in another 64 KB region than p: it is read only if the page map holds both
+; of its ends (RAX is free here: the header word is read again).
+.span_elsewhere:
+  REGION_OR_SLOW r9, r10, r11
+  lea rax, [r9 + SMALL_SPAN_HEADER_SIZE - 1]
+  REGION_OR_SLOW rax, r10, r11
+  mov eax, [rcx - BLOCK_HEADER_SIZE]
+  jmp .span_readable
 
 %if REALLOC_SMALL_DOWNSIZE_SHIFT != 2
   %error "the downsize test multiplies by 4 in one lea"

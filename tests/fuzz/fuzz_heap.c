@@ -3,7 +3,8 @@
  * The input is a program: each operation is an opcode byte and its arguments (a slot, a size
  * selector). Operations run over a table of SLOTS live blocks: GetMem, AllocMem, FreeMem,
  * ReallocMem (through the C exports and through the Delphi record, negative sizes included),
- * the usable size, interior and stale pointers, impossible sizes, a memory usage limit that
+ * the usable size, interior and stale pointers, interior pointers under forged small headers,
+ * impossible sizes, a memory usage limit that
  * makes the OS mappings fail, and the consistency walk. Sizes come from a table of the policy
  * boundaries (every small class edge, the small/medium and medium/large edges, the in-place
  * ReallocMem limits, span sizes, large granularity edges), from raw bytes, and from the
@@ -16,7 +17,11 @@
  *   - fastmm_usable_size() >= the request, and stable between resizes; owns_block agrees;
  *   - no two live blocks overlap ([p, p + usable) against every other live block);
  *   - a pointer that is not a live block (interior, stale, foreign) is refused by FreeMem,
- *     ReallocMem, usable_size and owns_block, and the heap is unchanged;
+ *     ReallocMem, usable_size and owns_block, and the heap is unchanged; so is an interior
+ *     pointer of a live block under a small header the program wrote in front of it (naming
+ *     the block's own span with its class and slot, copied from a live block, or any bits with
+ *     the kind SMALL: the validation contract, ARCHITECTURE.md), and ReallocMem is asked for
+ *     sizes that header's own numbers would keep in place;
  *   - ReallocMem that fails returns NULL and leaves the old block intact (only allowed while
  *     a memory usage limit is set);
  *   - fastmm_check_heap() == 0 every few operations and at the end;
@@ -25,8 +30,8 @@
  * Any violation prints what it saw and aborts (libFuzzer keeps the input as a crash artifact).
  *
  * Pattern bytes are all odd: a header word built from a program's data then always has the
- * FREE bit set, so a stale pointer whose header word now lies in old user data cannot pass for
- * a live block (forged headers are outside what the manager promises; README "Bad input").
+ * FREE bit set, so the stale, interior and foreign pointers above meet free-looking headers;
+ * the forged-header operation writes live-looking ones on purpose.
  *
  * Built two ways (tests/fuzz/CMakeLists.txt): with libFuzzer (clang, native-asan preset), and
  * with replay_main.c, which runs the seed corpus as a plain regression test on every preset,
@@ -435,9 +440,29 @@ static size_t blocks_in_use(void) {
   return st.small.blocks_in_use + st.medium.blocks_in_use + st.large.blocks_in_use;
 }
 
-/* p is not a live block: every entry point must refuse it and change nothing. */
-static void refused(void *p, const char *what) {
+/* p is not a live block: every entry point must refuse it and change nothing. With the header
+ * word in front of p known to be readable (p inside a live block), ReallocMem is also asked for
+ * the sizes that header would keep in place if it were trusted: its usable size (4 GB - 4 when
+ * the slot field is 0), the smallest size that stays, and the issue's 300. */
+static void refused_header(void *p, const char *what, int header_readable) {
   size_t before = blocks_in_use();
+  if (header_readable) {
+    uint32_t h; /* p may be misaligned: the four bytes before it, as they are */
+    memcpy(&h, (const char *)p - BLOCK_HEADER_SIZE, sizeof h);
+    uint32_t usable = small_header_usable(h);
+    size_t sizes[3];
+    sizes[0] = usable > (1u << 30) ? (size_t)1 << 30 : size_cap(usable);
+    sizes[1] = usable <= 64 ? 1 : (usable - 64 + 3) / 4;
+    sizes[2] = 300;
+    for (size_t i = 0; i < 3; i++) {
+      void *q = fastmm_reallocmem(p, sizes[i]);
+      FUZZ_CHECK(q == NULL, "reallocmem(%s %p, %zu) = %p (header 0x%08lx)", what, p, sizes[i], q,
+                 (unsigned long)h);
+      q = delphi.realloc_mem(p, (intptr_t)sizes[i]);
+      FUZZ_CHECK(q == NULL, "Delphi ReallocMem(%s %p, %zu) = %p (header 0x%08lx)", what, p,
+                 sizes[i], q, (unsigned long)h);
+    }
+  }
   int rc = fastmm_freemem(p);
   FUZZ_CHECK(rc == FASTMM_ERROR_INVALID_POINTER, "freemem(%s %p) = %d, not refused", what, p, rc);
   FUZZ_CHECK(fastmm_usable_size(p) == 0, "usable_size(%s %p) = %zu", what, p,
@@ -464,6 +489,10 @@ static void refused(void *p, const char *what) {
                what, p, ours, fpc_previous_calls - calls, fpc_errors - errors);
   }
   FUZZ_CHECK(blocks_in_use() == before, "refusing %s %p changed the block count", what, p);
+}
+
+static void refused(void *p, const char *what) {
+  refused_header(p, what, 0);
 }
 
 /* full: 0 checks both ends of each block, 1 every byte, 2 every byte and the debug-block scan. */
@@ -619,8 +648,65 @@ static void do_interior(reader *r, slot *s) {
     off = (off + 15) & ~(size_t)15; /* aligned interior pointers get past the first test */
   if (off == 0 || off >= s->usable)
     return;
-  refused(s->p + off, "interior pointer");
+  refused_header(s->p + off, "interior pointer", off >= BLOCK_HEADER_SIZE);
   check_slot(s, "after an interior free");
+}
+
+/* A small header written by the program at a 16-aligned place inside a live block, and the
+ * pointer after it: refused by every entry point, then the block's bytes put back. The header
+ * names the block's own span with its class, slot and exact distance (when the block is small),
+ * is a copy of another live block's header word, is that copy's span and class named from here,
+ * or is bits from the input with the kind forced to SMALL. */
+static void do_forged_header(reader *r, slot *s) {
+  unsigned how = rd8(r);
+  size_t off;
+  uint32_t h;
+  const slot *o = &slots[rd8(r) % SLOTS];
+  if (!s->p || s->usable < 48)
+    return;
+  off = 16u * (1u + rd24(r) % ((s->usable - 16u) / 16u)); /* 16 .. usable - 16 */
+  unsigned char *p = s->p + off;
+  uint32_t own = fastmm_heap_contains(s->p - BLOCK_HEADER_SIZE) ? block_header(s->p) : 0;
+  uint32_t other = o->p && fastmm_heap_contains(o->p - BLOCK_HEADER_SIZE) ? block_header(o->p) : 0;
+  switch (how % 4) {
+  case 0: /* the block's own span, class and slot */
+    if ((own & BLOCK_KIND_MASK) != BLOCK_FLAG_SMALL)
+      return;
+    h = small_header_make(small_header_class(own), small_header_slot_size(own),
+                          (unsigned)(small_header_span_offset(own) + off));
+    if (small_header_span_offset(h) != small_header_span_offset(own) + off)
+      return; /* past what the offset field holds */
+    break;
+  case 1: /* a live block's header word, copied */
+    if ((other & BLOCK_KIND_MASK) != BLOCK_FLAG_SMALL)
+      return;
+    h = other;
+    break;
+  case 2: { /* that block's span and class, named from here */
+    uintptr_t span;
+    if ((other & BLOCK_KIND_MASK) != BLOCK_FLAG_SMALL)
+      return;
+    span = (uintptr_t)o->p - small_header_span_offset(other);
+    if ((uintptr_t)p < span + SMALL_SPAN_HEADER_SIZE ||
+        (uintptr_t)p - span - SMALL_SPAN_HEADER_SIZE >= 8192u * SMALL_SPAN_OFFSET_UNIT)
+      return;
+    h = small_header_make(small_header_class(other), small_header_slot_size(other),
+                          (unsigned)((uintptr_t)p - span));
+    break;
+  }
+  default:
+    h = (rd24(r) << 8 | rd8(r)) & ~BLOCK_KIND_MASK;
+    h |= BLOCK_FLAG_SMALL;
+    break;
+  }
+  if (off + 16 > s->usable)
+    return;
+  block_set_header(p, h);
+  refused_header(p, "interior pointer under a forged small header", 1);
+  /* The four bytes are the program's: put the pattern back where it was valid. */
+  if (off - BLOCK_HEADER_SIZE < s->valid)
+    pattern_fill(s->p, off - BLOCK_HEADER_SIZE, off < s->valid ? off : s->valid, s->seed);
+  check_slot(s, "after a forged header");
 }
 
 static void do_stale(reader *r) {
@@ -823,7 +909,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     unsigned op = rd8(&r);
     slot *s = &slots[rd8(&r) % SLOTS];
     op_index = n;
-    switch (op % 23) {
+    /* op % 23 == 19 was "flush and check" only; with the top bit it is the forged header, so the
+     * corpus made before it decodes as it did, but for those opcodes. */
+    switch (op % 23 == 19 && (op & 0x80) ? 23 : op % 23) {
     case 0:
     case 1:
       op_name = "getmem";
@@ -899,6 +987,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     case 22:
       op_name = "expected leak";
       do_expected_leak(s);
+      break;
+    case 23:
+      op_name = "forged header";
+      do_forged_header(&r, s);
       break;
     default:
       op_name = "flush and check";

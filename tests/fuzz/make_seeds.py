@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes the hand-made seeds of fuzz_heap's corpus (tests/fuzz/corpus/seed-*).
 
-The encoding is fuzz_heap.c's: an opcode byte (op % 20 picks the operation), a slot byte, then
+The encoding is fuzz_heap.c's: an opcode byte (op % 23 picks the operation; 19 with the top bit
+set is the forged header, without it flush and check), a slot byte, then
 the operation's arguments; a size is a selector byte (selector % 10: 0-1 a boundary-table
 index, 2 a 16-bit small size, 3 a 24-bit medium size, 4 a 24-bit large size, 5 the usable
 size plus a signed byte, 6 the small in-place downsize edge, 7 half the usable size, 8 growth,
@@ -16,7 +17,8 @@ import random
 GET, ALLOC, FREE, REALLOC, REALLOC0, FILL = 0, 2, 3, 5, 8, 9
 DGET, DREALLOC, DFREE, NEG, HUGE, INTERIOR, STALE, FOREIGN, LIMIT, CHECK = (
     10, 11, 12, 13, 14, 15, 16, 17, 18, 19)
-DEBUG, ERASE = 20, 21
+DEBUG, ERASE, LEAK = 20, 21, 22
+FORGED = 19 + 23 * 5  # 134: op % 23 == 19 with the top bit set
 
 
 def boundary(i):
@@ -113,6 +115,28 @@ for k in range(8):
     s += op(STALE, 0, bytes([k])) + op(FOREIGN, 0, bytes([(k * 37) & 0xFF, k]))
 s += op(CHECK, 0)
 seeds["hostile"] = s
+
+# Small headers forged inside live blocks of every kind (the validation contract): the block's own
+# span, class and slot named from inside it; a live block's header copied; that block's span
+# named from here; raw bits with the kind SMALL; in and out of debug mode.
+s = b""
+blocks = ((0, small(40)), (1, small(300)), (2, small(1000)), (3, small(2500)), (4, medium(5000)),
+          (5, medium(100000)), (6, large(600000)))
+for slot, size in blocks:
+    s += op(GET, slot, size) + op(FILL, slot)
+for rnd in range(3):
+    for slot, _ in blocks:
+        for how in range(4):
+            other = (slot + how + 1) % len(blocks)
+            s += op(FORGED, slot, bytes([how + 4 * rnd, other, (7 * how + rnd) & 0xFF, rnd, 0,
+                                         (slot * 29 + how) & 0xFF, 0x21 * how, 0x5A]))
+    if rnd == 1:
+        s += op(DEBUG, 0, bytes([2]))
+        for slot, size in blocks:
+            s += op(GET, 10 + slot, size) + op(FILL, 10 + slot)
+            s += op(FORGED, 10 + slot, bytes([0, slot, 1, 0, 0, 0, 0, 0]))
+s += op(DEBUG, 0, bytes([0])) + op(CHECK, 0)
+seeds["forged-headers"] = s
 
 # The Delphi record: GetMem, AllocMem, ReallocMem, FreeMem, with negative sizes in between.
 s = b""

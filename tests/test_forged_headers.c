@@ -1,0 +1,389 @@
+/* The validation contract (ARCHITECTURE.md): a pointer whose 4 bytes before it look like the
+ * header of a live small block, but which is not where a live block of ours begins, is refused
+ * by every entry point: FreeMem (C export and Delphi record), ReallocMem (C export, Delphi
+ * record; on Windows both are the NASM fast path unless the build is pure C; natively also the
+ * Win64 NASM path assembled as ELF64), the usable size and ownership. The heap is unchanged.
+ *
+ * The pointers (issue 14's defect and its variations):
+ *   - inside a block of any kind whose data repeat a 32-bit word that reads as a small header
+ *     (the issue's two cases: a 1000-byte block of bytes 2 resized to 300 at p + 16, a block of
+ *     ints equal to 2 resized to 1 GB at &a[4]), small, medium and large;
+ *   - inside a live small block, under a header naming that block's own span with its class,
+ *     slot and the right distance back: everything matches but the slot boundary;
+ *   - at a slot boundary of a real span past its carved end (the uncarved tail), under the
+ *     header a block there would have;
+ *   - at a slot boundary past a span's last slot, inside a medium block that follows the span;
+ *   - inside a free block (in the thread cache, and given back to its span);
+ *   - under a span header forged in the program's own block, with the span magic of old.
+ * ReallocMem is asked for sizes that the forged header's own numbers would keep in place, so an
+ * entry that trusts the header answers with the pointer itself. */
+#include "test_blocks.h"
+
+typedef void *(*realloc_fn)(void *p, size_t size);
+
+static fastmm_memory_manager_ex delphi;
+
+static void *via_c_export(void *p, size_t size) {
+  return fastmm_reallocmem(p, size);
+}
+
+static void *via_delphi_record(void *p, size_t size) {
+  return delphi.realloc_mem(p, (intptr_t)size);
+}
+
+#if defined(FASTMM_TEST_ELF_ASM)
+__attribute__((ms_abi)) void *elf_fastmm_reallocmem(void *p, size_t size);
+static void *via_win64_asm_as_elf(void *p, size_t size) {
+  return elf_fastmm_reallocmem(p, size);
+}
+#endif
+
+static const struct {
+  const char *name;
+  realloc_fn fn;
+} reallocs[] = {
+    {"fastmm_reallocmem", via_c_export},
+    {"TMemoryManagerEx.ReallocMem", via_delphi_record},
+#if defined(FASTMM_TEST_ELF_ASM)
+    {"src/win64/realloc_fast.asm (ELF64)", via_win64_asm_as_elf},
+#endif
+};
+
+static uint32_t checksum(const unsigned char *p, size_t n) {
+  uint32_t x = 2166136261u;
+  for (size_t i = 0; i < n; i++)
+    x = (x ^ p[i]) * 16777619u;
+  return x;
+}
+
+/* Sizes the header word before p would keep in place if it were trusted: its usable size (slot
+ * - 4, wrapping to 4 GB - 4 for a slot field of 0), the smallest that stays, and the issue's. */
+static size_t in_place_sizes(const void *p, size_t out[4]) {
+  uint32_t h = block_header(p);
+  size_t n = 0;
+  out[n++] = 300;
+  out[n++] = (size_t)1 << 30;
+  if ((h & BLOCK_KIND_MASK) == BLOCK_FLAG_SMALL) {
+    uint32_t usable = small_header_usable(h); /* wraps as an unchecked fast path would */
+    size_t u = usable > (1u << 30) ? (size_t)1 << 30 : usable;
+    out[n++] = u != 0 ? u : 1;
+    out[n++] = usable <= 64 ? 1 : (usable - 64 + 3) / 4;
+  }
+  return n;
+}
+
+/* p (inside `container`, `length` bytes the test owns) is no live block: every entry refuses
+ * it, the container's bytes and the heap stay as they were. A FreeMem that accepts p has put
+ * memory the program owns on a free list: the test stops there. */
+static void refused(void *p, const void *container, size_t length, const char *what) {
+  fastmm_state s0, s1;
+  size_t sizes[4], n = in_place_sizes(p, sizes);
+  uint32_t before = checksum((const unsigned char *)container, length);
+  uint32_t header = block_header(p);
+  tb_state(&s0);
+  for (size_t e = 0; e < sizeof reallocs / sizeof reallocs[0]; e++)
+    for (size_t i = 0; i < n; i++) {
+      void *q = reallocs[e].fn(p, sizes[i]);
+      CHECK_MSG(q == NULL, "%s: %s(%p, %zu) = %p, not NULL (header 0x%08lx)", what,
+                reallocs[e].name, p, sizes[i], q, (unsigned long)header);
+    }
+  CHECK_MSG(fastmm_usable_size(p) == 0, "%s: usable_size(%p) = %zu", what, p,
+            fastmm_usable_size(p));
+  CHECK_MSG(fastmm_owns_block(p) == 0, "%s: owns_block(%p) = 1", what, p);
+  CHECK_MSG(checksum((const unsigned char *)container, length) == before,
+            "%s: the block around it changed", what);
+  int c = fastmm_freemem(p);
+  int d = c == FASTMM_OK ? 0 : delphi.free_mem(p);
+  if (!CHECK_MSG(c == FASTMM_ERROR_INVALID_POINTER && d != 0,
+                 "%s: freemem(%p) = %d, Delphi FreeMem = %d (header 0x%08lx)", what, p, c, d,
+                 (unsigned long)header)) {
+    fprintf(stderr, "%s: FreeMem took memory the program owns; stopping here\n", what);
+    exit(tu_finish("test_forged_headers"));
+  }
+  tb_state(&s1);
+  CHECK_MSG(tb_blocks_in_use(&s1) == tb_blocks_in_use(&s0), "%s: blocks in use %zu -> %zu", what,
+            tb_blocks_in_use(&s0), tb_blocks_in_use(&s1));
+  CHECK_MSG(checksum((const unsigned char *)container, length) == before,
+            "%s: the block around it changed", what);
+  int fault = fastmm_check_heap();
+  CHECK_MSG(fault == 0, "%s: check_heap %d", what, fault);
+}
+
+/* ---- the issue's two cases ------------------------------------------------------------------ */
+
+/* The issue's cases, with the fill value `v`: 2 as the issue wrote them (the SMALL kind bit of
+ * the numbering of then; DEBUG_OUTER in FastMM5's, which the header contract has now), and
+ * BLOCK_FLAG_SMALL, which reads as a live small header today. With bytes of BLOCK_FLAG_SMALL the
+ * slot field reads 2048 or more, so 300 would move: refused() also asks for the sizes such a
+ * header keeps in place. */
+static void issue_cases_with(unsigned char v) {
+  unsigned char *p = (unsigned char *)fastmm_getmem(1000);
+  int32_t *a = (int32_t *)fastmm_getmem(400);
+  char what_p[80], what_a[80];
+  if (!CHECK(p != NULL && a != NULL))
+    return;
+  memset(p, v, 1000);
+  for (size_t i = 0; i < 100; i++)
+    a[i] = v;
+  for (size_t e = 0; e < sizeof reallocs / sizeof reallocs[0]; e++) {
+    CHECK_MSG(reallocs[e].fn(p + 16, 300) == NULL, "%s(p + 16, 300) on bytes %u", reallocs[e].name,
+              v);
+    CHECK_MSG(reallocs[e].fn(&a[4], (size_t)1 << 30) == NULL, "%s(&a[4], 1 << 30) on ints %u",
+              reallocs[e].name, v);
+  }
+  snprintf(what_p, sizeof what_p, "p + 16 of a 1000-byte block of bytes %u", v);
+  snprintf(what_a, sizeof what_a, "&a[4] of a 400-byte block of ints %u", v);
+  refused(p + 16, p, 1000, what_p);
+  refused(&a[4], a, 400, what_a);
+  CHECK_EQ(fastmm_usable_size(p), tb_small_usable((size_t)tb_small_class_for(1000)));
+  CHECK_EQ(fastmm_freemem(p), FASTMM_OK);
+  CHECK_EQ(fastmm_freemem(a), FASTMM_OK);
+}
+
+static void issue_cases(void) {
+  issue_cases_with(2);
+  issue_cases_with((unsigned char)BLOCK_FLAG_SMALL);
+}
+
+/* ---- blocks of every kind filled with a word that reads as a small header ---------------------
+ */
+
+static void filled_blocks(void) {
+  static const size_t sizes[] = {48, 400, 1000, SMALL_MAX_USER, 5000, 100000, MEDIUM_MAX_USER + 1};
+  uint32_t words[6];
+  words[0] = BLOCK_FLAG_SMALL;                        /* slot 0: usable wraps to 4 GB */
+  words[1] = 0x01010101u * BLOCK_FLAG_SMALL;          /* the issue's bytes, today's SMALL */
+  words[2] = small_header_make(16, 1024, 64);         /* a perfect header, span 64 back */
+  words[3] = small_header_make(0, 16, 64 + 16 * 100); /* class 0, 100 slots in */
+  words[4] = small_header_make(SMALL_CLASS_COUNT - 1, 2560, 64 + 2560);
+  words[5] = 0x02020202u; /* the issue's bytes as written (SMALL was 2 then; DEBUG_OUTER now) */
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+    uint32_t *p = (uint32_t *)fastmm_getmem(sizes[i]);
+    if (!CHECK(p != NULL))
+      continue;
+    size_t usable = fastmm_usable_size(p), n = sizes[i] / 4;
+    for (size_t w = 0; w < sizeof words / sizeof words[0]; w++) {
+      for (size_t k = 0; k < n; k++)
+        p[k] = words[w];
+      size_t offsets[] = {16, 32, 64, 256, (usable / 2) & ~(size_t)15, (usable - 16) & ~(size_t)15};
+      for (size_t k = 0; k < sizeof offsets / sizeof offsets[0]; k++) {
+        char what[128];
+        if (offsets[k] < 16 || offsets[k] + 16 > sizes[i])
+          continue;
+        snprintf(what, sizeof what, "+%zu in a %zu-byte block of words 0x%08lx", offsets[k],
+                 sizes[i], (unsigned long)words[w]);
+        refused((char *)p + offsets[k], p, sizes[i], what);
+      }
+    }
+    CHECK_EQ(fastmm_usable_size(p), usable);
+    CHECK_EQ(fastmm_freemem(p), FASTMM_OK);
+  }
+}
+
+/* ---- headers that name a real span ---------------------------------------------------------- */
+
+static unsigned char *span_of(const void *p) {
+  return (unsigned char *)p - small_header_span_offset(block_header(p));
+}
+
+/* Inside a live small block, a header that names the block's own span, class and slot, with the
+ * exact distance back to the span: only the slot boundary is wrong. */
+static void interior_naming_own_span(void) {
+  static const size_t sizes[] = {40, 100, 250, 700, 1500, SMALL_MAX_USER};
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+    unsigned char *q = (unsigned char *)fastmm_getmem(sizes[i]);
+    if (!CHECK(q != NULL))
+      continue;
+    uint32_t h = block_header(q);
+    unsigned cls = small_header_class(h);
+    uint32_t slot = small_header_slot_size(h);
+    size_t usable = small_header_usable(h);
+    unsigned char *span = span_of(q);
+    memset(q, 0xA5, usable);
+    for (size_t d = 16; d + 16 <= usable; d += d < 128 ? 16 : 112) {
+      char what[128];
+      unsigned char *p = q + d;
+      block_set_header(p, small_header_make(cls, slot, (unsigned)(p - span)));
+      snprintf(what, sizeof what, "+%zu in a live %zu-byte block under a header naming its span", d,
+               sizes[i]);
+      refused(p, q, usable, what);
+    }
+    CHECK_EQ(block_header(q), h);
+    CHECK_EQ(fastmm_usable_size(q), usable);
+    CHECK_EQ(fastmm_freemem(q), FASTMM_OK);
+  }
+}
+
+/* The span's slots past its carved end hold whatever the memory held before (a stale header of
+ * an earlier span of the same class there, say): a perfect header in the last slot of a span
+ * fresh enough that its tail is not carved yet. */
+static void uncarved_tail(void) {
+  static const size_t sizes[] = {2000, 1000, 200};
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+    enum { N = 512 };
+    void *held[N];
+    size_t n = 0;
+    unsigned char *first = NULL;
+    /* The first block of a new span: its span offset is the span header's size. */
+    while (n < N) {
+      held[n] = fastmm_getmem(sizes[i]);
+      if (!held[n])
+        break;
+      if (small_header_span_offset(block_header(held[n])) == SMALL_SPAN_HEADER_SIZE) {
+        first = (unsigned char *)held[n++];
+        break;
+      }
+      n++;
+    }
+    if (CHECK_MSG(first != NULL, "no new span for %zu-byte blocks", sizes[i])) {
+      uint32_t h = block_header(first);
+      uint32_t slot = small_header_slot_size(h);
+      unsigned char *span = span_of(first);
+      /* The span is a medium block: its size field gives the slots it holds. */
+      size_t slots =
+          (tb_medium_size(span) - MEDIUM_HEADER_SIZE - SMALL_SPAN_HEADER_SIZE + BLOCK_HEADER_SIZE) /
+          slot;
+      unsigned char *last = span + SMALL_SPAN_HEADER_SIZE + (slots - 1) * slot;
+      uint32_t saved = block_header(last);
+      block_set_header(last,
+                       small_header_make(small_header_class(h), slot, (unsigned)(last - span)));
+      refused(last, last - BLOCK_HEADER_SIZE, slot, "the last slot of a new span (uncarved)");
+      block_set_header(last, saved);
+    }
+    while (n > 0)
+      CHECK_EQ(fastmm_freemem(held[--n]), FASTMM_OK);
+  }
+}
+
+/* A header at a slot boundary past a span's last slot, in a medium block after the span: the
+ * span, class, slot and boundary all match; the block count does not. */
+static void past_the_span(void) {
+  enum { N = 64 };
+  unsigned char *small = (unsigned char *)fastmm_getmem(48);
+  unsigned char *medium[N];
+  size_t n = 0, found = 0;
+  if (!CHECK(small != NULL))
+    return;
+  uint32_t h = block_header(small);
+  uint32_t slot = small_header_slot_size(h);
+  unsigned char *span = span_of(small);
+  size_t span_end = (size_t)tb_medium_size(span) - MEDIUM_HEADER_SIZE; /* bytes of the span */
+  for (n = 0; n < N; n++) {
+    medium[n] = (unsigned char *)fastmm_getmem(5000);
+    if (!medium[n])
+      break;
+    unsigned char *m = medium[n];
+    if (m < span + span_end || (size_t)(m - span) + 5000 > 8191u * 16u)
+      continue;
+    /* The first slot boundary (counted from the span's first block) 16 bytes or more into m. */
+    size_t first = SMALL_SPAN_HEADER_SIZE +
+                   ((size_t)(m + 16 - span) - SMALL_SPAN_HEADER_SIZE + slot - 1) / slot * slot;
+    for (size_t at = first; span + at + 16 <= m + 5000; at += slot) {
+      char what[96];
+      unsigned char *p = span + at;
+      memset(m, 0x3C, 5000);
+      block_set_header(p, small_header_make(small_header_class(h), slot, (unsigned)at));
+      snprintf(what, sizeof what, "a slot boundary %zu bytes past the span, in a medium block",
+               at - span_end);
+      refused(p, m, 5000, what);
+      found++;
+    }
+  }
+  CHECK_MSG(found > 0, "no medium block within reach after the small span");
+  while (n > 0)
+    fastmm_freemem(medium[--n]);
+  CHECK_EQ(fastmm_freemem(small), FASTMM_OK);
+}
+
+/* Inside a free block: the data left in it hold a header naming the block's span (as a copy of
+ * a real header would), in the thread cache and after it went back to the span. */
+static void inside_free_blocks(void) {
+  void *block = NULL, *mate = tb_span_mate(&block, 700);
+  if (!CHECK(block != NULL && mate != NULL))
+    return;
+  unsigned char *q = (unsigned char *)block;
+  uint32_t h = block_header(q);
+  unsigned char *span = span_of(q);
+  size_t usable = small_header_usable(h);
+  CHECK_EQ(fastmm_freemem(q), FASTMM_OK);
+  for (int flushed = 0; flushed < 2; flushed++) {
+    if (flushed)
+      fastmm_flush_thread_cache();
+    for (size_t d = 64; d + 16 <= usable; d += 160) {
+      char what[96];
+      block_set_header(q + d, small_header_make(small_header_class(h), small_header_slot_size(h),
+                                                (unsigned)(q + d - span)));
+      snprintf(what, sizeof what, "+%zu in a free block (%s)", d,
+               flushed ? "back in its span" : "in the thread cache");
+      refused(q + d, q + d - BLOCK_HEADER_SIZE, BLOCK_HEADER_SIZE, what);
+    }
+  }
+  CHECK_EQ(fastmm_freemem(mate), FASTMM_OK);
+}
+
+/* A span header forged in the program's own block, laid out as the manager's was before the
+ * validation contract (magic "SPAN", class, slot and carved end: what used to pass) and as it
+ * is now with the key a program can read in the source (the one before small_init), and a
+ * block header naming it. */
+static void forged_span(void) {
+  unsigned char *m = (unsigned char *)fastmm_getmem(20000);
+  if (!CHECK(m != NULL))
+    return;
+  for (int layout = 0; layout < 2; layout++)
+    for (unsigned cls = 0; cls < SMALL_CLASS_COUNT; cls += 5) {
+      uint32_t slot = (uint32_t)fastmm_small_class_slot_size(cls);
+      uint32_t tag = small_header_make(cls, slot, SMALL_SPAN_HEADER_SIZE);
+      uint32_t magic = 0x5350414Eu, key = 0xD350414Eu, big = 0xFFFFFFF0u;
+      uint16_t cls16 = (uint16_t)cls;
+      unsigned char *fake = m + 256, *p = fake + SMALL_SPAN_HEADER_SIZE + slot;
+      char what[96];
+      memset(m, 0, 20000);
+      if (layout == 0) {
+        memcpy(fake, &magic, 4);
+        memcpy(fake + 4, &cls16, 2);
+        memcpy(fake + 48, &slot, 4);
+        memcpy(fake + 52, &big, 4);
+      } else {
+        memcpy(fake, &tag, 4);
+        memcpy(fake + 4, &key, 4);
+        memset(fake + 8, 0xFF, 8); /* a divisor every offset passes */
+        memcpy(fake + 16, &big, 4);
+      }
+      block_set_header(p, small_header_make(cls, slot, SMALL_SPAN_HEADER_SIZE + slot));
+      snprintf(what, sizeof what, "a block of a span forged in a medium block (%s, class %u)",
+               layout == 0 ? "old layout" : "new layout, default key", cls);
+      refused(p, m, 20000, what);
+    }
+  CHECK_EQ(fastmm_freemem(m), FASTMM_OK);
+}
+
+static const struct {
+  const char *name;
+  void (*run)(void);
+} sections[] = {
+    {"issue", issue_cases},
+    {"filled", filled_blocks},
+    {"own-span", interior_naming_own_span},
+    {"uncarved", uncarved_tail},
+    {"past-span", past_the_span},
+    {"free-block", inside_free_blocks},
+    {"forged-span", forged_span},
+};
+
+/* With an argument, only the section of that name runs (to see one case fail by itself). */
+int main(int argc, char **argv) {
+  fastmm_get_memory_manager(&delphi);
+  printf("test_forged_headers (%s, %u-bit, ReallocMem entries:", tu_build_name(),
+         (unsigned)(sizeof(void *) * 8));
+  for (size_t e = 0; e < sizeof reallocs / sizeof reallocs[0]; e++)
+    printf(" %s", reallocs[e].name);
+  printf(")\n");
+  for (size_t i = 0; i < sizeof sections / sizeof sections[0]; i++)
+    if (argc < 2 || strcmp(argv[1], sections[i].name) == 0)
+      sections[i].run();
+  fastmm_state st;
+  tb_state(&st);
+  CHECK_EQ(tb_blocks_in_use(&st), 0);
+  CHECK_EQ(fastmm_check_heap(), 0);
+  return tu_finish("test_forged_headers");
+}
