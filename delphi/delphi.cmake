@@ -94,7 +94,11 @@ function(fastmmc_pascal_program target)
     COMMAND ${FASTMMC_FPC} -M${P_MODE} -O2 -vew -Sew -Fu${PROJECT_SOURCE_DIR}/delphi -Fu${src_dir}
             -Fi${src_dir} -FU${obj} -FE${FASTMMC_PASCAL_DIR} -o${file} ${defines} ${P_OPTIONS}
             ${src}
-    DEPENDS ${src} ${units} ${P_DEPENDS} ${FASTMMC_FPC} # a new toolchain builds everything again
+    # No file of the toolchain among the dependencies: on a fresh machine it does not exist until
+    # fastmmc_fpc_toolchain has run, and ninja refuses a missing input no rule makes. A new
+    # toolchain (another compiler or recipe) is another folder, so the command above changes and
+    # every program is built again anyway.
+    DEPENDS ${src} ${units} ${P_DEPENDS}
     COMMENT "Free Pascal (Win${FASTMM_BITS}): pascal/${file}"
     VERBATIM)
   add_custom_target(${target} ALL DEPENDS ${FASTMMC_PASCAL_DIR}/${file})
