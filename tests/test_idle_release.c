@@ -27,7 +27,6 @@
 #ifndef PSAPI_VERSION
 #define PSAPI_VERSION 2 /* GetProcessMemoryInfo is kernel32's K32GetProcessMemoryInfo */
 #endif
-#include <psapi.h>
 #endif
 
 #define MB TB_MB
@@ -40,30 +39,9 @@
 #endif
 #define TARGET_SLACK (2 * MB) /* issue 14: within 2 MB of where it started */
 #define MAX_BLOCKS 200000
-#define PAGE 4096u
 
 static unsigned char *blocks[MAX_BLOCKS];
 static size_t sizes[MAX_BLOCKS];
-
-/* The process's committed (private, resident) memory in bytes, or 0 when unknown. */
-static size_t committed_bytes(void) {
-#if defined(_WIN32)
-  PROCESS_MEMORY_COUNTERS_EX pmc;
-  memset(&pmc, 0, sizeof pmc);
-  if (!GetProcessMemoryInfo(GetCurrentProcess(), (PROCESS_MEMORY_COUNTERS *)&pmc, sizeof pmc))
-    return 0;
-  return pmc.PrivateUsage ? pmc.PrivateUsage : pmc.PagefileUsage;
-#else
-  return tu_proc_status_bytes("VmRSS");
-#endif
-}
-
-static void touch(unsigned char *p, size_t size, size_t i) {
-  size_t off;
-  for (off = 0; off < size; off += PAGE)
-    p[off] = (unsigned char)(i + off / PAGE);
-  p[size - 1] = (unsigned char)(i * 3);
-}
 
 static double mb(size_t n) {
   return (double)n / (double)MB;
@@ -80,13 +58,13 @@ static void program_life(void) {
   fastmm_flush_thread_cache();
   fastmm_release_free_memory();
   fastmm_get_state(&s0);
-  c0 = committed_bytes();
+  c0 = tu_committed_bytes();
   CHECK_MSG(c0 > 0, "the process's committed memory cannot be read");
 
   rng_seed(&rng, 1414);
-  n = tb_fill_mixed(&rng, TOTAL, 4 * MB, blocks, sizes, MAX_BLOCKS, touch, have);
+  n = tb_fill_mixed(&rng, TOTAL, 4 * MB, blocks, sizes, MAX_BLOCKS, tu_touch_pages, have);
   fastmm_get_state(&s1);
-  c1 = committed_bytes();
+  c1 = tu_committed_bytes();
   CHECK_MSG(c1 >= c0 + TOTAL / 10 * 9, "committed memory grew by %.1f MB for %.1f MB: not measured",
             mb(c1 - c0), mb(TOTAL));
   tb_shuffle(&rng, blocks, sizes, n);
@@ -98,7 +76,7 @@ static void program_life(void) {
    * what the manager keeps for reuse (the large cache, a spare span), not spans that cached
    * small blocks pin. */
   fastmm_get_state(&s2);
-  c2 = committed_bytes();
+  c2 = tu_committed_bytes();
   printf("  %zu blocks, %.0f MB; OS bytes %.1f MB at the start, %.1f MB with everything "
          "allocated, %.1f MB after the last free (%zu blocks left in the thread cache); "
          "committed %.1f, %.1f, %.1f MB\n",
@@ -116,7 +94,7 @@ static void program_life(void) {
   fastmm_release_idle_memory();
   fastmm_release_idle_memory();
   fastmm_get_state(&s3);
-  c3 = committed_bytes();
+  c3 = tu_committed_bytes();
   printf("  after two idle periods: OS bytes %.1f MB (start %+.2f MB); committed %.1f MB, "
          "%.1f MB at the start (%+.2f MB)\n",
          mb(s3.os_bytes_reserved), mb(s3.os_bytes_reserved) - mb(s0.os_bytes_reserved), mb(c3),

@@ -19,7 +19,6 @@
 #ifndef PSAPI_VERSION
 #define PSAPI_VERSION 2 /* GetProcessMemoryInfo is kernel32's K32GetProcessMemoryInfo */
 #endif
-#include <psapi.h>
 #endif
 
 #define MB TB_MB
@@ -33,39 +32,9 @@
 #define OS_SLACK (4 * MB)
 #define COMMIT_SLACK (8 * MB)
 #define MAX_BLOCKS 400000
-#define PAGE 4096u
 
 static unsigned char *blocks[MAX_BLOCKS];
 static size_t sizes[MAX_BLOCKS];
-
-/* The process's committed (private, resident) memory in bytes, or 0 when unknown. */
-static size_t committed_bytes(void) {
-#if defined(_WIN32)
-  PROCESS_MEMORY_COUNTERS_EX pmc;
-  memset(&pmc, 0, sizeof pmc);
-  if (!GetProcessMemoryInfo(GetCurrentProcess(), (PROCESS_MEMORY_COUNTERS *)&pmc, sizeof pmc))
-    return 0;
-  return pmc.PrivateUsage ? pmc.PrivateUsage : pmc.PagefileUsage;
-#else
-  return tu_proc_status_bytes("VmRSS");
-#endif
-}
-
-static const char *committed_name(void) {
-#if defined(_WIN32)
-  return "PrivateUsage";
-#else
-  return "VmRSS";
-#endif
-}
-
-/* Writes every page of the block (so it is committed and resident), and marks both ends. */
-static void touch(unsigned char *p, size_t size, size_t i) {
-  size_t off;
-  for (off = 0; off < size; off += PAGE)
-    p[off] = (unsigned char)(i + off / PAGE);
-  p[size - 1] = (unsigned char)(i * 3);
-}
 
 static int untouched_marks(const unsigned char *p, size_t size, size_t i) {
   return (size == 1 || p[0] == (unsigned char)i) && p[size - 1] == (unsigned char)(i * 3);
@@ -86,24 +55,24 @@ int main(void) {
   fastmm_flush_thread_cache();
   fastmm_release_free_memory();
   tb_state(&s0);
-  c0 = committed_bytes();
+  c0 = tu_committed_bytes();
   CHECK_MSG(c0 > 0, "the process's committed memory cannot be read");
 
   rng_seed(&rng, 1024);
-  n = tb_fill_mixed(&rng, TOTAL, 4 * MB, blocks, sizes, MAX_BLOCKS, touch, have);
+  n = tb_fill_mixed(&rng, TOTAL, 4 * MB, blocks, sizes, MAX_BLOCKS, tu_touch_pages, have);
   total = have[TB_SMALL] + have[TB_MEDIUM] + have[TB_LARGE];
   tb_state(&s1);
-  c1 = committed_bytes();
+  c1 = tu_committed_bytes();
   printf("  %zu blocks, %zu MB (%zu MB small, %zu MB medium, %zu MB large)\n", n, total / MB,
          have[0] / MB, have[1] / MB, have[2] / MB);
   printf("  OS bytes reserved: %.1f MB at the start, %.1f MB with everything allocated\n",
          (double)s0.os_bytes_reserved / (double)MB, (double)s1.os_bytes_reserved / (double)MB);
-  printf("  %s: %.1f MB at the start, %.1f MB with everything allocated\n", committed_name(),
+  printf("  %s: %.1f MB at the start, %.1f MB with everything allocated\n", tu_committed_name(),
          (double)c0 / (double)MB, (double)c1 / (double)MB);
   CHECK_EQ(tb_blocks_in_use(&s1), n);
   CHECK(s1.os_bytes_reserved >= total);
   CHECK_MSG(c1 >= c0 + total / 10 * 9, "%s grew by %zu MB for %zu MB allocated: not measured",
-            committed_name(), (c1 - c0) / MB, total / MB);
+            tu_committed_name(), (c1 - c0) / MB, total / MB);
   CHECK_EQ(fastmm_check_heap(), 0);
 
   for (i = 0; i < n; i++)
@@ -118,17 +87,17 @@ int main(void) {
   CHECK_MSG(bad == 0, "%zu blocks were wrong or refused when freed", bad);
   fastmm_flush_thread_cache();
   tb_state(&s2);
-  c2 = committed_bytes();
+  c2 = tu_committed_bytes();
   fastmm_release_free_memory();
   tb_state(&s3);
-  c3 = committed_bytes();
+  c3 = tu_committed_bytes();
   printf("  OS bytes reserved: %.1f MB after freeing, %.1f MB after fastmm_release_free_memory "
          "(start %+.1f MB); peak %.1f MB\n",
          (double)s2.os_bytes_reserved / (double)MB, (double)s3.os_bytes_reserved / (double)MB,
          ((double)s3.os_bytes_reserved - (double)s0.os_bytes_reserved) / (double)MB,
          (double)s3.os_bytes_peak / (double)MB);
   printf("  %s: %.1f MB after freeing, %.1f MB after the release (start %+.1f MB)\n",
-         committed_name(), (double)c2 / (double)MB, (double)c3 / (double)MB,
+         tu_committed_name(), (double)c2 / (double)MB, (double)c3 / (double)MB,
          ((double)c3 - (double)c0) / (double)MB);
   CHECK_EQ(tb_blocks_in_use(&s3), 0);
   CHECK_EQ(s3.small.bytes_reserved, 0);
@@ -140,7 +109,7 @@ int main(void) {
   CHECK_MSG(c3 <= c0 + COMMIT_SLACK,
             "%s is %.1f MB after everything was freed, %.1f MB at the "
             "start",
-            committed_name(), (double)c3 / (double)MB, (double)c0 / (double)MB);
+            tu_committed_name(), (double)c3 / (double)MB, (double)c0 / (double)MB);
   CHECK_EQ(fastmm_check_heap(), 0);
   return tu_finish("test_memory_return");
 }

@@ -33,6 +33,8 @@
 #define NOMINMAX
 #endif
 #include <windows.h>
+/* after windows.h, which it needs */
+#include <psapi.h>
 #else
 #include <pthread.h>
 #include <sched.h>
@@ -255,6 +257,39 @@ static inline size_t tu_proc_status_bytes(const char *field) {
   return kb * 1024u;
 }
 #endif
+
+#if defined(_WIN32) || defined(__linux__)
+/* The process's committed memory in bytes, 0 when unknown: Windows' PrivateUsage (Wine 8 may
+ * leave it 0: then PagefileUsage), Linux's VmRSS. tu_committed_name says which. */
+static inline size_t tu_committed_bytes(void) {
+#if defined(_WIN32)
+  PROCESS_MEMORY_COUNTERS_EX pmc;
+  memset(&pmc, 0, sizeof pmc);
+  if (!GetProcessMemoryInfo(GetCurrentProcess(), (PROCESS_MEMORY_COUNTERS *)&pmc, sizeof pmc))
+    return 0;
+  return pmc.PrivateUsage ? pmc.PrivateUsage : pmc.PagefileUsage;
+#else
+  return tu_proc_status_bytes("VmRSS");
+#endif
+}
+
+static inline const char *tu_committed_name(void) {
+#if defined(_WIN32)
+  return "PrivateUsage";
+#else
+  return "VmRSS";
+#endif
+}
+#endif
+
+/* Writes every 4 KB page of a block (so it is committed and resident) and marks both ends with
+ * bytes derived from i. */
+static inline void tu_touch_pages(unsigned char *p, size_t size, size_t i) {
+  size_t off;
+  for (off = 0; off < size; off += 4096u)
+    p[off] = (unsigned char)(i + off / 4096u);
+  p[size - 1] = (unsigned char)(i * 3);
+}
 
 /* A flag one thread raises and others poll (an atomic int where the compiler has them, so
  * ThreadSanitizer sees no race in the test itself). */

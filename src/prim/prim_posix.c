@@ -34,14 +34,14 @@ static prim_thread_exit_fn thread_exit_fn;
  * map 64 KB more than asked and trim both ends. */
 #define MAP_ALIGNMENT ((size_t)64 * 1024)
 
-void *prim_map(size_t size, int top_down) {
-  (void)top_down; /* Linux's default layout maps from the top of the address space down */
+/* `size` bytes at a multiple of MAP_ALIGNMENT with protection `prot`, or NULL. */
+static void *map_aligned(size_t size, int prot) {
   if (prim_fail_maps)
     return NULL;
   size_t padded = size + MAP_ALIGNMENT;
   if (padded < size)
     return NULL;
-  char *p = (char *)mmap(NULL, padded, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  char *p = (char *)mmap(NULL, padded, prot, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == (char *)MAP_FAILED)
     return NULL;
   char *aligned = (char *)(((uintptr_t)p + MAP_ALIGNMENT - 1) & ~(uintptr_t)(MAP_ALIGNMENT - 1));
@@ -51,6 +51,11 @@ void *prim_map(size_t size, int top_down) {
   if (tail > 0)
     munmap(aligned + size, tail);
   return aligned;
+}
+
+void *prim_map(size_t size, int top_down) {
+  (void)top_down; /* Linux's default layout maps from the top of the address space down */
+  return map_aligned(size, PROT_READ | PROT_WRITE);
 }
 
 int prim_extend(void *at, size_t size) {
@@ -75,23 +80,9 @@ void prim_unmap(void *p, size_t size) {
 
 void *prim_reserve(size_t size, int top_down) {
   (void)top_down; /* as prim_map */
-  if (prim_fail_maps)
-    return NULL;
-  size_t padded = size + MAP_ALIGNMENT;
-  if (padded < size)
-    return NULL;
   /* Not MAP_NORESERVE: the kernel then charges (and may refuse) what prim_commit makes
    * writable, as it would a read/write mapping; an inaccessible one costs no charge. */
-  char *p = (char *)mmap(NULL, padded, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (p == (char *)MAP_FAILED)
-    return NULL;
-  char *aligned = (char *)(((uintptr_t)p + MAP_ALIGNMENT - 1) & ~(uintptr_t)(MAP_ALIGNMENT - 1));
-  if (aligned > p)
-    munmap(p, (size_t)(aligned - p));
-  size_t tail = (size_t)((p + padded) - (aligned + size));
-  if (tail > 0)
-    munmap(aligned + size, tail);
-  return aligned;
+  return map_aligned(size, PROT_NONE);
 }
 
 int prim_commit(void *at, size_t size) {
