@@ -126,22 +126,31 @@ FMM_NOINLINE int heap_free_block(void *p, uint32_t h) {
   }
 }
 
-size_t heap_usable_size(const void *p) {
-  if (!heap_header_readable(p))
-    return 0;
-  uint32_t h = block_header(p);
-  if (!heap_kind_fits_region(h, p))
-    return 0;
+/* The usable size of p, whose header word h passed heap_kind_fits_region, if p is a live block
+ * of the kind h names; else 0. `outer`: p holds a debug block (h read without DEBUG_OUTER; the
+ * large list keeps that state apart). */
+static size_t live_usable(const void *p, uint32_t h, int outer) {
   switch (h & BLOCK_KIND_MASK) {
   case BLOCK_FLAG_SMALL:
     return small_block_span(p, h) != NULL ? small_header_usable(h) : 0;
   case BLOCK_FLAG_MEDIUM:
     return medium_block_plausible(p, h) ? medium_usable(p) : 0;
   case BLOCK_FLAG_LARGE:
-    return large_is_live(p) ? large_usable(p) : 0;
+    return (outer ? large_is_live_outer(p) : large_is_live(p)) ? large_usable(p) : 0;
   default:
-    return block_header_is_debug(h) ? debug_usable(p) : 0;
+    return 0;
   }
+}
+
+size_t heap_usable_size(const void *p) {
+  if (!heap_header_readable(p))
+    return 0;
+  uint32_t h = block_header(p);
+  if (!heap_kind_fits_region(h, p))
+    return 0;
+  if (block_header_is_debug(h))
+    return debug_usable(p);
+  return live_usable(p, h, 0);
 }
 
 void heap_set_debug_outer(void *p, int on) {
@@ -167,14 +176,5 @@ size_t heap_outer_usable(const void *p) {
   h &= ~BLOCK_FLAG_DEBUG_OUTER;
   if (!heap_kind_fits_region(h, p))
     return 0;
-  switch (h & BLOCK_KIND_MASK) {
-  case BLOCK_FLAG_SMALL:
-    return small_block_span(p, h) != NULL ? small_header_usable(h) : 0;
-  case BLOCK_FLAG_MEDIUM:
-    return medium_block_plausible(p, h) ? medium_usable(p) : 0;
-  case BLOCK_FLAG_LARGE:
-    return large_is_live_outer(p) ? large_usable(p) : 0;
-  default:
-    return 0;
-  }
+  return live_usable(p, h, 1);
 }

@@ -308,19 +308,23 @@ static void *alloc_locked_aligned(medium_arena *a, size_t user_size, size_t alig
   return take_block(a, p, extra_flags, keep);
 }
 
-void *medium_alloc(size_t user_size, unsigned first_arena) {
-  heap_ensure_initialized();
-  medium_arena *a = NULL;
-  for (unsigned i = 0; i < ARENA_COUNT && a == NULL; i++) {
+/* The first arena whose lock is free, from `first_arena` on, locked; when every one is taken,
+ * `first_arena`'s, waited for (and counted: FastMM5's contention counter). */
+static medium_arena *lock_an_arena(unsigned first_arena) {
+  for (unsigned i = 0; i < ARENA_COUNT; i++) {
     medium_arena *c = &medium_arenas[(first_arena + i) % ARENA_COUNT];
     if (lock_try(&c->lock))
-      a = c;
+      return c;
   }
-  if (a == NULL) {
-    a = &medium_arenas[first_arena];
-    contention_count(CONTENTION_MEDIUM); /* every arena is locked */
-    lock_acquire(&a->lock);
-  }
+  medium_arena *a = &medium_arenas[first_arena];
+  contention_count(CONTENTION_MEDIUM);
+  lock_acquire(&a->lock);
+  return a;
+}
+
+void *medium_alloc(size_t user_size, unsigned first_arena) {
+  heap_ensure_initialized();
+  medium_arena *a = lock_an_arena(first_arena);
   void *p = alloc_locked(a, user_size, 0);
   lock_release(&a->lock);
   return p;
@@ -329,16 +333,7 @@ void *medium_alloc(size_t user_size, unsigned first_arena) {
 void *medium_alloc_aligned(size_t user_size, size_t alignment, unsigned first_arena,
                            uint32_t keep) {
   heap_ensure_initialized();
-  medium_arena *a = NULL;
-  for (unsigned i = 0; i < ARENA_COUNT && a == NULL; i++) {
-    medium_arena *c = &medium_arenas[(first_arena + i) % ARENA_COUNT];
-    if (lock_try(&c->lock))
-      a = c;
-  }
-  if (a == NULL) {
-    a = &medium_arenas[first_arena];
-    lock_acquire(&a->lock);
-  }
+  medium_arena *a = lock_an_arena(first_arena);
   void *p = alloc_locked_aligned(a, user_size, alignment, 0, keep);
   lock_release(&a->lock);
   return p;

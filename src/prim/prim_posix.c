@@ -367,8 +367,9 @@ size_t prim_getenv(const char *name, char *buf, size_t size) {
   return n;
 }
 
-int prim_append_file(const char *path, const char *text, size_t length) {
-  int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+/* Opens `path` with `mode_flags` (O_APPEND or O_TRUNC) and writes all of `text`. */
+static int write_all(const char *path, int mode_flags, const char *text, size_t length) {
+  int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | mode_flags, 0644);
   if (fd < 0)
     return 0;
   size_t done = 0;
@@ -383,20 +384,12 @@ int prim_append_file(const char *path, const char *text, size_t length) {
   return done == length;
 }
 
+int prim_append_file(const char *path, const char *text, size_t length) {
+  return write_all(path, O_APPEND, text, length);
+}
+
 int prim_write_file(const char *path, const char *text, size_t length) {
-  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0)
-    return 0;
-  size_t done = 0;
-  while (done < length) {
-    ssize_t w = write(fd, text + done, length - done);
-    if (w <= 0 && errno != EINTR)
-      break;
-    if (w > 0)
-      done += (size_t)w;
-  }
-  close(fd);
-  return done == length;
+  return write_all(path, O_TRUNC, text, length);
 }
 
 void prim_debug_output(const char *text) {
