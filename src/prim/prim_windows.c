@@ -140,9 +140,13 @@ typedef union thread_fn {
 
 /* The manager's own thread holds a reference to this DLL, so a FreeLibrary cannot unload the
  * code it runs; it drops the reference as it ends (FreeLibraryAndExitThread). */
+/* Set by a new thread of the manager's once it runs (see prim_start_thread). */
+static HANDLE thread_started;
+
 static DWORD WINAPI thread_main(LPVOID arg) {
   thread_fn f;
   f.arg = arg;
+  SetEvent(thread_started);
   f.fn();
   HMODULE self = NULL;
   if (GetModuleHandleExA(GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS |
@@ -165,6 +169,10 @@ static DWORD WINAPI thread_main(LPVOID arg) {
 #define RESTORE_XMM4_XMM5(area) ((void)(area))
 #endif
 
+/* prim_start_thread has one caller at a time (release.c starts a thread only while none runs),
+ * so one event serves every start. */
+#define THREAD_START_WAIT_MS 100u
+
 int prim_start_thread(void (*fn)(void)) {
   HMODULE self = NULL;
   thread_fn f;
@@ -175,11 +183,24 @@ int prim_start_thread(void (*fn)(void)) {
   DWORD saved = GetLastError();
   if (GetModuleHandleExA(GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS, (LPCSTR)(void *)thread_main,
                          &self)) {
-    t = CreateThread(NULL, 64 * 1024, thread_main, f.arg, STACK_SIZE_PARAM_IS_A_RESERVATION, NULL);
-    if (t == NULL)
+    if (thread_started == NULL)
+      thread_started = CreateEventA(NULL, TRUE, FALSE, NULL);
+    if (thread_started != NULL) {
+      ResetEvent(thread_started);
+      t = CreateThread(NULL, 64 * 1024, thread_main, f.arg, STACK_SIZE_PARAM_IS_A_RESERVATION,
+                       NULL);
+    }
+    if (t == NULL) {
       FreeLibrary(self);
-    else
+    } else {
+      /* Returns once the thread runs: a program that exits right after the call that started it
+       * (a large block freed just before the end) then exits with a thread asleep, not one still
+       * being set up, which crashed Wine's 32-bit loader at exit (about 1 exit in 120). Bounded,
+       * because a caller holding the loader lock (a FreeMem in a DllMain) keeps the thread from
+       * starting until it returns. */
+      WaitForSingleObject(thread_started, THREAD_START_WAIT_MS);
       CloseHandle(t);
+    }
   }
   SetLastError(saved);
   RESTORE_XMM4_XMM5(xmm);
