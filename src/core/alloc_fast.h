@@ -27,24 +27,22 @@
 #include "thread_cache.h"
 
 /* FASTMM_NO_MODES builds a DLL whose fast paths read the real tables (modes then do not reach
- * them): only for the benchmark that measures what the fast copies cost the normal paths. */
+ * them): only for the benchmark that measures what the fast copies cost the normal paths. On
+ * 64-bit builds its page map lookup is the fast copy's too (mode_hooks.h: the real first level
+ * has no such form), so there the two builds differ only in GetMem's table. */
 #if defined(FASTMM_NO_MODES)
 #define FMM_FAST_CLASS_LOOKUP size_class_lookup
-#define FMM_FAST_L1 page_map_l1
 #define FMM_FAST_L2 page_map_l2_static
 #else
 #define FMM_FAST_CLASS_LOOKUP size_class_fast_lookup
-#define FMM_FAST_L1 page_map_fast_l1
 #define FMM_FAST_L2 page_map_fast_l2
 #endif
 
-/* The bin of a small block's class, straight from its header word: where bins are 16 bytes (64-bit
- * builds), the class field shifted down to bit 4 is the bin's offset. */
+/* The bin of a small block's class, straight from its header word: bins are 32 bytes and the
+ * class field starts at bit 5, so the field in place is the bin's offset. */
+FMM_STATIC_ASSERT(SMALL_CLASS_SHIFT == 5, "the class field in place is the bin's offset");
 FMM_INLINE cache_bin *thread_cache_bin_of(thread_cache *tc, uint32_t h) {
-  if (sizeof(cache_bin) == 16 && SMALL_CLASS_SHIFT >= 4)
-    return (cache_bin *)((char *)tc->bins +
-                         ((h >> (SMALL_CLASS_SHIFT - 4u)) & ((uint32_t)SMALL_CLASS_MASK << 4)));
-  return &tc->bins[small_header_class(h)];
+  return (cache_bin *)((char *)tc->bins + (h & ((uint32_t)SMALL_CLASS_MASK << SMALL_CLASS_SHIFT)));
 }
 
 /* A block from the thread's cache, or NULL: the bin `table` names for size (size <=
@@ -103,10 +101,7 @@ FMM_INLINE int fast_in_medium_span(const void *p) {
 #if PAGE_MAP_L1_BITS > 0
   if (FMM_UNLIKELY(a & (~(((uintptr_t)1 << PAGE_MAP_ADDRESS_BITS) - 1u) | (BLOCK_ALIGNMENT - 1u))))
     return 0;
-  const uint8_t *l2 = FMM_FAST_L1[a >> (PAGE_MAP_REGION_SHIFT + PAGE_MAP_L2_BITS)];
-  return l2 != NULL &&
-         l2[(a >> PAGE_MAP_REGION_SHIFT) & (((uintptr_t)1 << PAGE_MAP_L2_BITS) - 1u)] ==
-             REGION_MEDIUM_SPAN;
+  return page_map_fast_lookup(a) == REGION_MEDIUM_SPAN;
 #else
   if (FMM_UNLIKELY(a & (BLOCK_ALIGNMENT - 1u)))
     return 0;

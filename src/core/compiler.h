@@ -22,4 +22,24 @@
 
 #define FMM_STATIC_ASSERT(cond, msg) _Static_assert(cond, msg)
 
+/* FMM_ON_LOAD(fn) defines `static void fn(void)` to run when the library (or program) loads,
+ * before any of its exports can be called from outside: a constructor for GCC/Clang (ELF, and
+ * MinGW DLLs, whose start-up code runs them before DllMain), the C initializer section for MSVC.
+ * The pointer in .CRT$XCU is an object the linker must keep: /include names it. */
+#if defined(_MSC_VER) && !defined(__clang__)
+#pragma section(".CRT$XCU", read)
+#if defined(_M_IX86)
+#define FMM_ON_LOAD_INCLUDE(name) __pragma(comment(linker, "/include:_" #name))
+#else
+#define FMM_ON_LOAD_INCLUDE(name) __pragma(comment(linker, "/include:" #name))
+#endif
+#define FMM_ON_LOAD(fn)                                                                            \
+  static void fn(void);                                                                            \
+  __declspec(allocate(".CRT$XCU")) void (*const fn##_at_load)(void) = fn;                          \
+  FMM_ON_LOAD_INCLUDE(fn##_at_load)                                                                \
+  static void fn(void)
+#else
+#define FMM_ON_LOAD(fn) __attribute__((constructor)) static void fn(void)
+#endif
+
 #endif

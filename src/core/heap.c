@@ -26,6 +26,18 @@ void heap_init_slow(void) {
   lock_release(&init_lock);
 }
 
+/* The fast paths of FreeMem, ReallocMem and the usable size read the page map's fast copy, which
+ * must be filled before the first of them runs: a foreign pointer would otherwise be looked up
+ * in a table that does not exist yet (tests/test_first_call.c). The loader runs this before the
+ * start-up code of every module that imports the library (the one exception: modules that import
+ * each other in a cycle). Nothing else is started here: the manager starts itself on its first
+ * slow path (heap_init_slow). */
+FMM_ON_LOAD(heap_on_load) {
+  page_map_lock_writers();
+  mode_gate_start_page_map();
+  page_map_unlock_writers();
+}
+
 static thread_cache *current_cache(void) {
   thread_cache *tc = (thread_cache *)prim_tls_get();
   return tc != NULL ? tc : thread_cache_create();

@@ -16,8 +16,8 @@
  *                           SIZE_CLASS_GATE, a thread-cache bin that is always empty, so GetMem
  *                           finds no block and takes the slow path.
  *   page_map_fast_l1 / _l2  the page map as FreeMem and ReallocMem see it. Closed, it holds no
- *                           region (64-bit: no second-level table), so every pointer takes the
- *                           path of a foreign one: the slow path.
+ *                           region (64-bit: every first-level entry names the empty table), so
+ *                           every pointer takes the path of a foreign one: the slow path.
  *
  * The slow paths read the word (heap_mode_now). Open, the tables are copies of the real ones
  * and cost nothing over them. The gate writes the word first and then the tables, so on x86 a
@@ -50,13 +50,27 @@ static inline uint32_t heap_mode_now(void) {
 /* size_class_lookup while no mode is on; SIZE_CLASS_GATE for every size while one is. */
 extern FMM_HIDDEN uint8_t size_class_fast_lookup[SIZE_CLASS_LOOKUP_SIZE];
 /* The page map as the fast paths of FreeMem and ReallocMem see it: a copy while no mode is on,
- * empty while one is. 64-bit builds copy the first level (the second-level tables are shared);
- * 32-bit builds copy their one table. */
+ * empty while one is. 32-bit builds copy their one table. 64-bit builds copy the first level
+ * (the second-level tables are shared) in a form that costs the lookup no test and no mask:
+ * entry i is the address of its second-level table less i << PAGE_MAP_L2_BITS, so the byte of
+ * address a is at page_map_fast_l1[a >> (REGION_SHIFT + L2_BITS)] + (a >> REGION_SHIFT), and an
+ * entry with no table (or any entry while the gate is closed) names an all-zero table the same
+ * way (page_map_fast_lookup). Every entry is filled when the library loads (heap_on_load), and
+ * again by page_map_set's first call if that comes first. */
 #if PAGE_MAP_L1_BITS == 0
 extern FMM_HIDDEN uint8_t page_map_fast_l2[(size_t)1 << PAGE_MAP_L2_BITS];
 #else
-extern FMM_HIDDEN uint8_t *page_map_fast_l1[(size_t)1 << PAGE_MAP_L1_BITS];
+extern FMM_HIDDEN uintptr_t page_map_fast_l1[(size_t)1 << PAGE_MAP_L1_BITS];
+/* The region kind of address a (below 2^PAGE_MAP_ADDRESS_BITS) in the fast copy. */
+static inline unsigned page_map_fast_lookup(uintptr_t a) {
+  return *(const uint8_t *)(page_map_fast_l1[a >> (PAGE_MAP_REGION_SHIFT + PAGE_MAP_L2_BITS)] +
+                            (a >> PAGE_MAP_REGION_SHIFT));
+}
 #endif
+/* Fills the fast copy's first level (64-bit builds) before any fast path reads it: from the
+ * library's load hook (heap_on_load) and from page_map_set. Idempotent; caller single-threaded
+ * or holding the page map's lock. */
+void mode_gate_start_page_map(void);
 /* page_map_set calls this, holding the page map's lock, after it marked `count` regions from
  * `first_region` on: the gate copies them while it is open. */
 void mode_gate_page_map_changed(uintptr_t first_region, uintptr_t count);

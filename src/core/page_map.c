@@ -28,6 +28,7 @@ int page_map_set(void *base, size_t size, unsigned kind) {
   uintptr_t count = size >> PAGE_MAP_REGION_SHIFT;
   uintptr_t mask = ((uintptr_t)1 << PAGE_MAP_L2_BITS) - 1u;
   lock_acquire(&page_map_lock);
+  mode_gate_start_page_map();
   for (uintptr_t r = first; r < first + count; r++) {
     if (page_map_l1[r >> PAGE_MAP_L2_BITS] == NULL) {
       if (kind == REGION_NOT_OURS)

@@ -4,9 +4,9 @@
  * it is. A pointer is looked up before its header is trusted, so a foreign, freed or interior
  * pointer is refused without reading memory that may not be mapped.
  *
- * Two levels: the top of the address picks a second-level table of 64 K bytes (one per 4 GB),
- * made on first use and never freed. 64-bit builds cover 48 bits of address space; 32-bit
- * builds need only the one second-level table. */
+ * Two levels on 64-bit builds: the top of the address picks a second-level table of 256 K bytes
+ * (one per 16 GB), made on first use and never freed; they cover 48 bits of address space.
+ * 32-bit builds have one static table of 64 K bytes. */
 #ifndef FASTMM_PAGE_MAP_H
 #define FASTMM_PAGE_MAP_H
 
@@ -16,13 +16,16 @@
 #include "linkage.h"
 
 #define PAGE_MAP_REGION_SHIFT 16u
-#define PAGE_MAP_L2_BITS 16u
 #define PAGE_MAP_ADDRESS_BITS_64 48u /* user space of x64 Windows and Linux */
 #define PAGE_MAP_ADDRESS_BITS_32 32u
 #if UINTPTR_MAX > 0xFFFFFFFFu
 #define PAGE_MAP_ADDRESS_BITS PAGE_MAP_ADDRESS_BITS_64
+/* 2^14 first-level entries: the fast paths' copy of the first level has every entry filled
+ * (mode_hooks.h), 128 KB written at start-up, so it is kept small. */
+#define PAGE_MAP_L2_BITS 18u
 #else
 #define PAGE_MAP_ADDRESS_BITS PAGE_MAP_ADDRESS_BITS_32
+#define PAGE_MAP_L2_BITS 16u
 #endif
 #define PAGE_MAP_L1_BITS (PAGE_MAP_ADDRESS_BITS - PAGE_MAP_REGION_SHIFT - PAGE_MAP_L2_BITS)
 

@@ -56,8 +56,8 @@ thread_cache *thread_cache_create(void) {
       tc->bins[c].count = 0;
       tc->bins[c].limit = c < SMALL_CLASS_COUNT ? bin_limit(c) : 0;
       if (c < SMALL_CLASS_COUNT) {
-        tc->seen_taken[c] = 0;
-        tc->unmatched_frees[c] = 0;
+        tc->bins[c].seen_taken = 0;
+        tc->bins[c].unmatched_frees = 0;
       }
     }
     tc->arena = next_arena++ % ARENA_COUNT;
@@ -112,10 +112,10 @@ static void stop_keeping_unused(thread_cache *tc) {
   for (unsigned c = 0; c < SMALL_CLASS_COUNT; c++) {
     cache_bin *bin = &tc->bins[c];
     if (bin->head == NULL ||
-        fmm_load_u32_relaxed(&manager_of_block(bin->head)->taken) != tc->seen_taken[c])
+        fmm_load_u32_relaxed(&manager_of_block(bin->head)->taken) != bin->seen_taken)
       continue;
     bin->limit = 0;
-    tc->unmatched_frees[c] = THREAD_CACHE_SHRINK_AFTER;
+    bin->unmatched_frees = THREAD_CACHE_SHRINK_AFTER;
     thread_cache_flush_bin(tc, c, 0);
   }
 }
@@ -125,12 +125,11 @@ int thread_cache_make_room(thread_cache *tc, unsigned class_index, void *p, uint
   uint32_t taken = fmm_load_u32_relaxed(&small_span_of(p, h)->manager->taken);
   /* Blocks freed since the bin was last full: it was flushed to half its limit then. */
   uint32_t freed = bin->limit != 0 ? bin->limit - bin->limit / 2u : 1u;
-  if (taken != tc->seen_taken[class_index]) {
-    tc->seen_taken[class_index] = taken;
-    tc->unmatched_frees[class_index] = 0;
+  if (taken != bin->seen_taken) {
+    bin->seen_taken = taken;
+    bin->unmatched_frees = 0;
     bin->limit = bin_limit(class_index);
-  } else if (bin->limit != 0 &&
-             (tc->unmatched_frees[class_index] += freed) >= THREAD_CACHE_SHRINK_AFTER) {
+  } else if (bin->limit != 0 && (bin->unmatched_frees += freed) >= THREAD_CACHE_SHRINK_AFTER) {
     bin->limit = 0;
     stop_keeping_unused(tc);
   }
@@ -145,13 +144,13 @@ int thread_cache_make_room(thread_cache *tc, unsigned class_index, void *p, uint
 
 void thread_cache_on_refill(thread_cache *tc, unsigned class_index) {
   tc->bins[class_index].limit = bin_limit(class_index);
-  tc->unmatched_frees[class_index] = 0;
+  tc->bins[class_index].unmatched_frees = 0;
 }
 
 void thread_cache_after_refill(thread_cache *tc, unsigned class_index) {
   void *head = tc->bins[class_index].head;
   if (head != NULL)
-    tc->seen_taken[class_index] = fmm_load_u32_relaxed(&manager_of_block(head)->taken);
+    tc->bins[class_index].seen_taken = fmm_load_u32_relaxed(&manager_of_block(head)->taken);
 }
 
 void thread_cache_on_thread_exit(void *value) {

@@ -10,11 +10,19 @@
 #include "policy.h"
 #include "prim/prim.h"
 
+/* 32 bytes, so that FreeMem finds a block's bin from its header word with one mask: the class
+ * field sits at bit 5 (thread_cache_bin_of in alloc_fast.h). */
 typedef struct cache_bin {
   void *head;
   uint32_t count;
   uint32_t limit;
+  /* For the slow paths only: the manager's `taken` count at the last full bin, and about how
+   * many blocks this thread freed since without anyone taking one (thread_cache_make_room). */
+  uint32_t seen_taken;
+  uint32_t unmatched_frees;
+  char unused[32 - sizeof(void *) - 4 * sizeof(uint32_t)];
 } cache_bin;
+FMM_STATIC_ASSERT(sizeof(cache_bin) == 32, "a bin is 32 bytes: the class field times 32");
 
 typedef struct thread_cache {
   /* One per class, and bins[SIZE_CLASS_GATE], always empty: where GetMem looks while a mode
@@ -23,11 +31,6 @@ typedef struct thread_cache {
   uint32_t arena;
   uint32_t thread_id;
   list_node registry_link; /* on the live caches, or the spare ones */
-  /* Per class, for the slow paths only: the manager's `taken` count at the last full bin, and
-   * about how many blocks this thread freed since without anyone taking one (see
-   * thread_cache_make_room). */
-  uint32_t seen_taken[SMALL_CLASS_COUNT];
-  uint32_t unmatched_frees[SMALL_CLASS_COUNT];
 } thread_cache;
 
 #if PRIM_TLS_FAST_NEVER_NULL

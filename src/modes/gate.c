@@ -25,11 +25,30 @@ uint8_t size_class_fast_lookup[SIZE_CLASS_LOOKUP_SIZE] = SIZE_CLASS_LOOKUP_INIT;
 #if PAGE_MAP_L1_BITS == 0
 uint8_t page_map_fast_l2[(size_t)1 << PAGE_MAP_L2_BITS];
 #else
-uint8_t *page_map_fast_l1[(size_t)1 << PAGE_MAP_L1_BITS];
+uintptr_t page_map_fast_l1[(size_t)1 << PAGE_MAP_L1_BITS];
+/* What an entry with no region names: zeros, never written (in .bss, so it costs the file
+ * nothing and memory only where a foreign pointer's lookup reads it). */
+static uint8_t empty_l2[(size_t)1 << PAGE_MAP_L2_BITS];
 /* The first-level entries ever filled lie in [l1_low, l1_high): a switch walks only those. */
 static uintptr_t l1_low = (uintptr_t)1 << PAGE_MAP_L1_BITS, l1_high;
+static int fast_l1_started;
+
+/* Entry i of the fast copy naming second-level table l2 (mode_hooks.h). */
+static uintptr_t fast_entry(uintptr_t i, const uint8_t *l2) {
+  return (uintptr_t)(l2 != NULL ? l2 : empty_l2) - (i << PAGE_MAP_L2_BITS);
+}
 #endif
 static int page_map_gate_open = 1; /* written and read under the page map's lock */
+
+void mode_gate_start_page_map(void) {
+#if PAGE_MAP_L1_BITS > 0
+  if (fast_l1_started)
+    return;
+  for (uintptr_t i = 0; i < ((uintptr_t)1 << PAGE_MAP_L1_BITS); i++)
+    page_map_fast_l1[i] = fast_entry(i, NULL);
+  fast_l1_started = 1;
+#endif
+}
 
 void mode_gate_page_map_changed(uintptr_t first_region, uintptr_t count) {
   if (count == 0)
@@ -49,8 +68,9 @@ void mode_gate_page_map_changed(uintptr_t first_region, uintptr_t count) {
       l1_high = i1 + 1;
     /* Written only when it changes (a new second-level table): the fast paths read the entry
      * without a lock, and rewriting the same value would race with them for nothing. */
-    if (page_map_gate_open && page_map_fast_l1[i1] != page_map_l1[i1])
-      page_map_fast_l1[i1] = page_map_l1[i1];
+    uintptr_t entry = fast_entry(i1, page_map_l1[i1]);
+    if (page_map_gate_open && page_map_fast_l1[i1] != entry)
+      page_map_fast_l1[i1] = entry;
   }
 #endif
 }
@@ -63,7 +83,7 @@ static void page_map_set_gate(int open) {
     page_map_fast_l2[r] = open ? page_map_l2_static[r] : (uint8_t)REGION_NOT_OURS;
 #else
   for (uintptr_t i = l1_low; i < l1_high; i++)
-    page_map_fast_l1[i] = open ? page_map_l1[i] : NULL;
+    page_map_fast_l1[i] = fast_entry(i, open ? page_map_l1[i] : NULL);
 #endif
   page_map_unlock_writers();
 }

@@ -24,6 +24,9 @@
 
 %include "layout.inc"
 %include "layout_assumptions.inc"
+%if PAGE_MAP_L2_BITS != 16
+  %error "Win32's page map is one table of 64 K regions, indexed by address >> 16"
+%endif
 
 bits 32
 

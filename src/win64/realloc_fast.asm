@@ -30,16 +30,17 @@ default rel
 bits 64
 
 extern heap_realloc_slow
-%ifdef FASTMM_NO_MODES
-%define FAST_L1 page_map_l1
-%else
 %define FAST_L1 page_map_fast_l1
-%endif
 extern FAST_L1
 extern small_span_key
 global fastmm_reallocmem
 
 section .text
+
+; The fast copy's first-level entries are biased (src/core/mode_hooks.h): entry i holds its
+; second-level table's address less i << PAGE_MAP_L2_BITS, and every entry names a table (an
+; all-zero one where no region is ours, and all of them while a mode is on), so the byte of
+; address a is [entry(a >> (REGION_SHIFT + L2_BITS)) + (a >> REGION_SHIFT)]: no test, no mask.
 
 ; REGION_OR_SLOW address, scratch1, scratch2: jumps to .slow unless the page map's fast copy
 ; says the address is in a medium span. Keeps the address register; clobbers the scratches.
@@ -50,11 +51,8 @@ section .text
   jae .slow
   lea %3, [FAST_L1]
   mov %3, [%3 + %2 * 8]
-  test %3, %3
-  jz .slow
   mov %2, %1
   shr %2, PAGE_MAP_REGION_SHIFT
-  movzx %2, %2 %+ w
   cmp byte [%3 + %2], REGION_MEDIUM_SPAN
   jne .slow
 %endmacro
@@ -67,11 +65,8 @@ fastmm_reallocmem:
   cmp r8, 1 << (PAGE_MAP_ADDRESS_BITS_64 - PAGE_MAP_REGION_SHIFT - PAGE_MAP_L2_BITS)
   jae .slow                          ; beyond user space, and NULL (0 - 4 wraps)
   lea r9, [FAST_L1]
-  mov r9, [r9 + r8 * 8]
-  test r9, r9
-  jz .slow                           ; no table: not ours, or a mode is on
+  mov r9, [r9 + r8 * 8]              ; never empty: not ours, or a mode on, reads zeros
   shr rax, PAGE_MAP_REGION_SHIFT
-  movzx eax, ax
   cmp byte [r9 + rax], REGION_MEDIUM_SPAN
   jne .slow                          ; small blocks live only in medium spans
   test cl, BLOCK_ALIGNMENT - 1
