@@ -17,37 +17,7 @@
  *   - under a span header forged in the program's own block, with the span magic of old.
  * ReallocMem is asked for sizes that the forged header's own numbers would keep in place, so an
  * entry that trusts the header answers with the pointer itself. */
-#include "test_blocks.h"
-
-typedef void *(*realloc_fn)(void *p, size_t size);
-
-static fastmm_memory_manager_ex delphi;
-
-static void *via_c_export(void *p, size_t size) {
-  return fastmm_reallocmem(p, size);
-}
-
-static void *via_delphi_record(void *p, size_t size) {
-  return delphi.realloc_mem(p, (intptr_t)size);
-}
-
-#if defined(FASTMM_TEST_ELF_ASM)
-__attribute__((ms_abi)) void *elf_fastmm_reallocmem(void *p, size_t size);
-static void *via_win64_asm_as_elf(void *p, size_t size) {
-  return elf_fastmm_reallocmem(p, size);
-}
-#endif
-
-static const struct {
-  const char *name;
-  realloc_fn fn;
-} reallocs[] = {
-    {"fastmm_reallocmem", via_c_export},
-    {"TMemoryManagerEx.ReallocMem", via_delphi_record},
-#if defined(FASTMM_TEST_ELF_ASM)
-    {"src/win64/realloc_fast.asm (ELF64)", via_win64_asm_as_elf},
-#endif
-};
+#include "realloc_entries.h"
 
 static uint32_t checksum(const unsigned char *p, size_t n) {
   uint32_t x = 2166136261u;
@@ -81,11 +51,11 @@ static void refused(void *p, const void *container, size_t length, const char *w
   uint32_t before = checksum((const unsigned char *)container, length);
   uint32_t header = block_header(p);
   tb_state(&s0);
-  for (size_t e = 0; e < sizeof reallocs / sizeof reallocs[0]; e++)
+  for (size_t e = 0; e < REALLOC_ENTRY_COUNT; e++)
     for (size_t i = 0; i < n; i++) {
-      void *q = reallocs[e].fn(p, sizes[i]);
+      void *q = realloc_entries[e].fn(p, sizes[i]);
       CHECK_MSG(q == NULL, "%s: %s(%p, %zu) = %p, not NULL (header 0x%08lx)", what,
-                reallocs[e].name, p, sizes[i], q, (unsigned long)header);
+                realloc_entries[e].name, p, sizes[i], q, (unsigned long)header);
     }
   CHECK_MSG(fastmm_usable_size(p) == 0, "%s: usable_size(%p) = %zu", what, p,
             fastmm_usable_size(p));
@@ -125,11 +95,11 @@ static void issue_cases_with(unsigned char v) {
   memset(p, v, 1000);
   for (size_t i = 0; i < 100; i++)
     a[i] = v;
-  for (size_t e = 0; e < sizeof reallocs / sizeof reallocs[0]; e++) {
-    CHECK_MSG(reallocs[e].fn(p + 16, 300) == NULL, "%s(p + 16, 300) on bytes %u", reallocs[e].name,
-              v);
-    CHECK_MSG(reallocs[e].fn(&a[4], (size_t)1 << 30) == NULL, "%s(&a[4], 1 << 30) on ints %u",
-              reallocs[e].name, v);
+  for (size_t e = 0; e < REALLOC_ENTRY_COUNT; e++) {
+    CHECK_MSG(realloc_entries[e].fn(p + 16, 300) == NULL, "%s(p + 16, 300) on bytes %u",
+              realloc_entries[e].name, v);
+    CHECK_MSG(realloc_entries[e].fn(&a[4], (size_t)1 << 30) == NULL,
+              "%s(&a[4], 1 << 30) on ints %u", realloc_entries[e].name, v);
   }
   snprintf(what_p, sizeof what_p, "p + 16 of a 1000-byte block of bytes %u", v);
   snprintf(what_a, sizeof what_a, "&a[4] of a 400-byte block of ints %u", v);
@@ -375,8 +345,8 @@ int main(int argc, char **argv) {
   fastmm_get_memory_manager(&delphi);
   printf("test_forged_headers (%s, %u-bit, ReallocMem entries:", tu_build_name(),
          (unsigned)(sizeof(void *) * 8));
-  for (size_t e = 0; e < sizeof reallocs / sizeof reallocs[0]; e++)
-    printf(" %s", reallocs[e].name);
+  for (size_t e = 0; e < REALLOC_ENTRY_COUNT; e++)
+    printf(" %s", realloc_entries[e].name);
   printf(")\n");
   for (size_t i = 0; i < sizeof sections / sizeof sections[0]; i++)
     if (argc < 2 || strcmp(argv[1], sections[i].name) == 0)

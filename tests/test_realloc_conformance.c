@@ -4,31 +4,9 @@
  * each: pointer identity where FastMM's policy keeps a block in place, the class a required
  * move lands in, data preserved byte for byte, dispatch of medium, large and debug-flagged
  * blocks, the documented results for bad pointers and sizes, and a consistent heap after. */
-#include "test_blocks.h"
+#include "realloc_entries.h"
 
 #define INTACT ((size_t)-1) /* tu_check_pattern: no wrong byte */
-
-typedef void *(*realloc_fn)(void *p, size_t size);
-
-static fastmm_memory_manager_ex delphi;
-
-static void *via_c_export(void *p, size_t size) {
-  return fastmm_reallocmem(p, size);
-}
-
-/* The record's entry takes a NativeInt; calling it through its declared type uses Delphi's
- * register convention on Win32. */
-static void *via_delphi_record(void *p, size_t size) {
-  return delphi.realloc_mem(p, (intptr_t)size);
-}
-
-#if defined(FASTMM_TEST_ELF_ASM)
-/* Native build: the Win64 NASM entry assembled as ELF64 (tests/asm_elf_shim.c). */
-__attribute__((ms_abi)) void *elf_fastmm_reallocmem(void *p, size_t size);
-static void *via_win64_asm_as_elf(void *p, size_t size) {
-  return elf_fastmm_reallocmem(p, size);
-}
-#endif
 
 static const char *entry_name;
 
@@ -267,16 +245,6 @@ static void negative_sizes(void) {
 
 int main(void) {
   fastmm_get_memory_manager(&delphi);
-  struct {
-    const char *name;
-    realloc_fn fn;
-  } entries[] = {
-    {"fastmm_reallocmem", via_c_export},
-    {"TMemoryManagerEx.ReallocMem", via_delphi_record},
-#if defined(FASTMM_TEST_ELF_ASM)
-    {"src/win64/realloc_fast.asm (ELF64, ms_abi)", via_win64_asm_as_elf},
-#endif
-  };
   printf("test_realloc_conformance (%s, %d-bit, %s ReallocMem)\n",
 #if defined(_WIN32)
          "Windows",
@@ -290,14 +258,14 @@ int main(void) {
          "C"
 #endif
   );
-  for (size_t e = 0; e < sizeof entries / sizeof entries[0]; e++) {
-    entry_name = entries[e].name;
-    small_sizes(entries[e].fn);
-    thresholds(entries[e].fn);
-    debug_flag_dispatch(entries[e].fn);
-    span_in_previous_region(entries[e].fn);
-    bad_input(entries[e].fn);
-    delphi_meanings(entries[e].fn);
+  for (size_t e = 0; e < REALLOC_ENTRY_COUNT; e++) {
+    entry_name = realloc_entries[e].name;
+    small_sizes(realloc_entries[e].fn);
+    thresholds(realloc_entries[e].fn);
+    debug_flag_dispatch(realloc_entries[e].fn);
+    span_in_previous_region(realloc_entries[e].fn);
+    bad_input(realloc_entries[e].fn);
+    delphi_meanings(realloc_entries[e].fn);
     CHECK_EQ(fastmm_check_heap(), 0);
   }
   negative_sizes();
