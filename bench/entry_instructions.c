@@ -10,7 +10,9 @@
  * prints the table. The entry points are the ones a program reaches: the C exports, and the
  * Free Pascal record's (fastmm_get_fpc_memory_manager, bound to a stand-in previous manager
  * that is never called), which natively are plain C functions with the same code as the
- * Windows ones (there with Free Pascal's convention). The cases: an in-place ReallocMem of a
+ * Windows ones (there with Free Pascal's convention), and the Delphi record bound the same way
+ * (fastmm_get_memory_manager_with_previous: its FreeMem and ReallocMem; GetMem is the unbound
+ * record's). The cases: an in-place ReallocMem of a
  * small block and of a medium one (20,000 <-> 19,968 bytes), MemSize of a small and a medium
  * block, a GetMem+FreeMem pair. */
 #include <stdint.h>
@@ -52,6 +54,14 @@ static void FASTMM_CDECL never_error(int32_t code, const void *address) {
   (void)code, (void)address;
   abort();
 }
+static int32_t FASTMM_DELPHI_CALL never_delphi_free(void *p) {
+  (void)p;
+  abort();
+}
+static void *FASTMM_DELPHI_CALL never_delphi_realloc(void *p, intptr_t n) {
+  (void)p, (void)n;
+  abort();
+}
 
 /* The baselines: the same loops around indirect calls of functions that return at once. */
 __attribute__((noinline)) static void *nothing(void *p, size_t n) {
@@ -87,6 +97,10 @@ int main(void) {
   fastmm_fpc_memory_manager fpc;
   if (!fastmm_get_fpc_memory_manager(&fpc, &b))
     return 1;
+  fastmm_delphi_bindings db = {sizeof db, never_delphi_free, never_delphi_realloc, never_error};
+  fastmm_memory_manager_ex delphi;
+  if (!fastmm_get_memory_manager_with_previous(&delphi, &db))
+    return 1;
   void *small = fastmm_getmem(64), *medium = fastmm_getmem(2784), *big = fastmm_getmem(20000);
   size_t sum = 0;
   int i;
@@ -116,6 +130,10 @@ int main(void) {
   for (i = 0; i < N; i++)
     fpc.realloc_mem(&small, (size_t)63 + (i & 1));
   CALLGRIND_DUMP_STATS_AT("realloc_inplace fpc_entry");
+  CALLGRIND_ZERO_STATS;
+  for (i = 0; i < N; i++)
+    small = delphi.realloc_mem(small, (intptr_t)63 + (i & 1));
+  CALLGRIND_DUMP_STATS_AT("realloc_inplace delphi_entry");
 
   /* A medium block that stays in place (the slow path of both: the Pascal entry's own part of
    * it is what differs). */
@@ -131,6 +149,10 @@ int main(void) {
   for (i = 0; i < N; i++)
     fpc.realloc_mem(&big, (size_t)20000 - (i & 1) * 32);
   CALLGRIND_DUMP_STATS_AT("realloc_medium fpc_entry");
+  CALLGRIND_ZERO_STATS;
+  for (i = 0; i < N; i++)
+    big = delphi.realloc_mem(big, (intptr_t)20000 - (i & 1) * 32);
+  CALLGRIND_DUMP_STATS_AT("realloc_medium delphi_entry");
 
   CALLGRIND_ZERO_STATS;
   for (i = 0; i < N; i++)
@@ -159,6 +181,10 @@ int main(void) {
   for (i = 0; i < N; i++)
     fpc.free_mem(fpc.get_mem(40));
   CALLGRIND_DUMP_STATS_AT("getmem_freemem fpc_entry");
+  CALLGRIND_ZERO_STATS;
+  for (i = 0; i < N; i++)
+    delphi.free_mem(delphi.get_mem(40));
+  CALLGRIND_DUMP_STATS_AT("getmem_freemem delphi_entry");
 
   fastmm_freemem(small);
   fastmm_freemem(medium);

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # entry_instructions.sh: instructions per call of the hot entry points (the C exports and Free
-# Pascal's record), natively under callgrind: runs build/native/bin/fastmm_entry_instructions
-# (bench/entry_instructions.c) and prints, per case, each entry point's instructions per call
-# with the loop's own (the baseline case) taken off. Exact and repeatable; not time
-# (bench/README.md, "Instructions per entry point").
+# Pascal's and Delphi's records), natively under callgrind: runs
+# build/native/bin/fastmm_entry_instructions (bench/entry_instructions.c) and prints, per case,
+# each entry point's instructions per call with the loop's own (the baseline case) taken off.
+# Exact and repeatable; not time (bench/README.md, "Instructions per entry point").
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 exe=${1:-$repo/build/native/bin/fastmm_entry_instructions}
@@ -29,10 +29,15 @@ for name in counts:
     case, who = name.rsplit(" ", 1)
     if case not in cases:
         cases.append(case)
-print("%-18s %10s %10s %8s" % ("instructions/call", "C export", "FPC entry", "ratio"))
+print("%-18s %10s %10s %8s %12s %8s" % ("instructions/call", "C export", "FPC entry", "ratio",
+                                       "Delphi entry", "ratio"))
 for case in sorted(cases):
     base = counts.get(case + " baseline", 0)
     c = (counts.get(case + " c_export", 0) - base) / calls
     f = (counts.get(case + " fpc_entry", 0) - base) / calls
-    print("%-18s %10.1f %10.1f %8.2f" % (case, c, f, f / c if c else float("nan")))
+    row = "%-18s %10.1f %10.1f %8.2f" % (case, c, f, f / c if c else float("nan"))
+    if case + " delphi_entry" in counts:  # the Delphi record has no MemSize
+        d = (counts[case + " delphi_entry"] - base) / calls
+        row += " %12.1f %8.2f" % (d, d / c if c else float("nan"))
+    print(row)
 PY

@@ -23,7 +23,7 @@ target_include_directories(borlndmm PRIVATE $<TARGET_PROPERTY:fastmmc,INCLUDE_DI
 add_dependencies(borlndmm fastmm_asm_layout) # the NASM fast paths include layout.inc
 target_compile_definitions(borlndmm PRIVATE $<TARGET_PROPERTY:fastmmc,COMPILE_DEFINITIONS>)
 set_target_properties(borlndmm PROPERTIES OUTPUT_NAME borlndmm PREFIX "")
-target_link_options(borlndmm PRIVATE -static-libgcc)
+target_link_options(borlndmm PRIVATE ${FASTMM_DLL_LINK_OPTIONS}) # CMakeLists.txt says why
 
 # ---- Free Pascal -------------------------------------------------------------------------
 option(FASTMM_PASCAL "Build the Pascal tests and demo with Free Pascal (scripts/build-fpc.sh)" ON)

@@ -14,7 +14,8 @@
  *     header a block there would have;
  *   - at a slot boundary past a span's last slot, inside a medium block that follows the span;
  *   - inside a free block (in the thread cache, and given back to its span);
- *   - under a span header forged in the program's own block, with the span magic of old.
+ *   - under a span header forged in the program's own block, with the span magic of old;
+ *   - under a medium header forged in a medium block, one boundary-tag check broken each time.
  * ReallocMem is asked for sizes that the forged header's own numbers would keep in place, so an
  * entry that trusts the header answers with the pointer itself. */
 #include "realloc_entries.h"
@@ -38,6 +39,14 @@ static size_t in_place_sizes(const void *p, size_t out[4]) {
     size_t u = usable > (1u << 30) ? (size_t)1 << 30 : usable;
     out[n++] = u != 0 ? u : 1;
     out[n++] = usable <= 64 ? 1 : (usable - 64 + 3) / 4;
+  } else if ((h & BLOCK_KIND_MASK) == BLOCK_FLAG_MEDIUM) {
+    /* The medium rule keeps a block whose new size is between half its usable size and all of
+     * it: both ends, as the forged size field reads. */
+    uint32_t usable;
+    memcpy(&usable, (const char *)p - MEDIUM_HEADER_SIZE + 4, 4); /* the header's size field */
+    usable -= MEDIUM_HEADER_SIZE;
+    out[n++] = usable != 0 ? usable : 1;
+    out[n++] = usable / 2u + 1u;
   }
   return n;
 }
@@ -327,6 +336,45 @@ static void forged_span(void) {
   CHECK_EQ(fastmm_freemem(m), FASTMM_OK);
 }
 
+/* ---- medium headers forged inside a medium block ----------------------------------------------
+ * ReallocMem keeps a medium block in place on its fast path (the C export, the Delphi and Free
+ * Pascal records): a header word that reads MEDIUM inside the program's own block, with sizes
+ * that look right, is refused unless the boundary tags agree (medium_block_plausible). Each case
+ * breaks one thing: no tag after the block, a wrong tag, a size that is no multiple of 16, a size
+ * beyond a span, a flag beside the kind, a predecessor beyond a span. */
+static void forged_medium(void) {
+  unsigned char *m = (unsigned char *)fastmm_getmem(60000);
+  if (!CHECK(m != NULL))
+    return;
+  static const char *const cases[] = {"no tag after it",       "a wrong tag after it",
+                                      "a size not of 16",      "a size beyond a span",
+                                      "a FREE flag beside it", "a predecessor beyond a span"};
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+    for (uint32_t size = MEDIUM_MIN_BLOCK_SIZE; size <= 32768; size *= 4) {
+      unsigned char *p = m + 4096;
+      /* A medium header: the predecessor's size, its own, the alignment it keeps, the word. */
+      uint32_t fake[4] = {4096, size, 0, BLOCK_FLAG_MEDIUM};
+      uint32_t tag = c == 1 ? size + 16 : size;
+      char what[96];
+      memset(m, 0, 60000);
+      if (c == 2)
+        fake[1] = size + 8;
+      else if (c == 3)
+        fake[1] = (uint32_t)MEDIUM_SPAN_MAX_SIZE + 16u;
+      else if (c == 4)
+        fake[3] |= BLOCK_FLAG_FREE;
+      else if (c == 5)
+        fake[0] = (uint32_t)MEDIUM_SPAN_MAX_SIZE + 16u;
+      memcpy(p - MEDIUM_HEADER_SIZE, fake, sizeof fake);
+      if (c != 0) /* the next block's prev_size, where a real block's tag would be */
+        memcpy(p + size - MEDIUM_HEADER_SIZE, &tag, 4);
+      snprintf(what, sizeof what, "a medium header of %u bytes forged in a medium block: %s",
+               (unsigned)size, cases[c]);
+      refused(p, m, 60000, what);
+    }
+  CHECK_EQ(fastmm_freemem(m), FASTMM_OK);
+}
+
 static const struct {
   const char *name;
   void (*run)(void);
@@ -338,6 +386,7 @@ static const struct {
     {"past-span", past_the_span},
     {"free-block", inside_free_blocks},
     {"forged-span", forged_span},
+    {"forged-medium", forged_medium},
 };
 
 /* With an argument, only the section of that name runs (to see one case fail by itself). */

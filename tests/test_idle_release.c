@@ -17,7 +17,11 @@
  *  2. One idle period is not an idle spell: what was kept during it stays.
  *  3. A thread that frees far more of a class than anyone allocates stops keeping blocks of
  *     it, and keeps them again once it allocates that class.
- *  4. The idle thread gives a cached large block back by itself. */
+ *  4. The idle thread gives a cached large block back by itself.
+ *  5. A spare span alone (what issue 14 lets a program keep: RELEASE_THREAD_MIN_KEPT) starts no
+ *     idle thread, whose memory would cost more than it gives back: the span stays over 50
+ *     periods; a large block cached beside it starts the thread, which gives both back, and so
+ *     does a larger spare span alone (the speed strategy's 4 MB). */
 #if !defined(_WIN32) && !defined(_POSIX_C_SOURCE)
 #define _POSIX_C_SOURCE 200809L
 #endif
@@ -198,6 +202,89 @@ static void the_thread_does_it(void) {
   CHECK_EQ(fastmm_get_idle_release_interval(), 0);
 }
 
+static void wait_ms(unsigned ms) {
+#if defined(_WIN32)
+  Sleep(ms);
+#else
+  uint64_t t0 = tu_now_ms();
+  while (tu_now_ms() - t0 < ms)
+    tu_yield();
+#endif
+}
+
+/* Makes the manager keep one spare span: whole spans of the largest medium blocks, freed (the
+ * spans they empty are unmapped but the last). Returns 0 if an allocation failed. */
+static int make_a_spare_span(void) {
+  enum { N = 8 };
+  void *p[N];
+  size_t i;
+  for (i = 0; i < N; i++) {
+    p[i] = fastmm_getmem(MEDIUM_MAX_USER);
+    if (!CHECK(p[i] != NULL))
+      return 0;
+    memset(p[i], 1, MEDIUM_MAX_USER);
+  }
+  for (i = 0; i < N; i++)
+    CHECK_EQ(fastmm_freemem(p[i]), FASTMM_OK);
+  return 1;
+}
+
+/* Waits (up to a minute, a liveness bound) for the idle thread to bring the OS bytes back to
+ * `start`; 1 when it did. */
+static int given_back_to(size_t start, fastmm_state *now) {
+  uint64_t t0 = tu_now_ms();
+  do {
+    wait_ms(10);
+    fastmm_get_state(now);
+  } while (now->os_bytes_reserved > start && tu_now_ms() - t0 < 60000);
+  return now->os_bytes_reserved == start;
+}
+
+static void a_spare_alone_starts_no_thread(void) {
+  fastmm_state s0, s1;
+  if (!CHECK_MSG(MEDIUM_SPAN_SIZE <= RELEASE_THREAD_MIN_KEPT,
+                 "the default spare span alone would start the idle thread"))
+    return;
+  fastmm_set_idle_release_interval(0); /* waits for a running thread to end */
+  fastmm_release_free_memory();
+  fastmm_get_state(&s0);
+  fastmm_set_idle_release_interval(20);
+  if (!make_a_spare_span())
+    return;
+  fastmm_get_state(&s1);
+  CHECK_MSG(s1.os_bytes_reserved == s0.os_bytes_reserved + MEDIUM_SPAN_SIZE,
+            "after the medium blocks, %zu bytes more kept than before (a spare span: %zu)",
+            s1.os_bytes_reserved - s0.os_bytes_reserved, (size_t)MEDIUM_SPAN_SIZE);
+  wait_ms(50 * 20);
+  fastmm_get_state(&s1);
+  CHECK_MSG(s1.os_bytes_reserved == s0.os_bytes_reserved + MEDIUM_SPAN_SIZE,
+            "a spare span alone went back by itself: an idle thread ran for it");
+  /* Kept beside it, a cached large block starts the thread: both go back. */
+  void *big = fastmm_getmem(4 * MB);
+  if (!CHECK(big != NULL))
+    return;
+  memset(big, 1, 4 * MB);
+  CHECK_EQ(fastmm_freemem(big), FASTMM_OK);
+  CHECK_MSG(given_back_to(s0.os_bytes_reserved, &s1),
+            "the idle thread did not give the spare span and the cached block back within a "
+            "minute (%zu bytes more than before)",
+            s1.os_bytes_reserved - s0.os_bytes_reserved);
+  /* A spare span of the speed strategy (4 MB) is more than that: it starts the thread alone. */
+  fastmm_set_idle_release_interval(0); /* the thread that ran ends first */
+  fastmm_set_idle_release_interval(20);
+  fastmm_set_optimization_strategy(FASTMM_OPTIMIZE_FOR_SPEED);
+  if (make_a_spare_span()) {
+    fastmm_get_state(&s1);
+    CHECK_MSG(s1.os_bytes_reserved == s0.os_bytes_reserved + MEDIUM_SPAN_SIZE_SPEED,
+              "after the medium blocks, %zu bytes more kept than before (a 4 MB spare span)",
+              s1.os_bytes_reserved - s0.os_bytes_reserved);
+    CHECK_MSG(given_back_to(s0.os_bytes_reserved, &s1),
+              "the idle thread did not give a 4 MB spare span back within a minute");
+  }
+  fastmm_set_optimization_strategy(FASTMM_BALANCED);
+  fastmm_set_idle_release_interval(0);
+}
+
 int main(void) {
   printf("test_idle_release (%s, %u-bit pointers)\n", tu_build_name(),
          (unsigned)(sizeof(void *) * 8));
@@ -207,6 +294,7 @@ int main(void) {
   one_period_is_not_a_spell();
   thread_cache_shrinks();
   the_thread_does_it();
+  a_spare_alone_starts_no_thread();
   CHECK_EQ(fastmm_check_heap(), 0);
   return tu_finish("test_idle_release");
 }

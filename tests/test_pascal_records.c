@@ -141,8 +141,18 @@ static void fpc_blocks(int in_place) {
     void *same = v;
     r = fpc.realloc_mem(&v, usable);
     CHECK(r == v);
-    if (in_place && usable <= SMALL_MAX_USER)
+    if (in_place && usable <= MEDIUM_MAX_USER)
       CHECK_MSG(v == same, "ReAllocMem of a %zu-byte block to its usable size moved", usable);
+    /* A medium block stays from half its usable size up (FastMM's rule), on the entry's fast
+     * path: the same pointer, the data kept. */
+    if (in_place && usable > SMALL_MAX_USER && usable <= MEDIUM_MAX_USER) {
+      tu_fill_pattern(v, usable, 77);
+      r = fpc.realloc_mem(&v, usable / 2 + 1);
+      CHECK_MSG(r == same && v == same, "ReAllocMem of a %zu-byte medium block to half moved",
+                usable);
+      CHECK(tu_check_pattern(v, usable / 2 + 1, 77) == (size_t)-1);
+      CHECK_EQ(fpc.mem_size(v), usable);
+    }
 
     /* FreeMem returns 0; FreeMemSize ignores the size. */
     CHECK_EQ(fpc.free_mem(v), 0);
@@ -414,6 +424,16 @@ static void delphi_record(void) {
   CHECK(p != NULL && tu_check_pattern(p, 10, 9) == (size_t)-1);
   unsigned char *same = (unsigned char *)mm.realloc_mem(p, 11);
   CHECK(same == p);
+  /* A medium block stays from half its usable size up (FastMM's rule), on the fast path. */
+  unsigned char *m = (unsigned char *)mm.get_mem(20000);
+  size_t m_usable = fastmm_usable_size(m);
+  tu_fill_pattern(m, 20000, 5);
+  CHECK(mm.realloc_mem(m, (intptr_t)m_usable) == m);
+  CHECK(mm.realloc_mem(m, (intptr_t)(m_usable / 2 + 1)) == m);
+  CHECK(tu_check_pattern(m, m_usable / 2 + 1, 5) == (size_t)-1);
+  CHECK_EQ(fastmm_usable_size(m), m_usable);
+  CHECK(mm.realloc_mem(m, -1) == NULL);
+  CHECK_EQ(mm.free_mem(m), 0);
   CHECK(mm.realloc_mem(p, -1) == NULL);
   CHECK_EQ(mm.free_mem(p), 0);
 

@@ -183,18 +183,34 @@ FMM_INLINE int small_stays_in_place(size_t size, size_t usable) {
          (size << REALLOC_SMALL_DOWNSIZE_SHIFT) + REALLOC_SMALL_DOWNSIZE_ADDER >= usable;
 }
 
+/* FastMM's medium policy for a block that stays where it is: p's header word h (in a medium-span
+ * region) is a live medium block's (medium_block_plausible, the checks FreeMem makes) and the new
+ * size lies between half its usable size and all of it. Most resizes of a string or an array of
+ * 2.5-512 KB end here. */
+FMM_INLINE int medium_stays_in_place(const void *p, uint32_t h, size_t size) {
+  if (!medium_block_plausible(p, h))
+    return 0;
+  size_t usable = medium_usable(p);
+  return size <= usable && size >= usable / 2u;
+}
+
 /* ReallocMem's in-place test, shared by fastmm_reallocmem and the Pascal records' ReallocMem
- * (src/api/): p is a live small block (the validation contract, fast_small_block's test) and size
- * keeps it where it is. The size test comes first, on the header word as it reads: a resize that
- * moves goes to the slow path, which validates the pointer its own way, without paying for it
- * twice. False for every pointer while a mode is on (a stale one may point into a debug block's
- * outer block: the slow path checks, and scans first when asked to), and the slow path applies
- * the same rule. */
+ * (src/api/), with one page map lookup: p is a live small block (the validation contract,
+ * fast_small_block's test) and size keeps it where it is, or p is a live medium block that stays
+ * (medium_stays_in_place). The small size test comes first, on the header word as it reads: a
+ * small resize that moves goes to the slow path, which validates the pointer its own way, without
+ * paying for it twice. A medium header word fails that size test at once (its slot field reads 0:
+ * a usable size just below 2^32, which no size that fits a medium block meets), so a medium block
+ * skips the small validation. False for every pointer while a mode is on (a stale one may point
+ * into a debug block's outer block: the slow path checks, and scans first when asked to), and the
+ * slow path applies the same rules. The NASM entries test small blocks only; heap_realloc_slow
+ * tests the medium case first for them. */
 FMM_INLINE int fast_realloc_stays(const void *p, size_t size) {
   if (FMM_LIKELY(fast_in_medium_span(p))) {
     uint32_t h = block_header(p);
-    return FMM_LIKELY(small_stays_in_place(size, small_header_usable(h))) &&
-           FMM_LIKELY(small_block_span(p, h) != NULL);
+    if (FMM_LIKELY(small_stays_in_place(size, small_header_usable(h))))
+      return FMM_LIKELY(small_block_span(p, h) != NULL);
+    return medium_stays_in_place(p, h, size);
   }
   return 0;
 }

@@ -22,6 +22,7 @@
 medium_arena medium_arenas[ARENA_COUNT];
 /* One empty span kept for reuse by any arena (MEDIUM_SPARE_SPANS). */
 static medium_span *spare_span;
+static uint32_t spare_size; /* the size of the last span made spare (medium_spare_bytes) */
 /* The size of the spans mapped from now on: the optimization strategy's (policy.h). */
 static uint32_t new_span_size = MEDIUM_SPAN_SIZE;
 
@@ -159,6 +160,7 @@ static void span_remove(medium_arena *a, medium_span *s) {
   a->span_bytes -= s->size;
   s->magic = 0;
   s->spare_since = release_now();
+  fmm_store_u32_relaxed(&spare_size, (uint32_t)s->size);
   medium_span *old = (medium_span *)fmm_xchg_ptr(&spare_span, s);
   if (old != NULL)
     unmap_span(old);
@@ -429,6 +431,6 @@ size_t medium_release_spare(uint32_t up_to_tick) {
 }
 
 size_t medium_spare_bytes(void) {
-  medium_span *s = (medium_span *)fmm_load_ptr_acquire(&spare_span);
-  return s != NULL ? MEDIUM_SPAN_SIZE : 0;
+  /* The size is read from its own word, not from the span, which another thread may unmap. */
+  return fmm_load_ptr_acquire(&spare_span) != NULL ? fmm_load_u32_relaxed(&spare_size) : 0;
 }

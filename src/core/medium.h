@@ -100,9 +100,8 @@ void medium_set_flag(void *p, uint32_t flag, int on);
 int medium_grow_in_place(void *p, size_t min_user, size_t want_user);
 int medium_shrink_in_place(void *p, size_t new_user);
 /* The spare span goes back to the OS if it became spare at or before `up_to_tick` (release.h);
- * returns the bytes given back. medium_spare_bytes: not 0 while there is a spare (the default
- * span size: a spare made under another strategy may differ, and release.c only asks whether
- * something is kept). */
+ * returns the bytes given back. medium_spare_bytes: the spare's size, 0 when there is none (a
+ * racing change of the spare may make it the previous spare's size: release.c only weighs it). */
 size_t medium_release_spare(uint32_t up_to_tick);
 size_t medium_spare_bytes(void);
 /* The size of spans mapped from now on (a multiple of 64 KB, at most MEDIUM_SPAN_MAX_SIZE). */

@@ -158,14 +158,8 @@ FMM_NOINLINE void *heap_realloc_slow_for(void *p, size_t size, const void *calle
  * word to read here (a call racing with a mode switch takes the old mode's path, as on the fast
  * paths). */
 FMM_NOINLINE void *heap_realloc_slow(void *p, size_t size) {
-  if (fast_in_medium_span(p)) {
-    uint32_t h = block_header(p);
-    if (medium_block_plausible(p, h)) {
-      size_t usable = medium_usable(p);
-      if (size <= usable && size >= usable / 2u)
-        return p;
-    }
-  }
+  if (fast_in_medium_span(p) && medium_stays_in_place(p, block_header(p), size))
+    return p;
   return heap_realloc_slow_for(p, size, FMM_RETURN_ADDRESS());
 }
 

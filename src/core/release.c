@@ -10,9 +10,10 @@
  * a program that frees everything and then waits makes none. So a thread of the manager's own
  * counts the periods: it sleeps RELEASE_IDLE_INTERVAL_MS, advances the idle clock and gives
  * back what aged, and ends when nothing has been kept for two periods. It is started by the
- * slow path that sets memory aside (a large block cached, a span made spare) and by nothing
- * else, so the fast paths pay nothing for it, and a program that never frees a large block or
- * empties a span never has it. Its cost: one wake-up per period while memory is kept. */
+ * slow path that sets memory aside (a large block cached, a span made spare) once more than
+ * RELEASE_THREAD_MIN_KEPT is kept, and by nothing else, so the fast paths pay nothing for it,
+ * and a program that never frees a large block or empties more than one span never has it. Its
+ * cost: one wake-up per period while memory is kept, and the memory of a thread (policy.h). */
 #include "release.h"
 
 #include "large.h"
@@ -80,7 +81,7 @@ static void idle_thread(void) {
 }
 
 void release_note_kept(void) {
-  if (fmm_load_u32_relaxed(&interval_ms) == 0)
+  if (fmm_load_u32_relaxed(&interval_ms) == 0 || kept_bytes() <= RELEASE_THREAD_MIN_KEPT)
     return;
   /* An exchange after the block was kept (a full barrier), so the idle thread, if it is just
    * ending, sees the block (idle_thread). */
