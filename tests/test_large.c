@@ -155,6 +155,64 @@ static void one_at_a_time(void) {
   }
 }
 
+/* Memory cached never lifts the large blocks above their own peak by more than
+ * LARGE_CACHE_ABOVE_PEAK_BYTES: a block FreeMem cached goes back to the OS as soon as a new block
+ * takes the live bytes to their peak. A block a ReallocMem moved away from stays (under the
+ * larger bound: it is kept for growth). Runs first, while the live blocks' peak is low. */
+static void cache_within_peak(void) {
+  unsigned char *x, *y, *y2, *v;
+  const char *x_base, *y_base;
+  size_t x_len, y_len;
+  fastmm_release_free_memory();
+  x = (unsigned char *)fastmm_getmem(4 * MB);
+  if (!check_large_block(x, 4 * MB))
+    return;
+  tu_fill_pattern(x, 4 * MB, 21);
+  x_base = (const char *)x - LARGE_HEADER_SIZE;
+  x_len = fastmm_usable_size(x) + LARGE_HEADER_SIZE;
+  CHECK_EQ(fastmm_freemem(x), FASTMM_OK);
+  CHECK_MSG(!range_unmapped(x_base, x_len), "a 4 MB block freed at the peak was not cached");
+  CHECK_EQ(fastmm_freemem(x), FASTMM_ERROR_INVALID_POINTER); /* cached: a double free */
+  /* 12 MB live: the peak, with no room left for the 4 MB cached (a block the cache cannot
+   * serve: too small for half of it). */
+  y = (unsigned char *)fastmm_getmem(12 * MB);
+  if (!check_large_block(y, 12 * MB))
+    return;
+  CHECK(y != x);
+  CHECK_MSG(range_unmapped(x_base, x_len),
+            "the cached 4 MB block stayed mapped with the live blocks at their peak");
+  CHECK_EQ(fastmm_check_heap(), 0);
+  tu_fill_pattern(y, 12 * MB, 22);
+  y_base = (const char *)y - LARGE_HEADER_SIZE;
+  y_len = fastmm_usable_size(y) + LARGE_HEADER_SIZE;
+  /* Shrunk below half: it moves, and its old block is cached for growth. */
+  y2 = (unsigned char *)fastmm_reallocmem(y, 5 * MB);
+  if (!CHECK(y2 != NULL))
+    return;
+  CHECK(y2 != y);
+  CHECK(tu_check_pattern(y2, 5 * MB, 22) == (size_t)-1);
+  CHECK_MSG(!range_unmapped(y_base, y_len), "the block ReallocMem moved away from was not cached");
+  CHECK_EQ(fastmm_freemem(y), FASTMM_ERROR_INVALID_POINTER);
+  /* A new peak again (a block the cached 12 MB cannot serve): that one stays. */
+  v = (unsigned char *)fastmm_getmem(26 * MB);
+  if (!check_large_block(v, 26 * MB))
+    return;
+  CHECK_MSG(!range_unmapped(y_base, y_len),
+            "the block kept for a ReallocMem went back when the live blocks grew");
+  CHECK_EQ(fastmm_check_heap(), 0);
+  /* It serves the next request it holds. */
+  x = (unsigned char *)fastmm_getmem(12 * MB);
+  CHECK_MSG(x == y, "12 MB: %p, not the cached block %p", (void *)x, (void *)y);
+  if (x != NULL)
+    memset(x, 3, 12 * MB);
+  CHECK_EQ(fastmm_freemem(x), FASTMM_OK);
+  CHECK_EQ(fastmm_freemem(v), FASTMM_OK);
+  CHECK_EQ(fastmm_freemem(y2), FASTMM_OK);
+  CHECK_EQ(fastmm_check_heap(), 0);
+  fastmm_release_free_memory();
+  CHECK(range_unmapped(y_base, y_len));
+}
+
 /* All at once: no overlap, every pattern intact, memory back to where it was afterwards. */
 static void all_at_once(void) {
   void *p[N_SIZES], *sorted[N_SIZES];
@@ -575,7 +633,9 @@ int main(void) {
   warm = fastmm_getmem(MEDIUM_MAX_USER + 1);
   CHECK(warm != NULL);
   CHECK_EQ(fastmm_freemem(warm), FASTMM_OK);
-  one_at_a_time();
+  cache_within_peak();
+  if (!tu_failures())
+    one_at_a_time();
   if (!tu_failures())
     all_at_once();
   if (!tu_failures())

@@ -115,6 +115,17 @@
  * counts as large bytes reserved and as OS bytes (it is committed memory). */
 #define LARGE_CACHE_MIN_BYTES ((size_t)32u * 1024u * 1024u)
 #define LARGE_CACHE_LIVE_SHIFT 3u
+/* Blocks FreeMem freed may use only part of that: what keeps the committed large bytes (live
+ * and cached, a reused block's kept pages included) within this of the most the live blocks
+ * have held; they make way as soon as new blocks take the live bytes up. Cached pages are in
+ * memory, so the process's peak is the live blocks' peak plus at most this (measured at
+ * 8c29bcb+, 2026-12-01: `mixed` 1.09x its live bytes natively, 1.17x with the whole bound;
+ * 0 MB gave 1.07x, 4 MB 1.11x, 8 MB 1.14x). The slack lets a block freed and allocated again
+ * in turn (1 MB: 1.06 MB committed) stay cached. Blocks a ReallocMem moved away from (it
+ * shrank below half) have the whole bound: a program that resizes its blocks grows them again,
+ * and growing into pages kept in memory saves a fault per page (`fc_realloc_large`: 17,100
+ * faults with them kept, 30,000 under this bound, 2.3x its time). */
+#define LARGE_CACHE_ABOVE_PEAK_BYTES ((size_t)2u * 1024u * 1024u)
 #define LARGE_CACHE_MAX_BLOCKS 64u
 /* A cached block reused for a smaller request keeps its pages in memory unless it has more than
  * this many times what the request needs: pages given back are faulted in again when the block
@@ -153,6 +164,14 @@
  * back with the OS 0.5-1 s after it; fastmm_set_idle_release_interval changes the period. */
 #define MEDIUM_SPARE_SPANS 1u
 #define RELEASE_IDLE_INTERVAL_MS 500u
+/* Less than this kept does not start the idle thread (a running one still gives it back): a
+ * thread costs 1-4 ms to start under Wine (measured at 8c29bcb, 2026-12-01: a 1 MB GetMem +
+ * FreeMem loop of 20,000 turns spent most of its time on it) and a stack of its own, which is
+ * not worth 1.5 MB; and 1.5 MB kept leaves room under issue 14's 2 MB, with what the thread
+ * caches hold after a program frees everything (0.04-0.21 MB measured). A spare medium span
+ * (2 MB) starts it; a 1 MB large block alone does not. fastmm_release_free_memory and a
+ * shortage of memory give it back as before. */
+#define RELEASE_THREAD_MIN_KEPT_BYTES ((size_t)1536u * 1024u)
 
 /* ---- ReallocMem (FastMM's numbers; code that was tuned on FastMM expects them) -------------
  * Small, downsize: stays in place while new*4 + 64 >= old usable (a block may shrink to about
