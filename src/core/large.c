@@ -157,16 +157,17 @@ static void release_gone(list_node *gone) {
 /* Takes a cached block off the cache for a request of `need` bytes, NULL when none fits: the
  * one whose reservation holds the request with the committed size closest to it (a shortfall,
  * which costs a commit and its page faults, counting double), else the biggest one that holds
- * at least half of it, which the caller grows (its pages are in memory already: moving them is
- * cheaper than faulting in fresh ones; one that cannot grow is given back, as requests have
- * outgrown it). */
+ * at least 1/LARGE_CACHE_GROW_FACTOR of it, which the caller grows (its pages are in memory
+ * already: moving them is cheaper than faulting in fresh ones; one that cannot grow is given back,
+ * as requests have outgrown it). */
 static large_header *cache_take_locked(size_t need) {
   large_header *best = NULL, *biggest = NULL;
   size_t best_cost = (size_t)-1;
   for (list_node *n = large_cache.next; n != &large_cache; n = n->next) {
     large_header *h = list_entry(n, large_header, link);
     if (h->reserved < need) {
-      if (h->committed >= need / 2u && (biggest == NULL || h->committed > biggest->committed))
+      if (h->committed >= need / LARGE_CACHE_GROW_FACTOR &&
+          (biggest == NULL || h->committed > biggest->committed))
         biggest = h;
       continue;
     }

@@ -134,6 +134,12 @@
  * cached block can hold takes the biggest one and grows it (in place, or natively by moving
  * its pages): a fresh block would fault every page in again. */
 #define LARGE_CACHE_TRIM_FACTOR 8u
+/* A request no cached block's reservation holds takes the biggest cached block that has at least
+ * this fraction of it and grows it, rather than mapping a fresh block while the cache makes way
+ * (under LARGE_CACHE_ABOVE_PEAK_BYTES it must): its pages are in memory already. 8 rather than 2
+ * (measured at 43dc1f3, 2026-12-01, 10 pairs natively: fc_addr_creep 7% faster (4-12%), mixed 3%
+ * (-3 to 8%), fc_realloc_large unchanged). */
+#define LARGE_CACHE_GROW_FACTOR 8u
 
 /* ---- Aligned blocks ----------------------------------------------------------------------
  * Every block is 16-aligned. A minimum alignment of 32 or 64 (FastMM5's
