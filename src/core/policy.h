@@ -119,12 +119,13 @@
  * and cached, a reused block's kept pages included) within this of the most the live blocks
  * have held; they make way as soon as new blocks take the live bytes up. Cached pages are in
  * memory, so the process's peak is the live blocks' peak plus at most this (measured at
- * 8c29bcb+, 2026-12-01: `mixed` 1.09x its live bytes natively, 1.17x with the whole bound;
- * 0 MB gave 1.07x, 4 MB 1.11x, 8 MB 1.14x). The slack lets a block freed and allocated again
+ * 43dc1f3, 2026-12-01: `mixed` 1.09x its live bytes natively, 1.17x with the whole bound, 1.14x
+ * with 8 MB; it costs `mixed` 15% of its time against the whole bound, 11% against 8 MB: the
+ * README's issue 14 section). The slack lets a block freed and allocated again
  * in turn (1 MB: 1.06 MB committed) stay cached. Blocks a ReallocMem moved away from (it
  * shrank below half) have the whole bound: a program that resizes its blocks grows them again,
  * and growing into pages kept in memory saves a fault per page (`fc_realloc_large`: 17,100
- * faults with them kept, 30,000 under this bound, 2.3x its time). */
+ * faults with them kept, 30,000 under this bound, about 2.5x its time). */
 #define LARGE_CACHE_ABOVE_PEAK_BYTES ((size_t)2u * 1024u * 1024u)
 #define LARGE_CACHE_MAX_BLOCKS 64u
 /* A cached block reused for a smaller request keeps its pages in memory unless it has more than
