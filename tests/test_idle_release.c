@@ -17,8 +17,10 @@
  *  2. One idle period is not an idle spell: what was kept during it stays.
  *  3. A thread that frees far more of a class than anyone allocates stops keeping blocks of
  *     it, and keeps them again once it allocates that class.
- *  4. The idle thread gives a cached large block back by itself.
- *  5. A spare span alone (what issue 14 lets a program keep: RELEASE_THREAD_MIN_KEPT) starts no
+ *  4. A 1 MB large block cached alone (less than RELEASE_THREAD_MIN_KEPT) starts no idle thread;
+ *     more kept beside it does.
+ *  5. The idle thread gives a cached large block back by itself.
+ *  6. A spare span alone (what issue 14 lets a program keep: RELEASE_THREAD_MIN_KEPT) starts no
  *     idle thread, whose memory would cost more than it gives back: the span stays over 50
  *     periods; a large block cached beside it starts the thread, which gives both back, and so
  *     does a larger spare span alone (the speed strategy's 4 MB). */
@@ -171,31 +173,67 @@ static void thread_cache_shrinks(void) {
   CHECK_EQ(fastmm_check_heap(), 0);
 }
 
-/* The idle thread itself: a cached block goes back with nobody calling anything. */
-static void the_thread_does_it(void) {
-  fastmm_state s0, s1;
-  void *p;
-  uint64_t t0;
-  fastmm_release_free_memory();
-  fastmm_get_state(&s0);
-  fastmm_set_idle_release_interval(20);
-  CHECK_EQ(fastmm_get_idle_release_interval(), 20);
-  p = fastmm_getmem(4 * MB);
-  if (!CHECK(p != NULL))
-    return;
-  memset(p, 1, 4 * MB);
-  CHECK_EQ(fastmm_freemem(p), FASTMM_OK);
-  t0 = tu_now_ms();
+/* Waits until the manager's OS bytes are back to s0's or `limit_ms` have passed (a liveness
+ * bound, not a timing): s1 gets the last state; returns the ms waited. */
+static uint64_t wait_given_back(const fastmm_state *s0, fastmm_state *s1, uint64_t limit_ms) {
+  uint64_t t0 = tu_now_ms();
   do {
 #if defined(_WIN32)
     Sleep(10);
 #else
     tu_yield();
 #endif
-    fastmm_get_state(&s1);
-  } while (s1.os_bytes_reserved > s0.os_bytes_reserved && tu_now_ms() - t0 < 60000);
+    fastmm_get_state(s1);
+  } while (s1->os_bytes_reserved > s0->os_bytes_reserved && tu_now_ms() - t0 < limit_ms);
+  return tu_now_ms() - t0;
+}
+
+/* A freed large block of `size` bytes, every page written (in the large cache afterwards). */
+static int free_large(size_t size) {
+  void *p = fastmm_getmem(size);
+  if (!CHECK(p != NULL))
+    return 0;
+  memset(p, 1, size);
+  return CHECK_EQ(fastmm_freemem(p), FASTMM_OK);
+}
+
+/* Less than RELEASE_THREAD_MIN_KEPT kept starts no idle thread: a 1 MB block cached
+ * alone is still kept after 15 idle periods' time (it goes back on the calls that give memory
+ * back, and with the next thread); more kept starts the thread, which gives both back. */
+static void a_small_block_starts_no_thread(void) {
+  fastmm_state s0, s1;
+  fastmm_release_free_memory();
+  fastmm_get_state(&s0);
+  fastmm_set_idle_release_interval(20);
+  if (!free_large(MB))
+    return;
+  fastmm_get_state(&s1);
+  CHECK(s1.os_bytes_reserved > s0.os_bytes_reserved);
+  CHECK(s1.os_bytes_reserved - s0.os_bytes_reserved < RELEASE_THREAD_MIN_KEPT);
+  wait_given_back(&s0, &s1, 300);
+  CHECK_MSG(s1.os_bytes_reserved > s0.os_bytes_reserved,
+            "1 MB kept alone went back by itself: an idle thread ran for it");
+  if (!free_large(4 * MB))
+    return;
+  wait_given_back(&s0, &s1, 60000);
+  CHECK_MSG(s1.os_bytes_reserved == s0.os_bytes_reserved,
+            "with 5 MB kept the idle thread did not give both blocks back within a minute");
+  fastmm_set_idle_release_interval(0);
+}
+
+/* The idle thread itself: a cached block goes back with nobody calling anything. */
+static void the_thread_does_it(void) {
+  fastmm_state s0, s1;
+  uint64_t waited;
+  fastmm_release_free_memory();
+  fastmm_get_state(&s0);
+  fastmm_set_idle_release_interval(20);
+  CHECK_EQ(fastmm_get_idle_release_interval(), 20);
+  if (!free_large(4 * MB))
+    return;
+  waited = wait_given_back(&s0, &s1, 60000);
   printf("  the idle thread gave the cached block back after %llu ms (period 20 ms)\n",
-         (unsigned long long)(tu_now_ms() - t0));
+         (unsigned long long)waited);
   CHECK_MSG(s1.os_bytes_reserved == s0.os_bytes_reserved,
             "the idle thread did not give the cached block back within a minute");
   fastmm_set_idle_release_interval(0);
@@ -293,6 +331,7 @@ int main(void) {
   program_life();
   one_period_is_not_a_spell();
   thread_cache_shrinks();
+  a_small_block_starts_no_thread();
   the_thread_does_it();
   a_spare_alone_starts_no_thread();
   CHECK_EQ(fastmm_check_heap(), 0);

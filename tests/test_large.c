@@ -155,6 +155,73 @@ static void one_at_a_time(void) {
   }
 }
 
+/* Memory cached never lifts the large blocks above their own peak by more than
+ * LARGE_CACHE_ABOVE_PEAK_BYTES: a block FreeMem cached goes back to the OS as soon as a new block
+ * takes the live bytes to their peak. A block a ReallocMem moved away from stays (under the
+ * larger bound: it is kept for growth). Runs first, while the live blocks' peak is low. The sizes
+ * keep every cached block below 1/LARGE_CACHE_GROW_FACTOR of the new requests, so none is taken
+ * and grown for them. */
+static void cache_within_peak(void) {
+  unsigned char *x, *y, *f, *a, *a2, *v;
+  const char *x_base, *a_base;
+  size_t x_len, a_len;
+  fastmm_release_free_memory();
+  x = (unsigned char *)fastmm_getmem(LARGE_CACHE_ABOVE_PEAK_BYTES + MB / 2);
+  if (!check_large_block(x, LARGE_CACHE_ABOVE_PEAK_BYTES + MB / 2))
+    return;
+  memset(x, 1, LARGE_CACHE_ABOVE_PEAK_BYTES + MB / 2);
+  x_base = (const char *)x - LARGE_HEADER_SIZE;
+  x_len = fastmm_usable_size(x) + LARGE_HEADER_SIZE;
+  CHECK_EQ(fastmm_freemem(x), FASTMM_OK);
+  CHECK_MSG(!range_unmapped(x_base, x_len), "a block freed at the peak was not cached");
+  CHECK_EQ(fastmm_freemem(x), FASTMM_ERROR_INVALID_POINTER); /* cached: a double free */
+  /* A new peak, with no room left for the block cached. */
+  y = (unsigned char *)fastmm_getmem(24 * MB);
+  if (!check_large_block(y, 24 * MB))
+    return;
+  CHECK(y != x);
+  CHECK_MSG(range_unmapped(x_base, x_len),
+            "the cached block stayed mapped with the live blocks at their peak");
+  CHECK_EQ(fastmm_check_heap(), 0);
+  CHECK_EQ(fastmm_freemem(y), FASTMM_OK);
+  fastmm_release_free_memory();
+  /* The live blocks at their peak again (24 MB), one of them shrunk below half by a ReallocMem:
+   * it moves, and its old block is cached for growth. */
+  f = (unsigned char *)fastmm_getmem(20 * MB);
+  a = (unsigned char *)fastmm_getmem(4 * MB);
+  if (!check_large_block(f, 20 * MB) || !check_large_block(a, 4 * MB))
+    return;
+  tu_fill_pattern(a, 4 * MB, 22);
+  a_base = (const char *)a - LARGE_HEADER_SIZE;
+  a_len = fastmm_usable_size(a) + LARGE_HEADER_SIZE;
+  a2 = (unsigned char *)fastmm_reallocmem(a, MB);
+  if (!CHECK(a2 != NULL))
+    return;
+  CHECK(a2 != a);
+  CHECK(tu_check_pattern(a2, MB, 22) == (size_t)-1);
+  CHECK_MSG(!range_unmapped(a_base, a_len), "the block ReallocMem moved away from was not cached");
+  CHECK_EQ(fastmm_freemem(a), FASTMM_ERROR_INVALID_POINTER);
+  /* A new peak: the block kept for a ReallocMem stays. */
+  v = (unsigned char *)fastmm_getmem(40 * MB);
+  if (!check_large_block(v, 40 * MB))
+    return;
+  CHECK_MSG(!range_unmapped(a_base, a_len),
+            "the block kept for a ReallocMem went back when the live blocks grew");
+  CHECK_EQ(fastmm_check_heap(), 0);
+  /* It serves the next request it holds. */
+  x = (unsigned char *)fastmm_getmem(4 * MB);
+  CHECK_MSG(x == a, "4 MB: %p, not the cached block %p", (void *)x, (void *)a);
+  if (x != NULL)
+    memset(x, 3, 4 * MB);
+  CHECK_EQ(fastmm_freemem(x), FASTMM_OK);
+  CHECK_EQ(fastmm_freemem(v), FASTMM_OK);
+  CHECK_EQ(fastmm_freemem(a2), FASTMM_OK);
+  CHECK_EQ(fastmm_freemem(f), FASTMM_OK);
+  CHECK_EQ(fastmm_check_heap(), 0);
+  fastmm_release_free_memory();
+  CHECK(range_unmapped(a_base, a_len));
+}
+
 /* All at once: no overlap, every pattern intact, memory back to where it was afterwards. */
 static void all_at_once(void) {
   void *p[N_SIZES], *sorted[N_SIZES];
@@ -575,7 +642,9 @@ int main(void) {
   warm = fastmm_getmem(MEDIUM_MAX_USER + 1);
   CHECK(warm != NULL);
   CHECK_EQ(fastmm_freemem(warm), FASTMM_OK);
-  one_at_a_time();
+  cache_within_peak();
+  if (!tu_failures())
+    one_at_a_time();
   if (!tu_failures())
     all_at_once();
   if (!tu_failures())

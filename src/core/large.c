@@ -34,7 +34,9 @@ static fmm_lock large_lock;
 static list_node large_blocks = LIST_INIT(large_blocks);
 static list_node large_cache = LIST_INIT(large_cache); /* most recently cached first */
 static size_t large_count, large_user_bytes, large_committed_bytes;
+static size_t large_user_peak; /* the most large_user_bytes has been */
 static size_t cache_count, cache_committed_bytes;
+static size_t cache_plain_bytes; /* of cache_committed_bytes, the blocks FreeMem freed */
 
 /* The block size (whole regions) for `user_size` bytes at `user_offset` from the header. */
 static inline size_t mapping_for(size_t user_size, size_t user_offset) {
@@ -50,11 +52,17 @@ static size_t reserve_for(size_t size) {
   return size + ahead >= size ? size + ahead : size;
 }
 
+static void note_user_peak_locked(void) {
+  if (large_user_bytes > large_user_peak)
+    large_user_peak = large_user_bytes;
+}
+
 static void link_live_locked(large_header *h) {
   list_insert_after(&large_blocks, &h->link);
   large_count++;
   large_user_bytes += h->size - h->user_offset;
   large_committed_bytes += h->committed;
+  note_user_peak_locked();
 }
 
 static void unlink_live_locked(large_header *h) {
@@ -65,9 +73,16 @@ static void unlink_live_locked(large_header *h) {
 }
 
 /* What the cache may hold: the larger of a floor and a share of the live large blocks. */
-static size_t cache_budget_locked(void) {
+static size_t cache_share_locked(void) {
   size_t share = large_committed_bytes >> LARGE_CACHE_LIVE_SHIFT;
   return share > LARGE_CACHE_MIN_BYTES ? share : LARGE_CACHE_MIN_BYTES;
+}
+
+/* What the blocks FreeMem freed may hold of it: no more than keeps the committed bytes within
+ * LARGE_CACHE_ABOVE_PEAK_BYTES of the most the live blocks have held (policy.h). */
+static size_t cache_room_locked(void) {
+  size_t limit = large_user_peak + LARGE_CACHE_ABOVE_PEAK_BYTES;
+  return limit > large_committed_bytes ? limit - large_committed_bytes : 0;
 }
 
 /* A block on no list leaves the page map (under the lock: see the top) ... */
@@ -87,19 +102,72 @@ static void give_back(large_header *h) {
   release_unmarked(h);
 }
 
+static void cache_remove_locked(large_header *h) {
+  list_remove(&h->link);
+  cache_count--;
+  cache_committed_bytes -= h->committed;
+  if (!h->user_size)
+    cache_plain_bytes -= h->committed;
+}
+
+/* Takes the blocks cached longest ago off the cache (onto `gone`, out of the page map) until it
+ * holds at most `share` bytes with `incoming` more, its blocks freed by FreeMem at most `room`
+ * (with `incoming` more when `incoming_plain`), and fewer than LARGE_CACHE_MAX_BLOCKS blocks
+ * when `incoming` is a block. */
+static FMM_NOINLINE void evict_some_locked(size_t share, size_t room, size_t incoming,
+                                           size_t max_count, size_t plain_in, list_node *gone) {
+  for (list_node *n = large_cache.prev, *prev; n != &large_cache; n = prev) {
+    prev = n->prev;
+    int over_all = cache_committed_bytes + incoming > share || cache_count > max_count;
+    int over_room = cache_plain_bytes + plain_in > room;
+    if (!over_all && !over_room)
+      break;
+    large_header *old = list_entry(n, large_header, link);
+    if (!over_all && old->user_size) /* kept for a ReallocMem: only the share bounds it */
+      continue;
+    cache_remove_locked(old);
+    unmark_locked(old);
+    list_insert_after(gone, &old->link);
+  }
+}
+
+static inline void evict_locked(size_t share, size_t room, size_t incoming, int incoming_plain,
+                                list_node *gone) {
+  size_t max_count = incoming != 0 ? LARGE_CACHE_MAX_BLOCKS - 1u : LARGE_CACHE_MAX_BLOCKS;
+  size_t plain_in = incoming_plain ? incoming : 0;
+  if (cache_committed_bytes + incoming > share || cache_count > max_count ||
+      cache_plain_bytes + plain_in > room)
+    evict_some_locked(share, room, incoming, max_count, plain_in, gone);
+}
+
+/* After the live blocks grew: the cache makes way (the blocks to give back go onto `gone`). */
+static void evict_after_growth_locked(list_node *gone) {
+  evict_locked(cache_share_locked(), cache_room_locked(), 0, 0, gone);
+}
+
+/* The blocks evict_locked took, back to the OS (the lock released). */
+static void release_gone(list_node *gone) {
+  while (!list_empty(gone)) {
+    large_header *h = list_entry(gone->next, large_header, link);
+    list_remove(&h->link);
+    release_unmarked(h);
+  }
+}
+
 /* Takes a cached block off the cache for a request of `need` bytes, NULL when none fits: the
  * one whose reservation holds the request with the committed size closest to it (a shortfall,
  * which costs a commit and its page faults, counting double), else the biggest one that holds
- * at least half of it, which the caller grows (its pages are in memory already: moving them is
- * cheaper than faulting in fresh ones; one that cannot grow is given back, as requests have
- * outgrown it). */
+ * at least 1/LARGE_CACHE_GROW_FACTOR of it, which the caller grows (its pages are in memory
+ * already: moving them is cheaper than faulting in fresh ones; one that cannot grow is given back,
+ * as requests have outgrown it). */
 static large_header *cache_take_locked(size_t need) {
   large_header *best = NULL, *biggest = NULL;
   size_t best_cost = (size_t)-1;
   for (list_node *n = large_cache.next; n != &large_cache; n = n->next) {
     large_header *h = list_entry(n, large_header, link);
     if (h->reserved < need) {
-      if (h->committed >= need / 2u && (biggest == NULL || h->committed > biggest->committed))
+      if (h->committed >= need / LARGE_CACHE_GROW_FACTOR &&
+          (biggest == NULL || h->committed > biggest->committed))
         biggest = h;
       continue;
     }
@@ -113,11 +181,8 @@ static large_header *cache_take_locked(size_t need) {
   }
   if (best == NULL)
     best = biggest;
-  if (best != NULL) {
-    list_remove(&best->link);
-    cache_count--;
-    cache_committed_bytes -= best->committed;
-  }
+  if (best != NULL)
+    cache_remove_locked(best);
   return best;
 }
 
@@ -234,6 +299,28 @@ void *large_alloc(size_t user_size) {
   return large_alloc_aligned(user_size, LARGE_HEADER_SIZE, 0);
 }
 
+/* Fills in h's header for a caller that asked for `user_size` bytes at `offset`, and links it
+ * live. */
+static char *make_live_locked(large_header *h, size_t user_size, size_t offset, uint32_t keep,
+                              uint32_t state) {
+  h->user_size = user_size;
+  h->u.live_state = state;
+  h->user_offset = (uint32_t)offset;
+  h->keep_alignment = keep;
+  h->flags = BLOCK_FLAG_LARGE;
+  char *p = (char *)h + offset;
+  if (offset != LARGE_HEADER_SIZE)
+    block_set_header(p, BLOCK_FLAG_LARGE);
+  link_live_locked(h);
+  return p;
+}
+
+/* A cached block of h->committed bytes serves a request of `need` as it is: no commit, and not
+ * so much bigger that its tail is worth giving back. */
+static inline int fits_as_is(const large_header *h, size_t need) {
+  return h->committed >= need && h->committed / LARGE_CACHE_TRIM_FACTOR < need;
+}
+
 void *large_alloc_aligned(size_t user_size, size_t alignment, uint32_t keep) {
   heap_ensure_initialized();
   if (user_size > MAX_REQUEST_SIZE)
@@ -245,23 +332,27 @@ void *large_alloc_aligned(size_t user_size, size_t alignment, uint32_t keep) {
     lock_acquire(&large_lock);
   }
   large_header *h = cache_take_locked(need);
+  if (h != NULL && fits_as_is(h, need)) {
+    /* The cache hit: one lock, no call to the OS. */
+    h->size = need;
+    char *p = make_live_locked(h, user_size, offset, keep, LARGE_LIVE_REUSED);
+    lock_release(&large_lock);
+    return p;
+  }
   lock_release(&large_lock);
   uint32_t state = 0;
   if (h != NULL && (h = fit_cached(h, need)) != NULL)
     state = LARGE_LIVE_REUSED;
   if (h == NULL && (h = map_new(need)) == NULL)
     return NULL;
-  h->user_size = user_size;
-  h->u.live_state = state;
-  h->user_offset = (uint32_t)offset;
-  h->keep_alignment = keep;
-  h->flags = BLOCK_FLAG_LARGE;
-  char *p = (char *)h + offset;
-  if (offset != LARGE_HEADER_SIZE)
-    block_set_header(p, BLOCK_FLAG_LARGE);
+  list_node gone = LIST_INIT(gone);
   lock_acquire(&large_lock);
-  link_live_locked(h);
+  char *p = make_live_locked(h, user_size, offset, keep, state);
+  /* The live blocks grew: the cache makes room below their peak. The new pages are not in
+   * memory before the caller writes them, so giving the old ones back now is soon enough. */
+  evict_after_growth_locked(&gone);
   lock_release(&large_lock);
+  release_gone(&gone);
   return p;
 }
 
@@ -286,39 +377,31 @@ int large_is_live_outer(const void *p) {
 /* large_lock held, h live: into the cache, or back to the OS when the cache may not hold it or
  * a ReallocMem outgrew it; the blocks cached longest ago make way. Releases the lock. */
 static void free_locked(large_header *h) {
-  list_node evicted = LIST_INIT(evicted);
+  list_node gone = LIST_INIT(gone);
   unlink_live_locked(h);
   h->flags = BLOCK_FLAG_LARGE | BLOCK_FLAG_FREE;
-  size_t budget = cache_budget_locked();
-  int cached = 0;
-  if (h->committed <= budget && !(h->u.live_state & LARGE_LIVE_OUTGROWN)) {
-    while (cache_count > 0 && (cache_committed_bytes + h->committed > budget ||
-                               cache_count >= LARGE_CACHE_MAX_BLOCKS)) {
-      large_header *old = list_entry(large_cache.prev, large_header, link);
-      list_remove(&old->link);
-      cache_count--;
-      cache_committed_bytes -= old->committed;
-      unmark_locked(old);
-      list_insert_after(&evicted, &old->link);
-    }
+  int for_realloc = (h->u.live_state & LARGE_LIVE_RESIZED) != 0;
+  size_t share = cache_share_locked(), room = cache_room_locked();
+  size_t kept = 0;
+  if (h->committed <= (for_realloc || share < room ? share : room) &&
+      !(h->u.live_state & LARGE_LIVE_OUTGROWN)) {
+    evict_locked(share, room, h->committed, !for_realloc, &gone);
     h->u.cached_at = release_now();
+    h->user_size = (size_t)for_realloc; /* in the cache: kept for a ReallocMem */
     list_insert_after(&large_cache, &h->link);
     cache_count++;
     cache_committed_bytes += h->committed;
-    cached = 1;
+    if (!for_realloc)
+      cache_plain_bytes += h->committed;
+    kept = cache_committed_bytes;
   } else {
     unmark_locked(h);
+    list_insert_after(&gone, &h->link);
   }
   lock_release(&large_lock);
-  if (!cached)
-    release_unmarked(h);
-  while (!list_empty(&evicted)) {
-    large_header *old = list_entry(evicted.next, large_header, link);
-    list_remove(&old->link);
-    release_unmarked(old);
-  }
-  if (cached)
-    release_note_kept();
+  release_gone(&gone);
+  if (kept != 0)
+    release_note_large_kept(kept);
 }
 
 int large_free(void *p) {
@@ -372,15 +455,19 @@ int large_grow_in_place(void *p, size_t min_user, size_t want_user) {
       return 0;
     }
   }
+  list_node gone = LIST_INIT(gone);
   lock_acquire(&large_lock);
   large_user_bytes += to - h->size;
+  note_user_peak_locked();
   if (to > h->committed) {
     large_committed_bytes += to - h->committed;
     h->committed = to;
   }
   h->size = to;
   h->reserved = reserved;
+  evict_after_growth_locked(&gone); /* as in large_alloc_aligned */
   lock_release(&large_lock);
+  release_gone(&gone);
   return 1;
 }
 
@@ -399,9 +486,12 @@ void *large_grow_by_remap(void *p, size_t min_user, size_t want_user) {
   unlink_live_locked(h);
   lock_release(&large_lock);
   large_header *n = move_pages(h, want);
+  list_node gone = LIST_INIT(gone);
   lock_acquire(&large_lock);
   link_live_locked(n != NULL ? n : h);
+  evict_after_growth_locked(&gone); /* as in large_alloc_aligned */
   lock_release(&large_lock);
+  release_gone(&gone);
   return n != NULL ? (char *)n + offset : NULL;
 }
 
@@ -418,6 +508,10 @@ void large_set_user_size(void *p, size_t user_size) {
 
 void large_outgrown(void *p) {
   large_header_of(p)->u.live_state |= LARGE_LIVE_OUTGROWN;
+}
+
+void large_resized(void *p) {
+  large_header_of(p)->u.live_state |= LARGE_LIVE_RESIZED;
 }
 
 size_t large_dirty_bytes(const void *p) {
@@ -449,19 +543,13 @@ size_t large_release_cached(uint32_t up_to_tick) {
     large_header *h = list_entry(n, large_header, link);
     if ((int32_t)(h->u.cached_at - up_to_tick) > 0)
       continue; /* cached after that tick */
-    list_remove(n);
-    cache_count--;
-    cache_committed_bytes -= h->committed;
     bytes += h->committed;
+    cache_remove_locked(h);
     unmark_locked(h);
     list_insert_after(&gone, n);
   }
   lock_release(&large_lock);
-  while (!list_empty(&gone)) {
-    large_header *h = list_entry(gone.next, large_header, link);
-    list_remove(&h->link);
-    release_unmarked(h);
-  }
+  release_gone(&gone);
   return bytes;
 }
 
@@ -492,7 +580,7 @@ static int check_one(large_header *h, int cached) {
 
 int large_check(void) {
   int fault = 0;
-  size_t n = 0, committed = 0, user = 0, cn = 0, ccommitted = 0;
+  size_t n = 0, committed = 0, user = 0, cn = 0, ccommitted = 0, cplain = 0;
   lock_acquire(&large_lock);
   for (list_node *node = large_blocks.next; node != &large_blocks && !fault; node = node->next) {
     large_header *h = list_entry(node, large_header, link);
@@ -506,10 +594,12 @@ int large_check(void) {
     fault = check_one(h, 1);
     cn++;
     ccommitted += h->committed;
+    if (!h->user_size)
+      cplain += h->committed;
   }
   if (!fault &&
       (n != large_count || committed != large_committed_bytes || user != large_user_bytes ||
-       cn != cache_count || ccommitted != cache_committed_bytes))
+       cn != cache_count || ccommitted != cache_committed_bytes || cplain != cache_plain_bytes))
     fault = 304;
   lock_release(&large_lock);
   return fault;

@@ -15,6 +15,7 @@
 /* live_state bits of a live block. */
 #define LARGE_LIVE_REUSED 1u   /* taken from the cache: its bytes may hold old data */
 #define LARGE_LIVE_OUTGROWN 2u /* a ReallocMem moved it to a bigger block: it skips the cache */
+#define LARGE_LIVE_RESIZED 4u  /* a ReallocMem moved it to a smaller block: cached for growth */
 
 typedef struct large_header {
   list_node link;   /* on the list of live large blocks, or the cache's */
@@ -23,7 +24,8 @@ typedef struct large_header {
   size_t committed; /* bytes committed from there: at least `size`; more when the block came
                        from the cache with pages it keeps to grow into */
   size_t reserved;  /* bytes of address space reserved from there (>= committed) */
-  size_t user_size; /* what the caller asked for last */
+  size_t user_size; /* live: what the caller asked for last; cached: 1 when a ReallocMem that
+                       moved it freed it (large.c keeps those under a larger bound), else 0 */
   union {
     uint32_t cached_at;  /* in the cache: the release tick it went there (release.h) */
     uint32_t live_state; /* live: LARGE_LIVE_* */
@@ -76,6 +78,9 @@ void *large_grow_by_remap(void *p, size_t min_user, size_t want_user);
 void large_set_user_size(void *p, size_t user_size);
 /* p is about to be freed because it moved to a bigger block: it skips the cache. */
 void large_outgrown(void *p);
+/* p is about to be freed because a ReallocMem moved it to a smaller block: it is cached under
+ * the larger bound (large.c). */
+void large_resized(void *p);
 /* Bytes from p on that may hold old data (a block reused from the cache is not zeroed): its
  * usable size, or 0 for a block fresh from the OS. */
 size_t large_dirty_bytes(const void *p);

@@ -115,6 +115,18 @@
  * counts as large bytes reserved and as OS bytes (it is committed memory). */
 #define LARGE_CACHE_MIN_BYTES ((size_t)32u * 1024u * 1024u)
 #define LARGE_CACHE_LIVE_SHIFT 3u
+/* Blocks FreeMem freed may use only part of that: what keeps the committed large bytes (live
+ * and cached, a reused block's kept pages included) within this of the most the live blocks
+ * have held; they make way as soon as new blocks take the live bytes up. Cached pages are in
+ * memory, so the process's peak is the live blocks' peak plus at most this (measured at
+ * 43dc1f3, 2026-12-01: `mixed` 1.09x its live bytes natively, 1.17x with the whole bound, 1.14x
+ * with 8 MB; it costs `mixed` 15% of its time against the whole bound, 11% against 8 MB: the
+ * README's issue 14 section). The slack lets a block freed and allocated again
+ * in turn (1 MB: 1.06 MB committed) stay cached. Blocks a ReallocMem moved away from (it
+ * shrank below half) have the whole bound: a program that resizes its blocks grows them again,
+ * and growing into pages kept in memory saves a fault per page (`fc_realloc_large`: 17,100
+ * faults with them kept, 30,000 under this bound, about 2.5x its time). */
+#define LARGE_CACHE_ABOVE_PEAK_BYTES ((size_t)2u * 1024u * 1024u)
 #define LARGE_CACHE_MAX_BLOCKS 64u
 /* A cached block reused for a smaller request keeps its pages in memory unless it has more than
  * this many times what the request needs: pages given back are faulted in again when the block
@@ -123,6 +135,12 @@
  * cached block can hold takes the biggest one and grows it (in place, or natively by moving
  * its pages): a fresh block would fault every page in again. */
 #define LARGE_CACHE_TRIM_FACTOR 8u
+/* A request no cached block's reservation holds takes the biggest cached block that has at least
+ * this fraction of it and grows it, rather than mapping a fresh block while the cache makes way
+ * (under LARGE_CACHE_ABOVE_PEAK_BYTES it must): its pages are in memory already. 8 rather than 2
+ * (measured at 43dc1f3, 2026-12-01, 10 pairs natively: fc_addr_creep 7% faster (4-12%), mixed 3%
+ * (-3 to 8%), fc_realloc_large unchanged). */
+#define LARGE_CACHE_GROW_FACTOR 8u
 
 /* ---- Aligned blocks ----------------------------------------------------------------------
  * Every block is 16-aligned. A minimum alignment of 32 or 64 (FastMM5's
@@ -153,12 +171,16 @@
  * back with the OS 0.5-1 s after it; fastmm_set_idle_release_interval changes the period. */
 #define MEDIUM_SPARE_SPANS 1u
 #define RELEASE_IDLE_INTERVAL_MS 500u
-/* The idle thread starts only once more than this is kept: a thread costs memory too (about
- * 1 MB of resident memory per thread under Wine, measured on Win32 and Win64; tens of KB on
- * Windows), and a program's peak often comes while the thread sleeps (the Pascal demo's did:
- * 0.9 MB of its 1.3 MB above Free Pascal's heap on Win32). 2 MB is the most issue 14 lets a
- * program that freed everything keep without an explicit call: one default spare span, which
- * alone starts no thread; anything kept beside it, or a larger spare, does. */
+/* The idle thread starts only once more than this is kept (a running one still gives back
+ * whatever is kept): a thread costs memory and time too. Under Wine about 1 MB of resident memory
+ * per thread, measured on Win32 and Win64 (tens of KB on Windows), and a program's peak often
+ * comes while the thread sleeps (the Pascal demo's did: 0.9 MB of its 1.3 MB above Free Pascal's
+ * heap on Win32); and 1-4 ms to start under Wine (at 8c29bcb, 2026-12-01, a 1 MB GetMem +
+ * FreeMem loop of 20,000 turns spent most of its time starting it). 2 MB is what issue 14 lets a
+ * program that freed everything keep without an explicit call: one default spare span, or a
+ * 1 MB large block, alone starts no thread; anything kept beside them, or a larger spare (the
+ * speed strategy's 4 MB), does. fastmm_release_free_memory and a shortage of memory give it back
+ * as before. */
 #define RELEASE_THREAD_MIN_KEPT ((size_t)2u * 1024u * 1024u)
 
 /* ---- ReallocMem (FastMM's numbers; code that was tuned on FastMM expects them) -------------

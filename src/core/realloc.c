@@ -101,6 +101,9 @@ static void *realloc_large(void *p, size_t size, const void *caller) {
     large_set_user_size(p, size);
     return p;
   }
+  /* Its pages stay cached for the next growth, beyond what FreeMem's blocks may keep: a
+   * program that resizes blocks grows them again (large.c). */
+  large_resized(p);
   return move_block(p, size, size, caller, keep);
 }
 

@@ -25,7 +25,7 @@
 
 uint32_t release_tick;
 static uint32_t interval_ms = RELEASE_IDLE_INTERVAL_MS;
-static uint32_t thread_running; /* 1 from the start of the idle thread until it ends */
+uint32_t release_thread_running; /* 1 from the start of the idle thread until it ends */
 static fmm_lock pass_lock;
 
 static size_t kept_bytes(void) {
@@ -73,20 +73,30 @@ static void idle_thread(void) {
     idle_loop();
     /* An exchange, a full barrier: a block kept meanwhile is seen below, or its keeper sees the
      * thread gone and starts another (release_note_kept). */
-    fmm_xchg_u32(&thread_running, 0u);
+    fmm_xchg_u32(&release_thread_running, 0u);
     if (fmm_load_u32_relaxed(&interval_ms) == 0 || kept_bytes() == 0 ||
-        fmm_xchg_u32(&thread_running, 1u) != 0)
+        fmm_xchg_u32(&release_thread_running, 1u) != 0)
       return;
   }
 }
 
-void release_note_kept(void) {
-  if (fmm_load_u32_relaxed(&interval_ms) == 0 || kept_bytes() <= RELEASE_THREAD_MIN_KEPT)
+static void start_thread(void) {
+  if (fmm_load_u32_relaxed(&interval_ms) == 0)
     return;
   /* An exchange after the block was kept (a full barrier), so the idle thread, if it is just
    * ending, sees the block (idle_thread). */
-  if (fmm_xchg_u32(&thread_running, 1u) == 0 && !prim_start_thread(idle_thread))
-    fmm_store_u32_relaxed(&thread_running, 0u);
+  if (fmm_xchg_u32(&release_thread_running, 1u) == 0 && !prim_start_thread(idle_thread))
+    fmm_store_u32_relaxed(&release_thread_running, 0u);
+}
+
+void release_note_kept(void) {
+  if (kept_bytes() > RELEASE_THREAD_MIN_KEPT)
+    start_thread();
+}
+
+void release_note_large_kept_slow(size_t cached) {
+  if (cached + medium_spare_bytes() > RELEASE_THREAD_MIN_KEPT)
+    start_thread();
 }
 
 static size_t on_pressure(void) {
@@ -95,7 +105,7 @@ static size_t on_pressure(void) {
 
 /* A forked child has no idle thread, whatever the parent had. */
 static void after_fork(void) {
-  thread_running = 0;
+  release_thread_running = 0;
 }
 
 void release_init(void) {
@@ -107,7 +117,7 @@ void release_set_interval(unsigned ms) {
   fmm_store_u32_relaxed(&interval_ms, ms);
   if (ms == 0) {
     /* Off means off: wait for a running thread to see it (it does at its next wake-up). */
-    while (fmm_load_u32_relaxed(&thread_running) != 0)
+    while (fmm_load_u32_relaxed(&release_thread_running) != 0)
       prim_sleep_ms(1);
   } else if (kept_bytes() != 0) {
     release_note_kept();

@@ -18,8 +18,20 @@ static inline uint32_t release_now(void) {
 }
 
 void release_init(void);
-/* Something was set aside for reuse: makes sure the idle thread runs to give it back later. */
+/* Something was set aside for reuse: makes sure the idle thread runs to give it back later,
+ * once what is kept is worth a thread (more than RELEASE_THREAD_MIN_KEPT). */
 void release_note_kept(void);
+/* The same for a large block cached under the large lock, `cached` the cache's bytes then;
+ * called after that lock is released. No locked instruction while the thread runs: the idle
+ * thread clears release_thread_running before it takes the large lock to see what is kept
+ * (release.c), so if it did so before the caller's locked section the caller reads 0 here, and
+ * if after, the thread sees the block. */
+extern FMM_HIDDEN uint32_t release_thread_running;
+void release_note_large_kept_slow(size_t cached);
+static inline void release_note_large_kept(size_t cached) {
+  if (fmm_load_u32_relaxed(&release_thread_running) == 0)
+    release_note_large_kept_slow(cached);
+}
 /* One idle period has passed: gives back what has been kept unused since before the previous
  * pass. The idle thread calls it every RELEASE_IDLE_INTERVAL_MS (policy.h); a program (or a
  * test) may call it itself (fastmm_release_idle_memory). */
