@@ -123,10 +123,13 @@ FMM_INLINE small_span *fast_small_block(const void *p, uint32_t *h) {
 }
 
 /* The part of FreeMem after the page map said "medium span": a live small block goes onto its
- * bin (or the slow path when that is full); everything else takes the slow path. */
+ * bin; when that has no room the slow path is told the block is valid (a thread that frees much
+ * more of a class than anyone allocates sends every free of it there, thread_cache.c, and it is
+ * validated once); everything else takes the slow path. */
 FMM_INLINE int free_in_span(void *p) {
   uint32_t h = block_header(p);
-  if (FMM_LIKELY(small_block_span(p, h) != NULL)) {
+  int live_small = small_block_span(p, h) != NULL;
+  if (FMM_LIKELY(live_small)) {
     thread_cache *tc = (thread_cache *)prim_tls_get_fast();
     if (FMM_LIKELY(PRIM_TLS_FAST_NEVER_NULL || tc != NULL)) {
       cache_bin *bin = thread_cache_bin_of(tc, h);
@@ -139,7 +142,7 @@ FMM_INLINE int free_in_span(void *p) {
       }
     }
   }
-  return heap_free_block(p, h);
+  return heap_free_in_span(p, h, live_small);
 }
 
 FMM_INLINE int fast_free(void *p) {

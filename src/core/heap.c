@@ -102,30 +102,35 @@ FMM_NOINLINE int heap_free_slow(void *p, const void *caller) {
   return fast_free_normal(p);
 }
 
+static int free_live_small(void *p, uint32_t h) {
+  thread_cache *tc = current_cache();
+  if (tc == NULL) {
+    small_return_block(p);
+    return FASTMM_OK;
+  }
+  unsigned c = small_header_class(h);
+  cache_bin *bin = &tc->bins[c];
+  if (bin->count >= bin->limit &&
+      (cache_bin_still_stopped(bin, fmm_load_u32_relaxed(&small_span_of(p, h)->manager->taken)) ||
+       !thread_cache_make_room(tc, c, p, h))) {
+    small_return_block(p);
+    return FASTMM_OK;
+  }
+  block_set_header(p, h | BLOCK_FLAG_FREE);
+  *(void **)p = bin->head;
+  bin->head = p;
+  bin->count++;
+  return FASTMM_OK;
+}
+
 FMM_NOINLINE int heap_free_block(void *p, uint32_t h) {
   if (!heap_kind_fits_region(h, p))
     return FASTMM_ERROR_INVALID_POINTER;
   switch (h & BLOCK_KIND_MASK) {
-  case BLOCK_FLAG_SMALL: {
+  case BLOCK_FLAG_SMALL:
     if (small_block_span(p, h) == NULL)
       return FASTMM_ERROR_INVALID_POINTER;
-    thread_cache *tc = current_cache();
-    if (tc == NULL) {
-      small_return_block(p);
-      return FASTMM_OK;
-    }
-    unsigned c = small_header_class(h);
-    cache_bin *bin = &tc->bins[c];
-    if (bin->count >= bin->limit && !thread_cache_make_room(tc, c, p, h)) {
-      small_return_block(p);
-      return FASTMM_OK;
-    }
-    block_set_header(p, h | BLOCK_FLAG_FREE);
-    *(void **)p = bin->head;
-    bin->head = p;
-    bin->count++;
-    return FASTMM_OK;
-  }
+    return free_live_small(p, h);
   case BLOCK_FLAG_MEDIUM:
     if (!medium_block_plausible(p, h))
       return FASTMM_ERROR_INVALID_POINTER;
@@ -136,6 +141,10 @@ FMM_NOINLINE int heap_free_block(void *p, uint32_t h) {
               a stale pointer to a debug block's outer block has DEBUG_OUTER and lands here */
     return block_header_is_debug(h) ? debug_free(p, NULL) : FASTMM_ERROR_INVALID_POINTER;
   }
+}
+
+FMM_NOINLINE int heap_free_in_span(void *p, uint32_t h, int live_small) {
+  return live_small ? free_live_small(p, h) : heap_free_block(p, h);
 }
 
 /* The usable size of p, whose header word h passed heap_kind_fits_region, if p is a live block

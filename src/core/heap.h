@@ -73,6 +73,12 @@ void *heap_get_normal(size_t size);
 int heap_free_slow(void *p, const void *caller);
 /* A block whose header word h is readable: by its kind (small, medium, large, debug). */
 int heap_free_block(void *p, uint32_t h);
+/* What FreeMem's fast path could not place in a bin, p's header word h read from a medium span:
+ * `live_small` says the validation contract held (a live small block whose thread's bin had no
+ * room, or whose thread has no cache yet: into the bin once it has room, else back to its span),
+ * else heap_free_block. One call site on the fast path, so that a caller checking the result
+ * keeps its hot path free of a stack frame. */
+int heap_free_in_span(void *p, uint32_t h, int live_small);
 
 /* ---- ReallocMem (realloc.c) ------------------------------------------------------------------ */
 void *heap_realloc_slow(void *p, size_t size); /* mode word, then modes or normal */

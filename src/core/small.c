@@ -236,9 +236,16 @@ void small_return_blocks(void *list) {
 }
 
 void small_return_block(void *p) {
-  block_set_header(p, block_header(p) | BLOCK_FLAG_FREE);
-  *(void **)p = NULL;
-  small_return_blocks(p);
+  uint32_t h = block_header(p) | BLOCK_FLAG_FREE;
+  block_set_header(p, h);
+  small_manager *m = small_span_of(p, h)->manager;
+  if (!lock_try(&m->lock)) {
+    push_pending(m, p); /* never wait in FreeMem: the lock owner or the next one drains it */
+    return;
+  }
+  free_into_span(m, p);
+  small_drain_pending(m);
+  lock_release(&m->lock);
 }
 
 void *small_take_aligned(unsigned class_index) {

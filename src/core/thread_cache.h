@@ -38,6 +38,13 @@ typedef struct thread_cache {
 FMM_STATIC_ASSERT(sizeof(thread_cache) <= PRIM_TLS_UNSET_BYTES, "the unset thread pointer's zeros");
 #endif
 
+/* The bin stopped keeping its class (thread_cache_make_room) and its manager has handed out
+ * nothing since (`taken`, read from the block's manager, is what the bin saw then): a free of
+ * the class goes straight back to its span, with no call here. */
+static inline int cache_bin_still_stopped(const cache_bin *bin, uint32_t taken) {
+  return bin->limit == 0 && taken == bin->seen_taken;
+}
+
 thread_cache *thread_cache_create(void); /* for the calling thread; NULL if TLS is unavailable */
 void thread_cache_flush_bin(thread_cache *tc, unsigned class_index, uint32_t keep);
 /* FreeMem found the bin of live small block p (header h) full: makes room in it and returns 1,
