@@ -15,12 +15,6 @@
 #endif
 #include "test_blocks.h"
 
-#if defined(_WIN32)
-#ifndef PSAPI_VERSION
-#define PSAPI_VERSION 2 /* GetProcessMemoryInfo is kernel32's K32GetProcessMemoryInfo */
-#endif
-#endif
-
 #define MB TB_MB
 #if defined(TU_UNDER_TSAN)
 #define TOTAL (256 * MB)

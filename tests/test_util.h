@@ -33,6 +33,9 @@
 #define NOMINMAX
 #endif
 #include <windows.h>
+#ifndef PSAPI_VERSION
+#define PSAPI_VERSION 2 /* GetProcessMemoryInfo is kernel32's K32GetProcessMemoryInfo */
+#endif
 /* after windows.h, which it needs */
 #include <psapi.h>
 #else

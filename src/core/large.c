@@ -213,6 +213,17 @@ static int commit_up_to(const large_header *h, size_t to) {
   return 1;
 }
 
+/* A new reservation of `reserve` bytes with its first `need` committed and marked in the page
+ * map as a large block's; NULL when either the OS or the page map's tables fail. */
+static large_header *reserve_marked(size_t reserve, size_t need) {
+  large_header *h = (large_header *)os_reserve(reserve, need);
+  if (h != NULL && !page_map_set(h, need, REGION_LARGE_START)) {
+    os_release(h, reserve, need);
+    return NULL;
+  }
+  return h;
+}
+
 /* Where the OS can (Linux), moves h's pages to a new reservation whose block is `want` bytes:
  * no byte copied, no page faulted in again. Returns the new header (its sizes set, its other
  * fields, the user offset among them, moved with it), or NULL with h untouched. h is on no
@@ -222,13 +233,9 @@ static large_header *move_pages(large_header *h, size_t want) {
   size_t want_reserved = reserve_for(want);
   /* The new place is committed before the pages move onto it, so that the page map may say
    * it is ours from the start: a pointer into it is never read while it cannot be. */
-  large_header *n = (large_header *)os_reserve(want_reserved, want);
+  large_header *n = reserve_marked(want_reserved, want);
   if (n == NULL)
     return NULL;
-  if (!page_map_set(n, want, REGION_LARGE_START)) {
-    os_release(n, want_reserved, want);
-    return NULL;
-  }
   size_t old_committed = h->committed;
   /* The old addresses stop being ours when the kernel moves the pages. */
   page_map_set(h, old_committed, REGION_NOT_OURS);
@@ -278,17 +285,13 @@ static large_header *fit_cached(large_header *h, size_t need) {
 
 static large_header *map_new(size_t need) {
   size_t reserve = reserve_for(need);
-  large_header *h = (large_header *)os_reserve(reserve, need);
+  large_header *h = reserve_marked(reserve, need);
   if (h == NULL && reserve > need) { /* the address space is short: no room ahead */
     reserve = need;
-    h = (large_header *)os_reserve(reserve, need);
+    h = reserve_marked(reserve, need);
   }
   if (h == NULL)
     return NULL;
-  if (!page_map_set(h, need, REGION_LARGE_START)) {
-    os_release(h, reserve, need);
-    return NULL;
-  }
   h->size = need;
   h->committed = need;
   h->reserved = reserve;
