@@ -23,7 +23,11 @@
  *  6. A spare span alone (what issue 14 lets a program keep: RELEASE_THREAD_MIN_KEPT) starts no
  *     idle thread, whose memory would cost more than it gives back: the span stays over 50
  *     periods; a large block cached beside it starts the thread, which gives both back, and so
- *     does a larger spare span alone (the speed strategy's 4 MB). */
+ *     does a larger spare span alone (the speed strategy's 4 MB).
+ *  7. (Windows) Starting the idle thread does not wait for the loader lock. Another thread holds
+ *     it (as a thread ending in DllMain does, maybe waiting for a heap lock the starting thread
+ *     holds: a deadlock test_stress met once on Win32) while a FreeMem starts the thread; the
+ *     FreeMem must return before the lock is let go, and the thread then gives the block back. */
 #if !defined(_WIN32) && !defined(_POSIX_C_SOURCE)
 #define _POSIX_C_SOURCE 200809L
 #endif
@@ -317,6 +321,64 @@ static void a_spare_alone_starts_no_thread(void) {
   fastmm_set_idle_release_interval(0);
 }
 
+#if defined(_WIN32)
+typedef LONG(NTAPI *ldr_lock_fn)(ULONG flags, ULONG *disposition, ULONG_PTR *cookie);
+typedef LONG(NTAPI *ldr_unlock_fn)(ULONG flags, ULONG_PTR cookie);
+
+static struct {
+  ldr_lock_fn lock;
+  ldr_unlock_fn unlock;
+  HANDLE held, done;
+  int done_in_time;
+} loader;
+
+/* Holds the loader lock until the main thread says it is done (up to 30 s, a liveness bound:
+ * the FreeMem it waits for returns at once when it does not need the lock). */
+static void hold_loader_lock(void *arg) {
+  ULONG disposition = 0;
+  ULONG_PTR cookie = 0;
+  (void)arg;
+  loader.lock(0, &disposition, &cookie);
+  SetEvent(loader.held);
+  loader.done_in_time = WaitForSingleObject(loader.done, 30000) == WAIT_OBJECT_0;
+  loader.unlock(0, cookie);
+}
+
+static void start_while_loader_lock_held(void) {
+  fastmm_state s0, s1;
+  tu_thread t;
+  HMODULE ntdll = GetModuleHandleA("ntdll.dll");
+  loader.lock = (ldr_lock_fn)(void (*)(void))GetProcAddress(ntdll, "LdrLockLoaderLock");
+  loader.unlock = (ldr_unlock_fn)(void (*)(void))GetProcAddress(ntdll, "LdrUnlockLoaderLock");
+  if (!CHECK(loader.lock != NULL && loader.unlock != NULL))
+    return;
+  loader.held = CreateEventA(NULL, TRUE, FALSE, NULL);
+  loader.done = CreateEventA(NULL, TRUE, FALSE, NULL);
+  if (!CHECK(loader.held != NULL && loader.done != NULL))
+    return;
+  fastmm_set_idle_release_interval(0); /* no idle thread runs now */
+  fastmm_release_free_memory();
+  fastmm_get_state(&s0);
+  fastmm_set_idle_release_interval(20);
+  if (!CHECK(tu_thread_start(&t, hold_loader_lock, NULL)))
+    return;
+  WaitForSingleObject(loader.held, INFINITE);
+  int freed = free_large(4 * MB); /* 4 MB kept: starts the idle thread */
+  SetEvent(loader.done);
+  tu_thread_join(&t);
+  CHECK_MSG(
+      loader.done_in_time,
+      "a FreeMem that started the idle thread waited for the loader lock another thread held");
+  if (freed)
+    CHECK_MSG(given_back_to(s0.os_bytes_reserved, &s1),
+              "the idle thread started under the loader lock did not give the block back within "
+              "a minute");
+  fastmm_set_idle_release_interval(0);
+  CloseHandle(loader.held);
+  CloseHandle(loader.done);
+}
+#endif
+
 int main(void) {
   printf("test_idle_release (%s, %u-bit pointers)\n", tu_build_name(),
          (unsigned)(sizeof(void *) * 8));
@@ -328,6 +390,9 @@ int main(void) {
   a_small_block_starts_no_thread();
   the_thread_does_it();
   a_spare_alone_starts_no_thread();
+#if defined(_WIN32)
+  start_while_loader_lock_held();
+#endif
   CHECK_EQ(fastmm_check_heap(), 0);
   return tu_finish("test_idle_release");
 }

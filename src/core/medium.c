@@ -154,7 +154,9 @@ static int span_add(medium_arena *a) {
   return 1;
 }
 
-static void span_remove(medium_arena *a, medium_span *s) {
+/* Returns 1 when the span became the spare and none was kept before: the caller tells release.c
+ * once the arena's lock is released (release_note_kept may start a thread: release.h). */
+static int span_remove(medium_arena *a, medium_span *s) {
   list_remove(&s->arena_link);
   a->span_count--;
   a->span_bytes -= s->size;
@@ -162,10 +164,10 @@ static void span_remove(medium_arena *a, medium_span *s) {
   s->spare_since = release_now();
   fmm_store_u32_relaxed(&spare_size, (uint32_t)s->size);
   medium_span *old = (medium_span *)fmm_xchg_ptr(&spare_span, s);
-  if (old != NULL)
-    unmap_span(old);
-  else
-    release_note_kept();
+  if (old == NULL)
+    return 1;
+  unmap_span(old);
+  return 0;
 }
 
 /* Cuts p's block to `size` bytes: the rest becomes a block of its own (its boundary tags
@@ -194,8 +196,8 @@ static void split(medium_arena *a, void *p, uint32_t size) {
 }
 
 /* Marks `p` (its header already holding its size) free, merges it with free neighbours, and
- * bins it or gives the span back. */
-static void free_block(medium_arena *a, void *p) {
+ * bins it or gives the span back; returns span_remove's "tell release.c". */
+static int free_block(medium_arena *a, void *p) {
   medium_header *h = medium_header_of(p);
   /* Flagged free first: if it merges into its predecessor, its header stays behind inside a
    * free block, and a second FreeMem of it must find it free. */
@@ -218,10 +220,11 @@ static void free_block(medium_arena *a, void *p) {
   next = next_block(p);
   medium_header_of(next)->prev_size = h->size;
   if (h->prev_size == 0 && (medium_header_of(next)->flags & MEDIUM_FLAG_SENTINEL)) {
-    span_remove(a, (medium_span *)((char *)p - MEDIUM_HEADER_SIZE - MEDIUM_SPAN_HEADER_SIZE));
-    return;
+    return span_remove(a,
+                       (medium_span *)((char *)p - MEDIUM_HEADER_SIZE - MEDIUM_SPAN_HEADER_SIZE));
   }
   bin_insert(a, p);
+  return 0;
 }
 
 static inline uint32_t block_size_for(size_t user_size) {
@@ -375,8 +378,10 @@ int medium_free(void *p) {
     a->blocks_in_use--;
     a->bytes_in_use -= h->size - MEDIUM_HEADER_SIZE;
   }
-  free_block(a, p);
+  int kept = free_block(a, p);
   lock_release(&a->lock);
+  if (kept)
+    release_note_kept();
   return FASTMM_OK;
 }
 
@@ -414,7 +419,7 @@ int medium_shrink_in_place(void *p, size_t new_user) {
   uint32_t rest = h->size - size;
   void *tail = cut_tail(p, size);
   a->bytes_in_use -= rest;
-  free_block(a, tail); /* merges with a free next neighbour */
+  free_block(a, tail); /* merges with a free next neighbour; the span stays */
   lock_release(&a->lock);
   return 1;
 }

@@ -19,7 +19,11 @@ static inline uint32_t release_now(void) {
 
 void release_init(void);
 /* Something was set aside for reuse: makes sure the idle thread runs to give it back later,
- * once what is kept is worth a thread (more than RELEASE_THREAD_MIN_KEPT). */
+ * once what is kept is worth a thread (more than RELEASE_THREAD_MIN_KEPT). Starting the thread
+ * waits for it to run (prim_start_thread, at most 100 ms), which it cannot while another thread
+ * holds the loader lock, as a thread ending in DllMain does while it waits for a heap lock: so
+ * the callers note after they release the lock they kept the memory under (the medium arena's;
+ * a small span emptied under its manager's lock is noted there, which costs at most that wait). */
 void release_note_kept(void);
 /* The same for a large block cached under the large lock, `cached` the cache's bytes then;
  * called after that lock is released. No locked instruction while the thread runs: the idle

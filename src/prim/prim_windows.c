@@ -139,19 +139,22 @@ typedef union thread_fn {
 } thread_fn;
 
 /* The manager's own thread holds a reference to this DLL, so a FreeLibrary cannot unload the
- * code it runs; it drops the reference as it ends (FreeLibraryAndExitThread). */
-/* Set by a new thread of the manager's once it runs (see prim_start_thread). */
+ * code it runs; it drops the reference as it ends (FreeLibraryAndExitThread). The thread takes
+ * the reference itself: taking it costs the loader lock (Wine's GetModuleHandleEx takes it even
+ * to find a module), and the thread that starts this one may hold a heap lock that a thread
+ * ending in DllMain, under the loader lock, waits for. The caller waits until the reference is
+ * held (prim_start_thread), so the DLL cannot go away first unless that wait ran out. */
 static HANDLE thread_started;
 
 static DWORD WINAPI thread_main(LPVOID arg) {
   thread_fn f;
   f.arg = arg;
+  HMODULE self = NULL;
+  BOOL held = GetModuleHandleExA(GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS,
+                                 (LPCSTR)(void *)thread_main, &self);
   SetEvent(thread_started);
   f.fn();
-  HMODULE self = NULL;
-  if (GetModuleHandleExA(GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS |
-                             GET_MODULE_HANDLE_EX_FLAG_UNCHANGED_REFCOUNT,
-                         (LPCSTR)(void *)thread_main, &self))
+  if (held)
     FreeLibraryAndExitThread(self, 0);
   return 0;
 }
@@ -173,34 +176,34 @@ static DWORD WINAPI thread_main(LPVOID arg) {
  * so one event serves every start. */
 #define THREAD_START_WAIT_MS 100u
 
+/* The thread inside this DLL's DllMain, which holds the loader lock there (the loader calls one
+ * DllMain at a time, so one variable serves): a thread it starts cannot run before it returns,
+ * so waiting for it would only cost THREAD_START_WAIT_MS at every such thread's end. */
+static volatile DWORD dllmain_thread; /* an aligned word: read whole */
+
+/* Nothing here waits for the loader lock: callers may hold heap locks (release.h). */
 int prim_start_thread(void (*fn)(void)) {
-  HMODULE self = NULL;
   thread_fn f;
   unsigned char xmm[32];
   f.fn = fn;
   SAVE_XMM4_XMM5(xmm);
   HANDLE t = NULL;
   DWORD saved = GetLastError();
-  if (GetModuleHandleExA(GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS, (LPCSTR)(void *)thread_main,
-                         &self)) {
-    if (thread_started == NULL)
-      thread_started = CreateEventA(NULL, TRUE, FALSE, NULL);
-    if (thread_started != NULL) {
-      ResetEvent(thread_started);
-      t = CreateThread(NULL, 64 * 1024, thread_main, f.arg, STACK_SIZE_PARAM_IS_A_RESERVATION,
-                       NULL);
-    }
-    if (t == NULL) {
-      FreeLibrary(self);
-    } else {
-      /* Returns once the thread runs: a program that exits right after the call that started it
-       * (a large block freed just before the end) then exits with a thread asleep, not one still
-       * being set up, which crashed Wine's 32-bit loader at exit (about 1 exit in 120). Bounded,
-       * because a caller holding the loader lock (a FreeMem in a DllMain) keeps the thread from
-       * starting until it returns. */
+  if (thread_started == NULL)
+    thread_started = CreateEventA(NULL, TRUE, FALSE, NULL);
+  if (thread_started != NULL) {
+    ResetEvent(thread_started);
+    t = CreateThread(NULL, 64 * 1024, thread_main, f.arg, STACK_SIZE_PARAM_IS_A_RESERVATION, NULL);
+  }
+  if (t != NULL) {
+    /* Returns once the thread runs and holds its reference: a program that exits right after
+     * the call that started it (a large block freed just before the end) then exits with a
+     * thread asleep, not one still being set up, which crashed Wine's 32-bit loader at exit
+     * (about 1 exit in 120). Bounded, because while the loader lock is held (a FreeMem in a
+     * DllMain, or a thread ending meanwhile) the thread cannot start until it is released. */
+    if (dllmain_thread != GetCurrentThreadId())
       WaitForSingleObject(thread_started, THREAD_START_WAIT_MS);
-      CloseHandle(t);
-    }
+    CloseHandle(t);
   }
   SetLastError(saved);
   RESTORE_XMM4_XMM5(xmm);
@@ -468,7 +471,9 @@ BOOL WINAPI DllMain(HINSTANCE instance, DWORD reason, LPVOID reserved) {
   if (reason == DLL_THREAD_DETACH && tls_index != TLS_OUT_OF_INDEXES && thread_exit_fn) {
     void *v = prim_tls_get_slow();
     if (v != NULL) {
+      dllmain_thread = GetCurrentThreadId();
       thread_exit_fn(v);
+      dllmain_thread = 0;
       TlsSetValue(tls_index, NULL);
     }
   }
