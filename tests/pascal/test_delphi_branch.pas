@@ -20,7 +20,7 @@
 program test_delphi_branch;
 
 uses
-  FastMMC, DelphiMemoryManager, SysUtils, Classes, FmmTest;
+  FastMMC, DelphiMemoryManager, SysUtils, Classes, FmmTest, RaiseChecks;
 
 function GetProcAddress(AModule: NativeUInt; AName: PAnsiChar): Pointer; stdcall; external 'kernel32.dll';
 function GetModuleHandleExW(AFlags: Cardinal; AAddress: Pointer; out AModule: NativeUInt): LongBool;
@@ -54,20 +54,6 @@ function OtherGetMem(Size: NativeInt): Pointer;
 begin
   Inc(OtherGetMemCalls);
   Result := Underneath.GetMem(Size);
-end;
-
-function InvalidPointerRaised(AFree: Boolean; P: Pointer): Boolean;
-begin
-  Result := False;
-  try
-    if AFree then
-      FreeMem(P)
-    else
-      ReallocMem(P, 100);
-  except
-    on EInvalidPointer do
-      Result := True;
-  end;
 end;
 
 procedure TestRecord;
@@ -148,15 +134,15 @@ begin
     GetMem(P, Size);
     FreeMem(P);
     Raised0 := DelphiMemoryManager.InvalidPointerErrors;
-    Check(InvalidPointerRaised(True, P), 'a second FreeMem of ' + IntToStr(Size) + ' bytes raises EInvalidPointer');
+    Check(RaisesInvalidPointer(bcFreeMem, P), 'a second FreeMem of ' + IntToStr(Size) + ' bytes raises EInvalidPointer');
     CheckEquals(Raised0 + 1, DelphiMemoryManager.InvalidPointerErrors,
       'it came from the record''s FreeMem result, as in Delphi (' + IntToStr(Size) + ' bytes)');
-    Check(InvalidPointerRaised(False, P), 'a ReallocMem of a freed ' + IntToStr(Size) + '-byte block raises EInvalidPointer');
+    Check(RaisesInvalidPointer(bcReallocMem, P), 'a ReallocMem of a freed ' + IntToStr(Size) + '-byte block raises EInvalidPointer');
   end;
   GetMem(P, 3000);
-  Check(InvalidPointerRaised(True, P + 16), 'FreeMem of a pointer inside a block raises EInvalidPointer');
+  Check(RaisesInvalidPointer(bcFreeMem, P + 16), 'FreeMem of a pointer inside a block raises EInvalidPointer');
   Raised0 := DelphiMemoryManager.InvalidPointerErrors;
-  Check(InvalidPointerRaised(False, P + 16), 'ReallocMem of a pointer inside a block raises EInvalidPointer');
+  Check(RaisesInvalidPointer(bcReallocMem, P + 16), 'ReallocMem of a pointer inside a block raises EInvalidPointer');
   CheckEquals(Raised0, DelphiMemoryManager.InvalidPointerErrors,
     'raised by the DLL (through the unit''s heap error), not made of a nil result');
   Check(FastMMC_OwnsBlock(P), 'the block itself is untouched');

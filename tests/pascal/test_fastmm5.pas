@@ -29,7 +29,7 @@ program test_fastmm5;
 {$H+}
 
 uses
-  FastMMC, SysUtils, Classes;
+  FastMMC, SysUtils, Classes, RaiseChecks;
 
 var
   Checks, Failures: Integer;
@@ -276,20 +276,6 @@ end;
 
 {------------------------Invalid pointers and debug blocks------------------------}
 
-function RaisesInvalidPointer(AFree: Boolean; P: Pointer): Boolean;
-begin
-  Result := False;
-  try
-    if AFree then
-      FreeMem(P)
-    else
-      ReallocMem(P, 100);
-  except
-    on EInvalidPointer do
-      Result := True;
-  end;
-end;
-
 procedure TestInvalidPointers(const AMode: string);
 const
   CSizes: array[0..2] of Integer = (2000, 50000, 500000);
@@ -301,25 +287,14 @@ begin
   begin
     GetMem(P, CSizes[I]);
     FreeMem(P);
-    Check(RaisesInvalidPointer(True, P), AMode + ': a second FreeMem of ' + IntToStr(CSizes[I]) +
+    Check(RaisesInvalidPointer(bcFreeMem, P), AMode + ': a second FreeMem of ' + IntToStr(CSizes[I]) +
       ' bytes raises EInvalidPointer');
-    Check(RaisesInvalidPointer(False, P), AMode + ': a ReallocMem of a freed ' + IntToStr(CSizes[I]) +
+    Check(RaisesInvalidPointer(bcReallocMem, P), AMode + ': a ReallocMem of a freed ' + IntToStr(CSizes[I]) +
       '-byte block raises EInvalidPointer');
   end;
   GetMem(P, 5000);
-  Check(RaisesInvalidPointer(True, P + 64), AMode + ': FreeMem of a pointer inside a block raises EInvalidPointer');
+  Check(RaisesInvalidPointer(bcFreeMem, P + 64), AMode + ': FreeMem of a pointer inside a block raises EInvalidPointer');
   FreeMem(P);
-end;
-
-function ScanRaises: Boolean;
-begin
-  Result := False;
-  try
-    FastMM_ScanDebugBlocksForCorruption;
-  except
-    on EInvalidPointer do
-      Result := True;
-  end;
 end;
 
 procedure TestDebugBlocks;

@@ -23,7 +23,7 @@ uses
 {$ifdef FASTMMC_TEST_NO_SLOT}
   SlotHog,
 {$endif}
-  FastMMC, SysUtils, Classes, FmmTest;
+  FastMMC, SysUtils, Classes, FmmTest, RaiseChecks;
 
 function GetModuleHandleExW(AFlags: Cardinal; AAddress: Pointer; out AModule: NativeUInt): LongBool;
   stdcall; external 'kernel32.dll';
@@ -188,26 +188,6 @@ end;
 
 {------------------------Bad pointers------------------------}
 
-function RaisesInvalidPointer(AOperation: Integer; P: Pointer): Boolean;
-var
-  Q: Pointer;
-begin
-  Result := False;
-  Q := P;
-  try
-    case AOperation of
-      0: FreeMem(Q);
-      1: ReallocMem(Q, 100);
-      2: FreeMem(Q, 100);
-    else
-      ReallocMem(Q, 0);
-    end;
-  except
-    on EInvalidPointer do
-      Result := Q = P;
-  end;
-end;
-
 {Through the installed record: EInvalidPointer, and Free Pascal's heap (its previous manager)
 is not touched.}
 procedure TestBadPointersInstalled;
@@ -224,13 +204,13 @@ begin
     GetMem(Mate, CSizes[I]);
     GetMem(P, CSizes[I]);
     FreeMem(P);
-    Check(RaisesInvalidPointer(0, P), 'a second FreeMem of ' + IntToStr(CSizes[I]) + ' bytes raises EInvalidPointer');
-    Check(RaisesInvalidPointer(1, P), 'a ReallocMem of a freed ' + IntToStr(CSizes[I]) + '-byte block raises EInvalidPointer');
-    Check(RaisesInvalidPointer(2, P), 'FreeMem(P, size) of a freed ' + IntToStr(CSizes[I]) + '-byte block raises EInvalidPointer');
-    Check(RaisesInvalidPointer(3, P), 'ReallocMem(P, 0) of a freed ' + IntToStr(CSizes[I]) + '-byte block raises EInvalidPointer');
-    Check(RaisesInvalidPointer(0, Mate + 16), 'FreeMem inside a ' + IntToStr(CSizes[I]) + '-byte block raises EInvalidPointer');
-    Check(RaisesInvalidPointer(1, Mate + 16), 'ReallocMem inside a ' + IntToStr(CSizes[I]) + '-byte block raises EInvalidPointer');
-    Check(RaisesInvalidPointer(0, Mate + 1), 'FreeMem of a misaligned pointer raises EInvalidPointer');
+    Check(RaisesInvalidPointer(bcFreeMem, P), 'a second FreeMem of ' + IntToStr(CSizes[I]) + ' bytes raises EInvalidPointer');
+    Check(RaisesInvalidPointer(bcReallocMem, P), 'a ReallocMem of a freed ' + IntToStr(CSizes[I]) + '-byte block raises EInvalidPointer');
+    Check(RaisesInvalidPointer(bcFreeMemSize, P), 'FreeMem(P, size) of a freed ' + IntToStr(CSizes[I]) + '-byte block raises EInvalidPointer');
+    Check(RaisesInvalidPointer(bcReallocMemZero, P), 'ReallocMem(P, 0) of a freed ' + IntToStr(CSizes[I]) + '-byte block raises EInvalidPointer');
+    Check(RaisesInvalidPointer(bcFreeMem, Mate + 16), 'FreeMem inside a ' + IntToStr(CSizes[I]) + '-byte block raises EInvalidPointer');
+    Check(RaisesInvalidPointer(bcReallocMem, Mate + 16), 'ReallocMem inside a ' + IntToStr(CSizes[I]) + '-byte block raises EInvalidPointer');
+    Check(RaisesInvalidPointer(bcFreeMem, Mate + 1), 'FreeMem of a misaligned pointer raises EInvalidPointer');
     CheckEquals(0, MemSize(P), 'MemSize of a freed block: 0');
     Check(FastMMC_OwnsBlock(Mate), 'the block the pointers were inside is untouched');
     FreeMem(Mate);
