@@ -281,24 +281,20 @@ begin
     raise EOutOfMemory.Create('out of memory (test)');
 end;
 
-function CountingRaises(AOperation: Integer; P: Pointer): Boolean;
-var
-  Q: Pointer;
+procedure MakeCountingCall(ACall: TBadCall; var Q: Pointer);
 begin
-  Result := False;
-  Q := P;
-  try
-    case AOperation of
-      0: Counting.FreeMem(Q);
-      1: Counting.ReAllocMem(Q, 100);
-      2: Counting.FreeMemSize(Q, 100);
-    else
-      Counting.ReAllocMem(Q, 0);
-    end;
-  except
-    on EInvalidPointer do
-      Result := Q = P;
+  case ACall of
+    bcFreeMem: Counting.FreeMem(Q);
+    bcReallocMem: Counting.ReAllocMem(Q, 100);
+    bcFreeMemSize: Counting.FreeMemSize(Q, 100);
+  else
+    Counting.ReAllocMem(Q, 0);
   end;
+end;
+
+function CountingRaises(ACall: TBadCall; P: Pointer): Boolean;
+begin
+  Result := RaisesInvalidPointerBy(MakeCountingCall, ACall, P);
 end;
 
 procedure TestCountingPreviousManager;
@@ -336,11 +332,11 @@ begin
       GetMem(Mate, 300 + I * 700);
       P := Counting.GetMem(300 + I * 700);
       Counting.FreeMem(P);
-      Check(CountingRaises(0, P), 'a second FreeMem raises EInvalidPointer from the DLL');
-      Check(CountingRaises(1, P), 'a ReAllocMem of a freed block raises EInvalidPointer from the DLL');
-      Check(CountingRaises(2, P), 'FreeMemSize of a freed block raises EInvalidPointer from the DLL');
-      Check(CountingRaises(3, Mate + 32), 'ReAllocMem(P, 0) inside a block raises EInvalidPointer');
-      Check(CountingRaises(0, Mate + 32), 'FreeMem inside a block raises EInvalidPointer');
+      Check(CountingRaises(bcFreeMem, P), 'a second FreeMem raises EInvalidPointer from the DLL');
+      Check(CountingRaises(bcReallocMem, P), 'a ReAllocMem of a freed block raises EInvalidPointer from the DLL');
+      Check(CountingRaises(bcFreeMemSize, P), 'FreeMemSize of a freed block raises EInvalidPointer from the DLL');
+      Check(CountingRaises(bcReallocMemZero, Mate + 32), 'ReAllocMem(P, 0) inside a block raises EInvalidPointer');
+      Check(CountingRaises(bcFreeMem, Mate + 32), 'FreeMem inside a block raises EInvalidPointer');
       CheckEquals(0, Counting.MemSize(P), 'MemSize of a freed block: 0');
       FreeMem(Mate);
     end;
