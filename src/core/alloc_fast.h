@@ -91,22 +91,28 @@ FMM_INLINE void *fast_get_normal(size_t size) {
   return heap_get_normal(size);
 }
 
-/* Is p's header word in a medium-span region (where every small block lives) as the fast
- * copy of the page map sees it? False for NULL, misaligned and foreign pointers, and for every
- * pointer while a mode is on. */
-FMM_INLINE int fast_in_medium_span(const void *p) {
+/* The region p's header word lies in as the fast copy of the page map sees it:
+ * REGION_NOT_OURS for NULL, misaligned and foreign pointers, and for every pointer while a mode
+ * is on. */
+FMM_INLINE unsigned fast_header_region(const void *p) {
   /* p - 16 lies in the region of the header word (p is 16-aligned) and NULL wraps past the map,
    * so one test refuses misaligned pointers, NULL and addresses beyond the map together. */
   uintptr_t a = (uintptr_t)p - BLOCK_ALIGNMENT;
 #if PAGE_MAP_L1_BITS > 0
   if (FMM_UNLIKELY(a & (~(((uintptr_t)1 << PAGE_MAP_ADDRESS_BITS) - 1u) | (BLOCK_ALIGNMENT - 1u))))
-    return 0;
-  return page_map_fast_lookup(a) == REGION_MEDIUM_SPAN;
+    return REGION_NOT_OURS;
+  return page_map_fast_lookup(a);
 #else
   if (FMM_UNLIKELY(a & (BLOCK_ALIGNMENT - 1u)))
-    return 0;
-  return FMM_FAST_L2[a >> PAGE_MAP_REGION_SHIFT] == REGION_MEDIUM_SPAN;
+    return REGION_NOT_OURS;
+  return FMM_FAST_L2[a >> PAGE_MAP_REGION_SHIFT];
 #endif
+}
+
+/* Is p's header word in a medium-span region (where every small block lives) as the fast
+ * copy of the page map sees it? */
+FMM_INLINE int fast_in_medium_span(const void *p) {
+  return fast_header_region(p) == REGION_MEDIUM_SPAN;
 }
 
 /* The validation contract's fast half (ARCHITECTURE.md), the one test every fast path of FreeMem,

@@ -147,27 +147,31 @@ FMM_NOINLINE int heap_free_in_span(void *p, uint32_t h, int live_small) {
   return live_small ? free_live_small(p, h) : heap_free_block(p, h);
 }
 
-/* The usable size of p, whose header word h passed heap_kind_fits_region, if p is a live block
- * of the kind h names; else 0. `outer`: p holds a debug block (h read without DEBUG_OUTER; the
- * large list keeps that state apart). */
+/* The usable size of p (16-aligned), whose header word h passed heap_kind_fits_region, if p is a
+ * live block of the kind h names; else 0. `outer`: p holds a debug block (h read without
+ * DEBUG_OUTER; the large list keeps that state apart). */
 static size_t live_usable(const void *p, uint32_t h, int outer) {
   switch (h & BLOCK_KIND_MASK) {
   case BLOCK_FLAG_SMALL:
     return small_block_span(p, h) != NULL ? small_header_usable(h) : 0;
   case BLOCK_FLAG_MEDIUM:
     return medium_block_plausible(p, h) ? medium_usable(p) : 0;
-  case BLOCK_FLAG_LARGE:
-    return (outer ? large_is_live_outer(p) : large_is_live(p)) ? large_usable(p) : 0;
+  case BLOCK_FLAG_LARGE: /* the region is a large block's first: its header is mapped */
+    return large_has_word_at(p,
+                             outer ? BLOCK_FLAG_LARGE | BLOCK_FLAG_DEBUG_OUTER : BLOCK_FLAG_LARGE)
+               ? large_usable(p)
+               : 0;
   default:
     return 0;
   }
 }
 
 size_t heap_usable_size(const void *p) {
-  if (!heap_header_readable(p))
+  unsigned region = heap_header_region(p);
+  if (region == REGION_NOT_OURS)
     return 0;
   uint32_t h = block_header(p);
-  if (!heap_kind_fits_region(h, p))
+  if (!heap_kind_fits(h, region))
     return 0;
   if (block_header_is_debug(h))
     return debug_usable(p);

@@ -43,8 +43,7 @@ static inline int heap_header_readable(const void *p) {
 
 /* Small and medium blocks live only in medium-span regions, large ones start only in a large
  * block's first region: a header word that names a kind its region cannot hold is not one. */
-static inline int heap_kind_fits_region(uint32_t h, const void *p) {
-  unsigned region = page_map_get((const char *)p - BLOCK_HEADER_SIZE);
+static inline int heap_kind_fits(uint32_t h, unsigned region) {
   switch (h & BLOCK_KIND_MASK) {
   case BLOCK_FLAG_SMALL:
   case BLOCK_FLAG_MEDIUM:
@@ -54,6 +53,10 @@ static inline int heap_kind_fits_region(uint32_t h, const void *p) {
   default:
     return region != REGION_NOT_OURS;
   }
+}
+
+static inline int heap_kind_fits_region(uint32_t h, const void *p) {
+  return heap_kind_fits(h, page_map_get((const char *)p - BLOCK_HEADER_SIZE));
 }
 
 /* The page map's word on p's header: REGION_NOT_OURS also for NULL and misaligned pointers. */

@@ -365,8 +365,7 @@ static int large_has_word(const void *p, uint32_t word) {
   if (((uintptr_t)p & (BLOCK_ALIGNMENT - 1)) != 0 ||
       page_map_get((const char *)p - BLOCK_HEADER_SIZE) != REGION_LARGE_START)
     return 0;
-  const large_header *h = large_header_of(p);
-  return h->flags == word && (const char *)h + h->user_offset == (const char *)p;
+  return large_has_word_at(p, word);
 }
 
 int large_is_live(const void *p) {
@@ -503,10 +502,6 @@ void large_set_flag(void *p, uint32_t flag, int on) {
   lock_acquire(&large_lock);
   h->flags = on ? (h->flags | flag) : (h->flags & ~flag);
   lock_release(&large_lock);
-}
-
-void large_set_user_size(void *p, size_t user_size) {
-  large_header_of(p)->user_size = user_size;
 }
 
 void large_outgrown(void *p) {

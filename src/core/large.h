@@ -54,6 +54,16 @@ static inline size_t large_usable(const void *p) {
   const large_header *h = large_header_of(p);
   return h->size - h->user_offset;
 }
+/* Is p, whose header word lies in a large block's first region (the caller looked it up in the
+ * page map), a large block whose header word is `word` (BLOCK_FLAG_LARGE: live; with
+ * BLOCK_FLAG_DEBUG_OUTER too: live and holding a debug block), its user pointer where its header
+ * says? Read without the large lock, as ReallocMem and MemSize read it: only FreeMem decides
+ * under the lock (a ReallocMem or MemSize racing with a FreeMem of the same block is the
+ * program's use after free). */
+static inline int large_has_word_at(const void *p, uint32_t word) {
+  const large_header *h = large_header_of(p);
+  return h->flags == word && (const char *)h + h->user_offset == (const char *)p;
+}
 void *large_alloc(size_t user_size);
 /* A block whose user pointer is a multiple of `alignment` (up to LARGE_GRANULARITY); `keep` goes to
  * its keep_alignment. */
@@ -75,7 +85,9 @@ int large_grow_in_place(void *p, size_t min_user, size_t want_user);
 /* Moves p to a larger reservation without copying its bytes (where the OS can: Linux's
  * mremap): the new pointer (as far into its mapping as p was), or NULL with p untouched. */
 void *large_grow_by_remap(void *p, size_t min_user, size_t want_user);
-void large_set_user_size(void *p, size_t user_size);
+static inline void large_set_user_size(void *p, size_t user_size) {
+  large_header_of(p)->user_size = user_size;
+}
 /* p is about to be freed because it moved to a bigger block: it skips the cache. */
 void large_outgrown(void *p);
 /* p is about to be freed because a ReallocMem moved it to a smaller block: it is cached under

@@ -67,7 +67,8 @@ static void *realloc_medium(void *p, size_t size, const void *caller) {
   return move_block(p, size, size, caller, keep);
 }
 
-static void *realloc_large(void *p, size_t size, const void *caller) {
+/* A large block that grows, or shrinks below half its usable size. */
+static FMM_NOINLINE void *realloc_large_moves(void *p, size_t size, const void *caller) {
   size_t usable = large_usable(p);
   uint32_t keep = large_header_of(p)->keep_alignment;
   if (size > usable) {
@@ -97,14 +98,21 @@ static void *realloc_large(void *p, size_t size, const void *caller) {
       large_set_user_size(q, size);
     return q;
   }
-  if (size >= usable / 2u) {
-    large_set_user_size(p, size);
-    return p;
-  }
   /* Its pages stay cached for the next growth, beyond what FreeMem's blocks may keep: a
    * program that resizes blocks grows them again (large.c). */
   large_resized(p);
   return move_block(p, size, size, caller, keep);
+}
+
+/* FastMM's policy for a large block: it stays where it is while the new size is between half its
+ * usable size and all of it (most resizes of an array beyond 512 KB), with no stack frame. */
+static inline void *realloc_large(void *p, size_t size, const void *caller) {
+  size_t usable = large_usable(p);
+  if (FMM_LIKELY(size <= usable && size >= usable / 2u)) {
+    large_set_user_size(p, size);
+    return p;
+  }
+  return realloc_large_moves(p, size, caller);
 }
 
 static inline void *realloc_block(void *p, uint32_t h, size_t size, const void *caller) {
@@ -125,12 +133,15 @@ void *heap_realloc_block(void *p, uint32_t h, size_t size, const void *caller) {
 }
 
 static inline void *realloc_normal(void *p, size_t size, const void *caller) {
-  /* A medium block first, with one page map lookup: strings and arrays of 2.5-512 KB are
-   * resized here all the time, mostly in place. */
-  if (FMM_LIKELY(heap_header_region(p) == REGION_MEDIUM_SPAN)) {
+  /* Medium and large blocks first, with one page map lookup: strings and arrays of 2.5 KB and
+   * more are resized here all the time, mostly in place. */
+  unsigned region = heap_header_region(p);
+  if (FMM_LIKELY(region == REGION_MEDIUM_SPAN)) {
     uint32_t h = block_header(p);
     if (FMM_LIKELY((h & BLOCK_KIND_MASK) == BLOCK_FLAG_MEDIUM && size != 0))
       return medium_block_plausible(p, h) ? realloc_medium(p, size, caller) : NULL;
+  } else if (region == REGION_LARGE_START && size != 0 && large_has_word_at(p, BLOCK_FLAG_LARGE)) {
+    return realloc_large(p, size, caller);
   }
   if (p == NULL)
     return fast_get_for(size, caller);
@@ -156,13 +167,19 @@ FMM_NOINLINE void *heap_realloc_slow_for(void *p, size_t size, const void *calle
  * and every pointer while a mode is on (mode_hooks.h). A medium block that stays where it is
  * (most resizes of a string or an array of 2.5-512 KB: FastMM's policy keeps it while the new
  * size is between half its usable size and all of it) is answered first, checked as FreeMem
- * checks it, with one page map lookup and no stack frame; everything else goes on. The lookup
- * reads the fast paths' copy of the page map, which holds nothing while a mode is on: no mode
- * word to read here (a call racing with a mode switch takes the old mode's path, as on the fast
- * paths). */
+ * checks it, with one page map lookup and no stack frame; a live large block goes straight to
+ * its policy (mostly in place too, beyond 512 KB), with the same lookup; everything else goes
+ * on. The lookup reads the fast paths' copy of the page map, which holds nothing while a mode
+ * is on: no mode word to read here (a call racing with a mode switch takes the old mode's path,
+ * as on the fast paths). */
 FMM_NOINLINE void *heap_realloc_slow(void *p, size_t size) {
-  if (fast_in_medium_span(p) && medium_stays_in_place(p, block_header(p), size))
-    return p;
+  unsigned region = fast_header_region(p);
+  if (region == REGION_MEDIUM_SPAN) {
+    if (medium_stays_in_place(p, block_header(p), size))
+      return p;
+  } else if (region == REGION_LARGE_START && size != 0 && large_has_word_at(p, BLOCK_FLAG_LARGE)) {
+    return realloc_large(p, size, FMM_RETURN_ADDRESS());
+  }
   return heap_realloc_slow_for(p, size, FMM_RETURN_ADDRESS());
 }
 
