@@ -115,6 +115,12 @@ static inline void *realloc_large(void *p, size_t size, const void *caller) {
   return realloc_large_moves(p, size, caller);
 }
 
+/* Is p, whose header word the page map puts in `region`, a live large block for realloc_large
+ * (size 0 frees it instead)? */
+static inline int large_to_resize(unsigned region, const void *p, size_t size) {
+  return region == REGION_LARGE_START && size != 0 && large_has_word_at(p, BLOCK_FLAG_LARGE);
+}
+
 static inline void *realloc_block(void *p, uint32_t h, size_t size, const void *caller) {
   switch (h & BLOCK_KIND_MASK) {
   case BLOCK_FLAG_SMALL:
@@ -140,7 +146,7 @@ static inline void *realloc_normal(void *p, size_t size, const void *caller) {
     uint32_t h = block_header(p);
     if (FMM_LIKELY((h & BLOCK_KIND_MASK) == BLOCK_FLAG_MEDIUM && size != 0))
       return medium_block_plausible(p, h) ? realloc_medium(p, size, caller) : NULL;
-  } else if (region == REGION_LARGE_START && size != 0 && large_has_word_at(p, BLOCK_FLAG_LARGE)) {
+  } else if (large_to_resize(region, p, size)) {
     return realloc_large(p, size, caller);
   }
   if (p == NULL)
@@ -177,7 +183,7 @@ FMM_NOINLINE void *heap_realloc_slow(void *p, size_t size) {
   if (region == REGION_MEDIUM_SPAN) {
     if (medium_stays_in_place(p, block_header(p), size))
       return p;
-  } else if (region == REGION_LARGE_START && size != 0 && large_has_word_at(p, BLOCK_FLAG_LARGE)) {
+  } else if (large_to_resize(region, p, size)) {
     return realloc_large(p, size, FMM_RETURN_ADDRESS());
   }
   return heap_realloc_slow_for(p, size, FMM_RETURN_ADDRESS());
