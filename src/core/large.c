@@ -57,7 +57,7 @@ static void note_user_peak_locked(void) {
     large_user_peak = large_user_bytes;
 }
 
-static void link_live_locked(large_header *h) {
+FMM_INLINE void link_live_locked(large_header *h) {
   list_insert_after(&large_blocks, &h->link);
   large_count++;
   large_user_bytes += h->size - h->user_offset;
@@ -65,7 +65,7 @@ static void link_live_locked(large_header *h) {
   note_user_peak_locked();
 }
 
-static void unlink_live_locked(large_header *h) {
+FMM_INLINE void unlink_live_locked(large_header *h) {
   list_remove(&h->link);
   large_count--;
   large_user_bytes -= h->size - h->user_offset;
@@ -298,14 +298,10 @@ static large_header *map_new(size_t need) {
   return h;
 }
 
-void *large_alloc(size_t user_size) {
-  return large_alloc_aligned(user_size, LARGE_HEADER_SIZE, 0);
-}
-
 /* Fills in h's header for a caller that asked for `user_size` bytes at `offset`, and links it
  * live. */
-static char *make_live_locked(large_header *h, size_t user_size, size_t offset, uint32_t keep,
-                              uint32_t state) {
+FMM_INLINE char *make_live_locked(large_header *h, size_t user_size, size_t offset, uint32_t keep,
+                                  uint32_t state) {
   h->user_size = user_size;
   h->u.live_state = state;
   h->user_offset = (uint32_t)offset;
@@ -324,16 +320,10 @@ static inline int fits_as_is(const large_header *h, size_t need) {
   return h->committed >= need && h->committed / LARGE_CACHE_TRIM_FACTOR < need;
 }
 
-void *large_alloc_aligned(size_t user_size, size_t alignment, uint32_t keep) {
-  heap_ensure_initialized();
-  if (user_size > MAX_REQUEST_SIZE)
-    return NULL;
-  size_t offset = alignment > LARGE_HEADER_SIZE ? alignment : LARGE_HEADER_SIZE;
-  size_t need = mapping_for(user_size, offset);
-  if (!lock_try(&large_lock)) {
-    contention_count(CONTENTION_LARGE); /* the one large lock is taken */
-    lock_acquire(&large_lock);
-  }
+/* The rest of a GetMem once the large lock is held (released here): a cached block that serves
+ * as it is, else one fitted from the cache or mapped anew. */
+static FMM_NOINLINE void *alloc_locked(size_t user_size, size_t offset, uint32_t keep,
+                                       size_t need) {
   large_header *h = cache_take_locked(need);
   if (h != NULL && fits_as_is(h, need)) {
     /* The cache hit: one lock, no call to the OS. */
@@ -359,9 +349,49 @@ void *large_alloc_aligned(size_t user_size, size_t alignment, uint32_t keep) {
   return p;
 }
 
+static inline void lock_large(void) {
+  if (!lock_try(&large_lock)) {
+    contention_count(CONTENTION_LARGE); /* the one large lock is taken */
+    lock_acquire(&large_lock);
+  }
+}
+
+void *large_alloc_aligned(size_t user_size, size_t alignment, uint32_t keep) {
+  heap_ensure_initialized();
+  if (user_size > MAX_REQUEST_SIZE)
+    return NULL;
+  size_t offset = alignment > LARGE_HEADER_SIZE ? alignment : LARGE_HEADER_SIZE;
+  size_t need = mapping_for(user_size, offset);
+  lock_large();
+  return alloc_locked(user_size, offset, keep, need);
+}
+
+/* A plain GetMem (no alignment to keep). Its common case, a block of the size just freed again
+ * (a buffer, a document, an image made and dropped in a loop), is done here: the most recently
+ * cached block, committed exactly as far as this request needs, is what cache_take_locked would
+ * choose first. */
+void *large_alloc(size_t user_size) {
+  heap_ensure_initialized();
+  if (user_size > MAX_REQUEST_SIZE)
+    return NULL;
+  size_t need = mapping_for(user_size, LARGE_HEADER_SIZE);
+  lock_large();
+  if (!list_empty(&large_cache)) {
+    large_header *h = list_entry(large_cache.next, large_header, link);
+    if (h->committed == need) {
+      cache_remove_locked(h);
+      h->size = need;
+      char *p = make_live_locked(h, user_size, LARGE_HEADER_SIZE, 0, LARGE_LIVE_REUSED);
+      lock_release(&large_lock);
+      return p;
+    }
+  }
+  return alloc_locked(user_size, LARGE_HEADER_SIZE, 0, need);
+}
+
 /* The header is read only after the page map says a large block starts in the region of p's
  * header word. */
-static int large_has_word(const void *p, uint32_t word) {
+static inline int large_has_word(const void *p, uint32_t word) {
   if (((uintptr_t)p & (BLOCK_ALIGNMENT - 1)) != 0 ||
       page_map_get((const char *)p - BLOCK_HEADER_SIZE) != REGION_LARGE_START)
     return 0;
@@ -376,25 +406,27 @@ int large_is_live_outer(const void *p) {
   return large_has_word(p, BLOCK_FLAG_LARGE | BLOCK_FLAG_DEBUG_OUTER);
 }
 
-/* large_lock held, h live: into the cache, or back to the OS when the cache may not hold it or
- * a ReallocMem outgrew it; the blocks cached longest ago make way. Releases the lock. */
-static void free_locked(large_header *h) {
+FMM_INLINE void cache_insert_locked(large_header *h, int for_realloc) {
+  h->u.cached_at = release_now();
+  h->user_size = (size_t)for_realloc; /* in the cache: kept for a ReallocMem */
+  list_insert_after(&large_cache, &h->link);
+  cache_count++;
+  cache_committed_bytes += h->committed;
+  if (!for_realloc)
+    cache_plain_bytes += h->committed;
+}
+
+/* free_locked's general case: into the cache with the blocks cached longest ago making way, or
+ * back to the OS when the cache may not hold it or a ReallocMem outgrew it. */
+static FMM_NOINLINE void free_locked_slow(large_header *h) {
   list_node gone = LIST_INIT(gone);
-  unlink_live_locked(h);
-  h->flags = BLOCK_FLAG_LARGE | BLOCK_FLAG_FREE;
   int for_realloc = (h->u.live_state & LARGE_LIVE_RESIZED) != 0;
   size_t share = cache_share_locked(), room = cache_room_locked();
   size_t kept = 0;
   if (h->committed <= (for_realloc || share < room ? share : room) &&
       !(h->u.live_state & LARGE_LIVE_OUTGROWN)) {
     evict_locked(share, room, h->committed, !for_realloc, &gone);
-    h->u.cached_at = release_now();
-    h->user_size = (size_t)for_realloc; /* in the cache: kept for a ReallocMem */
-    list_insert_after(&large_cache, &h->link);
-    cache_count++;
-    cache_committed_bytes += h->committed;
-    if (!for_realloc)
-      cache_plain_bytes += h->committed;
+    cache_insert_locked(h, for_realloc);
     kept = cache_committed_bytes;
   } else {
     unmark_locked(h);
@@ -406,10 +438,30 @@ static void free_locked(large_header *h) {
     release_note_large_kept(kept);
 }
 
+/* large_lock held, h live: off the live list and into the cache or back to the OS. Releases the
+ * lock. Its common case is done here: a block FreeMem freed (not one a ReallocMem moved) that
+ * the cache holds with nothing evicted, as free_locked_slow would decide. */
+static inline void free_locked(large_header *h) {
+  unlink_live_locked(h);
+  h->flags = BLOCK_FLAG_LARGE | BLOCK_FLAG_FREE;
+  size_t committed = h->committed;
+  if (FMM_LIKELY(!(h->u.live_state & (LARGE_LIVE_RESIZED | LARGE_LIVE_OUTGROWN))) &&
+      cache_committed_bytes + committed <= cache_share_locked() &&
+      cache_plain_bytes + committed <= cache_room_locked() &&
+      cache_count < LARGE_CACHE_MAX_BLOCKS) {
+    cache_insert_locked(h, 0);
+    size_t kept = cache_committed_bytes;
+    lock_release(&large_lock);
+    release_note_large_kept(kept);
+    return;
+  }
+  free_locked_slow(h);
+}
+
 int large_free(void *p) {
   lock_acquire(&large_lock);
   /* Checked under the lock: of two racing frees of one block, the second finds it gone. */
-  if (!large_is_live(p)) {
+  if (!large_has_word(p, BLOCK_FLAG_LARGE)) {
     lock_release(&large_lock);
     return FASTMM_ERROR_INVALID_POINTER;
   }
@@ -419,7 +471,7 @@ int large_free(void *p) {
 
 int large_free_unaligned_start(void *p) {
   lock_acquire(&large_lock);
-  if (large_is_live(p)) {
+  if (large_has_word(p, BLOCK_FLAG_LARGE)) {
     free_locked(large_header_of(p)); /* releases the lock */
     return FASTMM_OK;
   }

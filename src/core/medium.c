@@ -21,8 +21,8 @@
 
 medium_arena medium_arenas[ARENA_COUNT];
 /* One empty span kept for reuse by any arena (MEDIUM_SPARE_SPANS). */
-static medium_span *spare_span;
-static uint32_t spare_size; /* the size of the last span made spare (medium_spare_bytes) */
+medium_span *medium_spare_span;
+uint32_t medium_spare_size; /* the size of the last span made spare (medium_spare_bytes) */
 /* The size of the spans mapped from now on: the optimization strategy's (policy.h). */
 static uint32_t new_span_size = MEDIUM_SPAN_SIZE;
 
@@ -138,7 +138,7 @@ static void unmap_span(medium_span *s) {
 }
 
 static int span_add(medium_arena *a) {
-  medium_span *s = (medium_span *)fmm_xchg_ptr(&spare_span, NULL);
+  medium_span *s = (medium_span *)fmm_xchg_ptr(&medium_spare_span, NULL);
   if (s == NULL) {
     uint32_t size = medium_span_size();
     s = (medium_span *)os_map(size);
@@ -162,8 +162,8 @@ static int span_remove(medium_arena *a, medium_span *s) {
   a->span_bytes -= s->size;
   s->magic = 0;
   s->spare_since = release_now();
-  fmm_store_u32_relaxed(&spare_size, (uint32_t)s->size);
-  medium_span *old = (medium_span *)fmm_xchg_ptr(&spare_span, s);
+  fmm_store_u32_relaxed(&medium_spare_size, (uint32_t)s->size);
+  medium_span *old = (medium_span *)fmm_xchg_ptr(&medium_spare_span, s);
   if (old == NULL)
     return 1;
   unmap_span(old);
@@ -425,17 +425,12 @@ int medium_shrink_in_place(void *p, size_t new_user) {
 }
 
 size_t medium_release_spare(uint32_t up_to_tick) {
-  medium_span *s = (medium_span *)fmm_xchg_ptr(&spare_span, NULL);
+  medium_span *s = (medium_span *)fmm_xchg_ptr(&medium_spare_span, NULL);
   if (s == NULL)
     return 0;
-  if ((int32_t)(s->spare_since - up_to_tick) > 0 && fmm_cas_ptr(&spare_span, NULL, s))
+  if ((int32_t)(s->spare_since - up_to_tick) > 0 && fmm_cas_ptr(&medium_spare_span, NULL, s))
     return 0; /* spare since after that tick: kept */
   size_t size = s->size;
   unmap_span(s);
   return size;
-}
-
-size_t medium_spare_bytes(void) {
-  /* The size is read from its own word, not from the span, which another thread may unmap. */
-  return fmm_load_ptr_acquire(&spare_span) != NULL ? fmm_load_u32_relaxed(&spare_size) : 0;
 }

@@ -5,8 +5,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "atomics.h"
 #include "block_header.h"
 #include "compiler.h"
+#include "linkage.h"
 #include "list.h"
 #include "lock.h"
 #include "page_map.h"
@@ -103,7 +105,14 @@ int medium_shrink_in_place(void *p, size_t new_user);
  * returns the bytes given back. medium_spare_bytes: the spare's size, 0 when there is none (a
  * racing change of the spare may make it the previous spare's size: release.c only weighs it). */
 size_t medium_release_spare(uint32_t up_to_tick);
-size_t medium_spare_bytes(void);
+extern FMM_HIDDEN medium_span *medium_spare_span;
+extern FMM_HIDDEN uint32_t medium_spare_size;
+/* Inline: a large block's FreeMem asks on every call (release_note_large_kept). The size is read
+ * from its own word, not from the span, which another thread may unmap. */
+static inline size_t medium_spare_bytes(void) {
+  return fmm_load_ptr_acquire(&medium_spare_span) != NULL ? fmm_load_u32_relaxed(&medium_spare_size)
+                                                          : 0;
+}
 /* The size of spans mapped from now on (a multiple of 64 KB, at most MEDIUM_SPAN_MAX_SIZE). */
 void medium_set_span_size(uint32_t bytes);
 uint32_t medium_span_size(void);

@@ -80,7 +80,7 @@ static void idle_thread(void) {
   }
 }
 
-static void start_thread(void) {
+void release_start_thread(void) {
   if (fmm_load_u32_relaxed(&interval_ms) == 0)
     return;
   /* An exchange after the block was kept (a full barrier), so the idle thread, if it is just
@@ -91,12 +91,7 @@ static void start_thread(void) {
 
 void release_note_kept(void) {
   if (kept_bytes() > RELEASE_THREAD_MIN_KEPT)
-    start_thread();
-}
-
-void release_note_large_kept_slow(size_t cached) {
-  if (cached + medium_spare_bytes() > RELEASE_THREAD_MIN_KEPT)
-    start_thread();
+    release_start_thread();
 }
 
 static size_t on_pressure(void) {

@@ -8,6 +8,8 @@
 
 #include "atomics.h"
 #include "linkage.h"
+#include "medium.h"
+#include "policy.h"
 
 /* The idle clock: one tick per idle pass (release_idle_pass). Something set aside at tick t is
  * given back by the pass that makes the clock t + 2, so it sat unused for at least one whole
@@ -26,15 +28,17 @@ void release_init(void);
  * a small span emptied under its manager's lock is noted there, which costs at most that wait). */
 void release_note_kept(void);
 /* The same for a large block cached under the large lock, `cached` the cache's bytes then;
- * called after that lock is released. No locked instruction while the thread runs: the idle
- * thread clears release_thread_running before it takes the large lock to see what is kept
- * (release.c), so if it did so before the caller's locked section the caller reads 0 here, and
- * if after, the thread sees the block. */
+ * called after that lock is released, on every such FreeMem, so inline: nothing is called while
+ * the thread runs or while what is kept is too little for it. No locked instruction while the
+ * thread runs: the idle thread clears release_thread_running before it takes the large lock to
+ * see what is kept (release.c), so if it did so before the caller's locked section the caller
+ * reads 0 here, and if after, the thread sees the block. */
 extern FMM_HIDDEN uint32_t release_thread_running;
-void release_note_large_kept_slow(size_t cached);
+void release_start_thread(void);
 static inline void release_note_large_kept(size_t cached) {
-  if (fmm_load_u32_relaxed(&release_thread_running) == 0)
-    release_note_large_kept_slow(cached);
+  if (fmm_load_u32_relaxed(&release_thread_running) == 0 &&
+      cached + medium_spare_bytes() > RELEASE_THREAD_MIN_KEPT)
+    release_start_thread();
 }
 /* One idle period has passed: gives back what has been kept unused since before the previous
  * pass. The idle thread calls it every RELEASE_IDLE_INTERVAL_MS (policy.h); a program (or a
