@@ -13,7 +13,7 @@ import tempfile
 import threading
 
 from .errors import BenchError, RunFailed
-from .programs import bench_exe
+from .programs import program_of
 from .runner import run_one
 
 
@@ -26,7 +26,7 @@ def file_digest(path, h):
 def callgrind_key(target, workload, scale):
     h = hashlib.sha256()
     h.update(repr((workload, scale, target.kind, target.lib, target.sym)).encode())
-    file_digest(bench_exe("native"), h)
+    file_digest(program_of("native", target), h)
     if target.run_lib_path():
         file_digest(target.run_lib_path(), h)
     h.update(subprocess.run(["valgrind", "--version"], capture_output=True).stdout)

@@ -172,19 +172,40 @@ def main(argv=None):
     if any(p != "native" for p in platforms):
         programs.prepare_wine()
         programs.keep_wineserver()
+    snapshot = tempfile.mkdtemp(prefix="fastmm-bench-")
+    try:
+        active = choose_targets(platforms, targets, snapshot, single_cpus, notes)
+        for n in notes:
+            print("bench/run: " + n, file=sys.stderr)
+        if not active:
+            raise BenchError("nothing to run")
+        return measure(args, platforms, workloads, active, notes, single_cpus, multi_cpus, mode,
+                       started, out_dir)
+    finally:
+        shutil.rmtree(snapshot, ignore_errors=True)
+
+
+def choose_targets(platforms, targets, snapshot, cpus, notes):
+    """Per platform, the targets that run: the program is there and lists the workloads
+    bench/run knows, a candidate and a baseline can run. Each platform's program and libraries
+    are copied into `snapshot` first (programs.take_snapshot), so that the preflight run starts
+    the copies the measured runs start."""
     active = {}
     for p in platforms:
         problem = programs.check_program(p)
         if problem:
             notes.append("%s skipped: %s" % (p, problem))
             continue
-        cands = [t for t in targets if t.platform == p and t.role == "candidate"]
-        if not cands:
+        pts = [t for t in targets if t.platform == p]
+        if not any(t.role == "candidate" for t in pts):
             notes.append("%s skipped: no candidate in bench/targets.conf" % p)
             continue
+        # A library that is not built is not copied; the preflight says so.
+        programs.take_snapshot(p, [t for t in pts if t.lib_path() is None or
+                                   os.path.exists(t.lib_path())], snapshot)
         ts = []
-        for t in [x for x in targets if x.platform == p]:
-            why = runner.preflight(t, single_cpus)
+        for t in pts:
+            why = runner.preflight(t, cpus)
             if why:
                 notes.append("%s skipped: %s" % (t.key, why))
                 if t.role == "candidate":
@@ -196,17 +217,7 @@ def main(argv=None):
             active[p] = ts
         elif ts:
             notes.append("%s skipped: no baseline left to compare with" % p)
-    for n in notes:
-        print("bench/run: " + n, file=sys.stderr)
-    if not active:
-        raise BenchError("nothing to run")
-    snapshot = tempfile.mkdtemp(prefix="fastmm-bench-")
-    try:
-        programs.take_snapshot(active, snapshot)
-        return measure(args, platforms, workloads, active, notes, single_cpus, multi_cpus, mode,
-                       started, out_dir)
-    finally:
-        shutil.rmtree(snapshot, ignore_errors=True)
+    return active
 
 
 def measure(args, platforms, workloads, active, notes, single_cpus, multi_cpus, mode, started,

@@ -2,12 +2,10 @@
 platforms): where they are, the snapshot copies a run uses, the command and environment of one
 process, and the wineserver the Windows runs share."""
 
-import filecmp
 import os
 import shutil
 import subprocess
 
-from .errors import BenchError
 from .paths import REPO, WINE_RUN
 from .targets import is_pascal_platform
 from .workloads import threads_of, workloads_of
@@ -22,14 +20,15 @@ WINE_PREFIX = os.environ.get("FASTMM_BENCH_WINEPREFIX") or os.path.join(
 # environment is given to every native run so that every allocator runs alike.
 NATIVE_ENV = {"GLIBC_TUNABLES": "glibc.rtld.optional_static_tls=16384"}
 
-# platform -> the run's copy of its program (take_snapshot).
+# platform -> the run's copy of its program (take_snapshot), the one its targets run; on the
+# pascal-* platforms each target runs a copy of it in a folder of its own (Target.snapshot_exe).
 SNAPSHOT_EXES = {}
 
 
 def bench_exe(platform, built=False):
-    """The program the runs start: the snapshot copy once there is one (built=True: the file
-    under build/). pascal-win32 and pascal-win64 run the Pascal program that the win32 and
-    win64 presets build beside their copies of the DLL."""
+    """The platform's program: the snapshot copy once there is one (built=True: the file under
+    build/). pascal-win32 and pascal-win64 run the Pascal program that the win32 and win64
+    presets build beside their copies of the DLL."""
     if not built and platform in SNAPSHOT_EXES:
         return SNAPSHOT_EXES[platform]
     if is_pascal_platform(platform):
@@ -39,33 +38,45 @@ def bench_exe(platform, built=False):
     return os.path.join(REPO, "build", platform, "bin", name)
 
 
-def take_snapshot(active, where):
-    """Copies each platform's program and every library loaded by path into `where`, and runs
-    those copies: a build that replaces a file in build/ during the run (the tree is shared)
-    cannot mix two builds into one comparison, nor make a run fail to start."""
-    for p, ts in active.items():
-        d = os.path.join(where, p)
-        os.makedirs(d, exist_ok=True)
-        src = bench_exe(p, built=True)
-        dst = os.path.join(d, os.path.basename(src))
-        shutil.copy2(src, dst)
-        SNAPSHOT_EXES[p] = dst
-        for t in ts:
-            if t.lib_path():
-                # A Pascal program loads its DLL from its own folder; the others by path.
-                td = d if is_pascal_platform(p) else os.path.join(d, t.name)
-                os.makedirs(td, exist_ok=True)
-                t.snapshot_lib = os.path.join(td, os.path.basename(t.lib_path()))
-                if os.path.exists(t.snapshot_lib):
-                    if not filecmp.cmp(t.lib_path(), t.snapshot_lib, shallow=False):
-                        raise BenchError("%s: two targets need different files named %s beside "
-                                         "the program" % (p, os.path.basename(t.lib_path())))
-                    continue
-                shutil.copy2(t.lib_path(), t.snapshot_lib)
+def program_of(platform, target=None):
+    """The program a run of `target` starts: its own copy once the snapshot made one (pascal-*
+    targets), else the platform's."""
+    if target is not None and target.snapshot_exe:
+        return target.snapshot_exe
+    return bench_exe(platform)
 
 
-def command(platform, args):
-    exe = bench_exe(platform)
+def take_snapshot(platform, targets, where):
+    """Copies the platform's program and every library its targets load by path into
+    `where`/<platform>, and the runs start those copies: a build that replaces a file in build/
+    during the run (the tree is shared) cannot mix two builds into one comparison, nor make a
+    run fail to start. The Pascal program loads its DLL by name from its own folder, so on the
+    pascal-* platforms every target gets a folder of its own, <platform>/<target name>, holding a
+    copy of the program (a copy of the platform's copy: the same bytes for every target) and the
+    target's DLL, if it has one: two builds of fastmmc32.dll can then be compared in one run.
+    The other programs load a library by path: one program, each library in
+    <platform>/<target name>."""
+    d = os.path.join(where, platform)
+    os.makedirs(d, exist_ok=True)
+    src = bench_exe(platform, built=True)
+    exe = os.path.join(d, os.path.basename(src))
+    shutil.copy2(src, exe)
+    SNAPSHOT_EXES[platform] = exe
+    for t in targets:
+        td = os.path.join(d, t.name)  # a target's name is its platform's only one (targets.py)
+        if is_pascal_platform(platform):
+            os.makedirs(td)
+            t.snapshot_exe = os.path.join(td, os.path.basename(exe))
+            shutil.copy2(exe, t.snapshot_exe)
+        if t.lib_path():
+            os.makedirs(td, exist_ok=True)
+            t.snapshot_lib = os.path.join(td, os.path.basename(t.lib_path()))
+            shutil.copy2(t.lib_path(), t.snapshot_lib)
+
+
+def command(platform, args, target=None):
+    """The command line of one run of `target` (None: of the platform's program, e.g. --list)."""
+    exe = program_of(platform, target)
     if platform == "native":
         return [exe] + args
     return [WINE_RUN, exe] + args

@@ -24,9 +24,9 @@ def mask_of(cpus):
 
 
 def run_one(platform, target, workload, scale, cpus, extra_prefix=None, timeout=RUN_TIMEOUT):
-    """Runs fastmm_bench once, pinned to `cpus`; returns its JSON record."""
+    """Runs the target's program once, pinned to `cpus`; returns its JSON record."""
     args = ["--workload", workload, "--scale", repr(scale)] + target.alloc_args()
-    cmd = command(platform, args)
+    cmd = command(platform, args, target)
     if extra_prefix:
         cmd = extra_prefix + cmd
 
@@ -71,7 +71,9 @@ def run_one(platform, target, workload, scale, cpus, extra_prefix=None, timeout=
 
 
 def preflight(target, cpus):
-    """A tiny run, so that a peer that cannot load drops out with a note instead of failing."""
+    """A tiny run, so that a peer that cannot load drops out with a note instead of failing.
+    Run after the snapshot: it starts the copies the measured runs start (the target's own
+    program and library on the pascal-* platforms), once each before the rounds."""
     path = target.lib_path()
     if path is not None and not os.path.exists(path):
         return "%s is not built" % target.lib

@@ -20,6 +20,7 @@ class Target:
         self.workloads = workloads
         self.line = line
         self.snapshot_lib = None  # the run's copy of the library (programs.take_snapshot)
+        self.snapshot_exe = None  # a pascal-* target's own copy of the program (the same)
 
     @property
     def key(self):
@@ -44,7 +45,8 @@ class Target:
 
     def alloc_args(self):
         """The program's options that choose this allocator. A pascal target names its
-        manager (`sym`); its library, if any, sits beside the program (programs.take_snapshot)."""
+        manager (`sym`); its library, if any, sits beside the target's own copy of the program
+        (programs.take_snapshot)."""
         if self.kind == "pascal":
             return ["--alloc", self.sym]
         args = ["--alloc", self.kind]
@@ -94,6 +96,10 @@ def parse_targets(lines, source=TARGETS_CONF):
         if kind == "pascal" and sym == "-":
             raise BenchError("%s:%d: a pascal target names its manager in the symbol field"
                              % (source, number))
+        if any(t.platform == platform and t.name == name for t in targets):
+            # The results, and the snapshot's folders, are keyed by platform and name.
+            raise BenchError("%s:%d: %s already has a target named %s" % (source, number,
+                                                                         platform, name))
         targets.append(Target(platform, role, name, kind, lib, sym, workloads, number))
     for p in PLATFORMS:
         cands = [t for t in targets if t.platform == p and t.role == "candidate"]

@@ -78,8 +78,16 @@ class ParseTest(unittest.TestCase):
                 targets.parse_targets([line], "test.conf")
             self.assertIn(message, str(e.exception))
         with self.assertRaises(BenchError) as e:
-            targets.parse_targets(GOOD + [GOOD[2]], "test.conf")
+            targets.parse_targets(GOOD + [GOOD[2].replace("fastmm-c ", "other    ")], "test.conf")
         self.assertIn("more than one candidate for win64", str(e.exception))
+        # Results and the snapshot's folders are keyed by platform and name.
+        with self.assertRaises(BenchError) as e:
+            targets.parse_targets(GOOD + ["pascal-win32 baseline fpc-heap pascal - fpcheap all"],
+                                  "test.conf")
+        self.assertIn("test.conf:%d: pascal-win32 already has a target named fpc-heap"
+                      % (len(GOOD) + 1), str(e.exception))
+        targets.parse_targets(GOOD + ["pascal-win64 baseline fpc-heap pascal - fpcheap all"],
+                              "test.conf")
 
     def test_the_repository_file_parses_with_one_candidate_per_platform(self):
         ts = targets.read_targets()
