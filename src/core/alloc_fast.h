@@ -233,15 +233,18 @@ FMM_INLINE void *fast_realloc(void *p, size_t size) {
 /* MemSize's fast path (fastmm_usable_size, the Pascal records' MemSize): the usable size of a
  * live small block (the validation contract), or of a live medium block (its header and boundary
  * tags: Free Pascal asks for the size of a growing string on every character, and a string past
- * 1,376 bytes is a medium block). 0 sends the caller to its slow path, which answers for every
- * other pointer (and for every pointer while a mode is on). */
+ * 1,376 bytes is a medium block). The header word's SMALL bit chooses which checks run, so a
+ * medium block does not fail the small validation first. 0 sends the caller to its slow path,
+ * which answers for every other pointer (and for every pointer while a mode is on). */
 FMM_INLINE size_t fast_usable_size(const void *p) {
   if (FMM_LIKELY(fast_in_medium_span(p))) {
     uint32_t h = block_header(p);
-    if (FMM_LIKELY(small_block_span(p, h) != NULL))
-      return small_header_usable(h);
-    if ((h & BLOCK_KIND_MASK) == BLOCK_FLAG_MEDIUM && medium_block_plausible(p, h))
+    if (FMM_LIKELY(h & BLOCK_FLAG_SMALL)) {
+      if (FMM_LIKELY(small_block_span(p, h) != NULL))
+        return small_header_usable(h);
+    } else if (medium_block_plausible(p, h)) {
       return medium_usable(p);
+    }
   }
   return 0;
 }
