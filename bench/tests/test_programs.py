@@ -43,14 +43,20 @@ class SnapshotTest(unittest.TestCase):
         self.built[platform] = os.path.join(self.tmp, "build", platform, name)
         write(self.built[platform], data)
 
+    def two_builds(self, path, new_data, main_data):
+        """The same library file in two trees (a worktree's and main's): their paths."""
+        new = os.path.join(self.tmp, "wt", path)
+        main = os.path.join(self.tmp, "main", path)
+        write(new, new_data)
+        write(main, main_data)
+        return new, main
+
     def test_pascal_targets_with_same_named_dlls_get_a_folder_and_program_each(self):
         # Two builds of fastmmc32.dll (another tree's, given by an absolute path, and this
         # one's), and Free Pascal's heap, which loads no DLL.
         self.program("pascal-win32", "fastmm_pascal_bench.exe", b"the program")
-        new = os.path.join(self.tmp, "wt", "build", "win32", "bin", "fastmmc32.dll")
-        main = os.path.join(self.tmp, "main", "build", "win32", "bin", "fastmmc32.dll")
-        write(new, b"the new DLL")
-        write(main, b"main's DLL")
+        new, main = self.two_builds(os.path.join("build", "win32", "bin", "fastmmc32.dll"),
+                                    b"the new DLL", b"main's DLL")
         ts = targets.parse_targets([
             "pascal-win32 candidate new      pascal %s fastmmc pas_memsize" % new,
             "pascal-win32 baseline  main     pascal %s fastmmc pas_memsize" % main,
@@ -84,10 +90,7 @@ class SnapshotTest(unittest.TestCase):
 
     def test_native_targets_share_one_program_and_load_their_libraries_by_path(self):
         self.program("native", "fastmm_bench", b"the native program")
-        new = os.path.join(self.tmp, "wt", "libfastmmc.so")
-        main = os.path.join(self.tmp, "main", "libfastmmc.so")
-        write(new, b"new")
-        write(main, b"main")
+        new, main = self.two_builds("libfastmmc.so", b"new", b"main")
         ts = targets.parse_targets([
             "native candidate new   record %s fastmm_get_memory_manager all" % new,
             "native baseline  main  record %s fastmm_get_memory_manager all" % main,
