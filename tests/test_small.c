@@ -196,11 +196,29 @@ static void churn(rng_state *rng) {
   CHECK_EQ(fastmm_check_heap(), 0);
 }
 
+/* Blocks a thread's cache takes from a fresh span come in address order: consecutive GetMems of
+ * one class land one slot after the other (a list built in them is read forwards). Runs first,
+ * while the class has no span yet. */
+static void carved_in_address_order(void) {
+  enum { COUNT = 16, SIZE = 100 };
+  char *p[COUNT];
+  size_t i;
+  for (i = 0; i < COUNT; i++)
+    p[i] = (char *)fastmm_getmem(SIZE);
+  size_t slot = fastmm_usable_size(p[0]) + 4u;
+  for (i = 1; i < COUNT; i++)
+    CHECK_MSG(p[i] == p[i - 1] + slot, "block %zu at %+td bytes from the one before, slot %zu", i,
+              p[i] - p[i - 1], slot);
+  for (i = 0; i < COUNT; i++)
+    CHECK_EQ(fastmm_freemem(p[i]), FASTMM_OK);
+}
+
 int main(void) {
   rng_state rng;
   void *a, *b;
   printf("test_small (%s, %u-bit pointers)\n", tu_build_name(), (unsigned)(sizeof(void *) * 8));
   rng_seed(&rng, 1);
+  carved_in_address_order();
   check_class_table();
 
   /* Size 0 gives a unique minimal block. */

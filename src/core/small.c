@@ -174,15 +174,18 @@ static small_manager *lock_some_manager(unsigned class_index, unsigned arena) {
 unsigned small_take_blocks(unsigned class_index, unsigned arena, void **list, unsigned want) {
   small_manager *m = lock_some_manager(class_index, arena);
   unsigned got = 0;
-  void *head = NULL;
+  /* The list keeps the order the blocks were taken in: blocks carved from a span go out in
+   * address order, so a thread that allocates many of a class in a row gets them one after the
+   * other in memory, as a walk over them reads best (fc_access_speed). */
+  void *head = NULL, **tail = &head;
   /* Blocks another thread freed while we held the lock are still counted in use: hand them
    * out as they are. */
   void *pending =
       fmm_load_ptr_acquire(&m->pending_free) ? fmm_xchg_ptr(&m->pending_free, NULL) : NULL;
   while (pending != NULL && got < want) {
     void *next = *(void **)pending;
-    *(void **)pending = head;
-    head = pending;
+    *tail = pending;
+    tail = (void **)pending;
     got++;
     pending = next;
   }
@@ -195,10 +198,11 @@ unsigned small_take_blocks(unsigned class_index, unsigned arena, void **list, un
     void *p = take_one(m);
     if (p == NULL)
       break;
-    *(void **)p = head;
-    head = p;
+    *tail = p;
+    tail = (void **)p;
     got++;
   }
+  *tail = NULL;
   fmm_store_u32_relaxed(&m->taken, m->taken + got);
   lock_release(&m->lock);
   *list = head;
