@@ -106,6 +106,19 @@ extern small_manager small_managers[ARENA_COUNT][SMALL_CLASS_COUNT];
  * which costs at most the slack of a coarser class when it moves. */
 extern small_manager small_aligned_managers[SMALL_CLASS_COUNT];
 
+/* Is s's tag small_span_tag(h)? One 64-bit compare where registers are 64 bits; on 32-bit
+ * targets two 32-bit ones (the header's bits, then the key's half), as the Win32 NASM path does:
+ * GCC builds the 64-bit tag in a register pair there, which spills and costs the entry points
+ * three more saved registers. */
+static inline int small_span_tag_matches(const small_span *s, uint32_t h) {
+#if UINTPTR_MAX > UINT32_MAX
+  return s->tag == small_span_tag(h);
+#else
+  return (uint32_t)s->tag == (h & SMALL_HEADER_TAG_MASK) &&
+         (uint32_t)(s->tag >> 32) == (uint32_t)(small_span_key >> 32);
+#endif
+}
+
 static inline small_span *small_span_of(const void *p, uint32_t h) {
   return (small_span *)((char *)p - small_header_span_offset(h));
 }
@@ -138,7 +151,7 @@ static inline small_span *small_block_span(const void *p, uint32_t h) {
   if (FMM_UNLIKELY((((uintptr_t)s ^ ((uintptr_t)p - 1u)) >> PAGE_MAP_REGION_SHIFT) != 0) &&
       !small_span_in_map(s))
     return NULL;
-  if (s->tag != small_span_tag(h) ||
+  if (!small_span_tag_matches(s, h) ||
       !small_slot_carved(s->slot_divisor, s->carved_limit, (uint32_t)offset))
     return NULL;
   return (small_span *)s;
