@@ -4,6 +4,8 @@
  * block from the large cache and ends where it started once the cache is given back. */
 #include "test_blocks.h"
 
+#include "core/medium.h"
+
 #define MB TB_MB
 #define TOTAL_TARGET (256u * MB)
 #define SLACK (4u * MB) /* what may stay mapped after a release: "within a few MB" */
@@ -47,8 +49,8 @@ static void big_release(void) {
   tb_state(&s2);
   printf("  after free: %zu bytes mapped; after release: %zu\n", kept.os_bytes_reserved,
          s2.os_bytes_reserved);
-  /* Freeing 128 MB of medium blocks emptied many spans; the manager keeps MEDIUM_SPARE_SPANS
-   * of them for reuse (policy.h) and the release gives those back. */
+  /* Freeing 128 MB of medium blocks emptied many spans; the manager keeps at least
+   * MEDIUM_SPARE_SPANS of them for reuse (policy.h) and the release gives those back. */
   CHECK_MSG(kept.os_bytes_reserved >=
                 s2.os_bytes_reserved + (size_t)MEDIUM_SPARE_SPANS * MEDIUM_SPAN_SIZE,
             "release gave back %zu bytes, a spare span is %u",
@@ -143,6 +145,63 @@ static void large_loop(void) {
   CHECK(s1.os_unmap_calls - s0.os_unmap_calls >= 1);
 }
 
+/* Spans a burst of medium blocks empties while a big heap is live stay mapped as spares, up to
+ * 1/8 of the arenas' spans (policy.h, MEDIUM_SPARE_*), and the next burst takes them without a
+ * mapping; once everything is freed, no more than MEDIUM_SPARE_SPANS are left. Four blocks of
+ * SPAN_QUARTER fill a default span exactly, so a burst's blocks after the first few own their
+ * spans. The idle thread is stopped meanwhile: no idle period gives a spare back under the test. */
+#define SPAN_QUARTER                                                                               \
+  ((MEDIUM_SPAN_SIZE - MEDIUM_SPAN_HEADER_SIZE - MEDIUM_HEADER_SIZE) / 4u - MEDIUM_HEADER_SIZE)
+#define LIVE_SPANS 40u /* 80 MB of spans: 5 spares allowed */
+#define BURST_SPANS 4u /* at least 3 of them its own */
+static void spares_follow_heap(void) {
+  static unsigned char *live[LIVE_SPANS * 4u], *burst[BURST_SPANS * 4u];
+  fastmm_state s0, s1, s2, s3;
+  unsigned interval = fastmm_get_idle_release_interval(), i, round;
+  fastmm_set_idle_release_interval(0);
+  fastmm_release_free_memory();
+  tb_state(&s0);
+  for (i = 0; i < LIVE_SPANS * 4u; i++) {
+    live[i] = (unsigned char *)fastmm_getmem(SPAN_QUARTER);
+    if (!CHECK_MSG(live[i] != NULL, "getmem(%u), block %u", (unsigned)SPAN_QUARTER, i))
+      return;
+    CHECK_EQ(tb_kind(live[i]), BLOCK_FLAG_MEDIUM);
+    fill(live[i], SPAN_QUARTER, i);
+  }
+  for (round = 0; round < 2; round++) {
+    for (i = 0; i < BURST_SPANS * 4u; i++) {
+      burst[i] = (unsigned char *)fastmm_getmem(SPAN_QUARTER);
+      if (!CHECK_MSG(burst[i] != NULL, "burst getmem, block %u", i))
+        return;
+      fill(burst[i], SPAN_QUARTER, i + 7u);
+    }
+    tb_state(&s1);
+    if (round == 1)
+      CHECK_MSG(s1.os_map_calls == s2.os_map_calls, "the second burst mapped %zu times",
+                s1.os_map_calls - s2.os_map_calls);
+    for (i = 0; i < BURST_SPANS * 4u; i++) {
+      CHECK(burst[i][0] == (unsigned char)(i + 7u) && burst[i][SPAN_QUARTER - 1] == burst[i][0]);
+      CHECK(fastmm_freemem(burst[i]) == FASTMM_OK);
+    }
+    tb_state(&s2);
+    CHECK_MSG(s2.os_unmap_calls == s1.os_unmap_calls,
+              "freeing the burst unmapped %zu times (round %u)",
+              s2.os_unmap_calls - s1.os_unmap_calls, round);
+    CHECK_MSG(s2.os_bytes_reserved + MEDIUM_SPAN_SIZE >= s1.os_bytes_reserved,
+              "freeing the burst gave back %zu bytes", s1.os_bytes_reserved - s2.os_bytes_reserved);
+  }
+  for (i = 0; i < LIVE_SPANS * 4u; i++) {
+    CHECK(live[i][0] == (unsigned char)i && live[i][SPAN_QUARTER - 1] == live[i][0]);
+    CHECK(fastmm_freemem(live[i]) == FASTMM_OK);
+  }
+  tb_state(&s3);
+  CHECK_MSG(s3.os_bytes_reserved <= s0.os_bytes_reserved + MEDIUM_SPARE_SPANS * MEDIUM_SPAN_SIZE,
+            "%zu bytes more mapped than at the start after everything was freed",
+            s3.os_bytes_reserved - s0.os_bytes_reserved);
+  CHECK_EQ(fastmm_check_heap(), 0);
+  fastmm_set_idle_release_interval(interval);
+}
+
 int main(void) {
   printf("test_release (%s, %u-bit pointers)\n", tu_build_name(), (unsigned)(sizeof(void *) * 8));
   big_release();
@@ -152,6 +211,7 @@ int main(void) {
   one_block_loop(MEDIUM_MAX_USER, 10000);
   mixed_loop(10000);
   large_loop();
+  spares_follow_heap();
   /* Once more after an explicit release: the first turn may map, the rest may not. */
   fastmm_release_free_memory();
   one_block_loop(3000, 10000);

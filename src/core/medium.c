@@ -20,9 +20,14 @@
 #include "release.h"
 
 medium_arena medium_arenas[ARENA_COUNT];
-/* One empty span kept for reuse by any arena (MEDIUM_SPARE_SPANS). */
-medium_span *medium_spare_span;
-uint32_t medium_spare_size; /* the size of the last span made spare (medium_spare_bytes) */
+/* Empty spans kept for reuse by any arena (policy.h: MEDIUM_SPARE_MAX_SPANS): each slot is taken
+ * and filled with one atomic instruction, so the arenas share no lock for them. */
+static medium_span *spare_spans[MEDIUM_SPARE_MAX_SPANS];
+/* Their bytes: counted before a span goes in and after it comes out, so never below what the
+ * slots hold (medium_spare_bytes). */
+size_t medium_spare_total;
+/* The bytes of the spans in all arenas, which bound the spares (spare_allowed). */
+static size_t arena_span_bytes;
 /* The size of the spans mapped from now on: the optimization strategy's (policy.h). */
 static uint32_t new_span_size = MEDIUM_SPAN_SIZE;
 
@@ -115,6 +120,7 @@ static void span_link(medium_arena *a, medium_span *s) {
   list_insert_after(&a->spans, &s->arena_link);
   a->span_count++;
   a->span_bytes += s->size;
+  fmm_add_size(&arena_span_bytes, s->size);
   /* One free block from offset 64 to the sentinel. */
   char *first = (char *)s + MEDIUM_SPAN_HEADER_SIZE + MEDIUM_HEADER_SIZE;
   char *end = (char *)s + s->size;
@@ -137,8 +143,30 @@ static void unmap_span(medium_span *s) {
   os_unmap(s, size);
 }
 
+/* A spare span, or NULL. */
+static medium_span *spare_take(void) {
+  for (unsigned i = 0; i < MEDIUM_SPARE_MAX_SPANS; i++) {
+    if (fmm_load_ptr_acquire(&spare_spans[i]) == NULL)
+      continue;
+    medium_span *s = (medium_span *)fmm_xchg_ptr(&spare_spans[i], NULL);
+    if (s != NULL) {
+      fmm_add_size(&medium_spare_total, (size_t)0 - s->size);
+      return s;
+    }
+  }
+  return NULL;
+}
+
+/* How many spare spans of `span_size` the arenas' spans allow (MEDIUM_SPARE_SHARE_SHIFT). */
+static unsigned spare_allowed(uint32_t span_size) {
+  size_t n = (fmm_load_size_relaxed(&arena_span_bytes) >> MEDIUM_SPARE_SHARE_SHIFT) / span_size;
+  return n < MEDIUM_SPARE_SPANS       ? MEDIUM_SPARE_SPANS
+         : n > MEDIUM_SPARE_MAX_SPANS ? MEDIUM_SPARE_MAX_SPANS
+                                      : (unsigned)n;
+}
+
 static int span_add(medium_arena *a) {
-  medium_span *s = (medium_span *)fmm_xchg_ptr(&medium_spare_span, NULL);
+  medium_span *s = spare_take();
   if (s == NULL) {
     uint32_t size = medium_span_size();
     s = (medium_span *)os_map(size);
@@ -154,20 +182,36 @@ static int span_add(medium_arena *a) {
   return 1;
 }
 
-/* Returns 1 when the span became the spare and none was kept before: the caller tells release.c
- * once the arena's lock is released (release_note_kept may start a thread: release.h). */
+/* Keeps the emptied span s as a spare if a slot the bound allows is free, else unmaps it; and
+ * unmaps the spares the bound no longer allows (the heap shrank). Returns 1 when s was kept:
+ * the caller tells release.c once the arena's lock is released (release_note_kept may start a
+ * thread: release.h). */
 static int span_remove(medium_arena *a, medium_span *s) {
   list_remove(&s->arena_link);
   a->span_count--;
   a->span_bytes -= s->size;
+  fmm_add_size(&arena_span_bytes, (size_t)0 - s->size);
   s->magic = 0;
   s->spare_since = release_now();
-  fmm_store_u32_relaxed(&medium_spare_size, (uint32_t)s->size);
-  medium_span *old = (medium_span *)fmm_xchg_ptr(&medium_spare_span, s);
-  if (old == NULL)
-    return 1;
-  unmap_span(old);
-  return 0;
+  unsigned allowed = spare_allowed(s->size);
+  int kept = 0;
+  fmm_add_size(&medium_spare_total, s->size);
+  for (unsigned i = 0; i < allowed && !kept; i++)
+    kept = fmm_cas_ptr(&spare_spans[i], NULL, s);
+  if (!kept) {
+    fmm_add_size(&medium_spare_total, (size_t)0 - s->size);
+    unmap_span(s);
+  }
+  for (unsigned i = allowed; i < MEDIUM_SPARE_MAX_SPANS; i++) {
+    if (fmm_load_ptr_acquire(&spare_spans[i]) == NULL)
+      continue;
+    medium_span *old = (medium_span *)fmm_xchg_ptr(&spare_spans[i], NULL);
+    if (old != NULL) {
+      fmm_add_size(&medium_spare_total, (size_t)0 - old->size);
+      unmap_span(old);
+    }
+  }
+  return kept;
 }
 
 /* Cuts p's block to `size` bytes: the rest becomes a block of its own (its boundary tags
@@ -425,12 +469,17 @@ int medium_shrink_in_place(void *p, size_t new_user) {
 }
 
 size_t medium_release_spare(uint32_t up_to_tick) {
-  medium_span *s = (medium_span *)fmm_xchg_ptr(&medium_spare_span, NULL);
-  if (s == NULL)
-    return 0;
-  if ((int32_t)(s->spare_since - up_to_tick) > 0 && fmm_cas_ptr(&medium_spare_span, NULL, s))
-    return 0; /* spare since after that tick: kept */
-  size_t size = s->size;
-  unmap_span(s);
-  return size;
+  size_t given = 0;
+  for (unsigned i = 0; i < MEDIUM_SPARE_MAX_SPANS; i++) {
+    medium_span *s = (medium_span *)fmm_xchg_ptr(&spare_spans[i], NULL);
+    if (s == NULL)
+      continue;
+    if ((int32_t)(s->spare_since - up_to_tick) > 0 && fmm_cas_ptr(&spare_spans[i], NULL, s))
+      continue; /* spare since after that tick: kept */
+    size_t size = s->size;
+    fmm_add_size(&medium_spare_total, (size_t)0 - size);
+    unmap_span(s);
+    given += size;
+  }
+  return given;
 }

@@ -101,17 +101,14 @@ void medium_set_flag(void *p, uint32_t flag, int on);
 /* In-place resizes; return 1 when done. */
 int medium_grow_in_place(void *p, size_t min_user, size_t want_user);
 int medium_shrink_in_place(void *p, size_t new_user);
-/* The spare span goes back to the OS if it became spare at or before `up_to_tick` (release.h);
- * returns the bytes given back. medium_spare_bytes: the spare's size, 0 when there is none (a
- * racing change of the spare may make it the previous spare's size: release.c only weighs it). */
+/* The spare spans that became spare at or before `up_to_tick` go back to the OS (release.h);
+ * returns the bytes given back. medium_spare_bytes: the spares' bytes (while a span goes in or
+ * comes out, possibly counting it already or still: release.c only weighs it). */
 size_t medium_release_spare(uint32_t up_to_tick);
-extern FMM_HIDDEN medium_span *medium_spare_span;
-extern FMM_HIDDEN uint32_t medium_spare_size;
-/* Inline: a large block's FreeMem asks on every call (release_note_large_kept). The size is read
- * from its own word, not from the span, which another thread may unmap. */
+extern FMM_HIDDEN size_t medium_spare_total;
+/* Inline: a large block's FreeMem asks on every call (release_note_large_kept). */
 static inline size_t medium_spare_bytes(void) {
-  return fmm_load_ptr_acquire(&medium_spare_span) != NULL ? fmm_load_u32_relaxed(&medium_spare_size)
-                                                          : 0;
+  return fmm_load_size_relaxed(&medium_spare_total);
 }
 /* The size of spans mapped from now on (a multiple of 64 KB, at most MEDIUM_SPAN_MAX_SIZE). */
 void medium_set_span_size(uint32_t bytes);
