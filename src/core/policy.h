@@ -168,15 +168,15 @@
  * frees everything ends with MEDIUM_SPARE_SPANS at most. A heap of 50-100 MB of medium blocks
  * that churns empties a span now and then and needs one soon after: with one spare, it mapped
  * spans anew and faulted every page of them in again (fc_size_spread natively: 5 spans unmapped
- * and 11 mapped during its churn; with the bound it is 13% faster natively and 10-15% on Win32,
- * paired against 52266fc, 2026-12-02: README, issue 14). 1/8 is the large cache's share (above).
- * With the thread caches in front, a loop that allocates and frees one block of any size below
- * large maps nothing after its first turn, and a burst that empties spans maps again only those
- * beyond the bound. Freed large blocks are cached (above). What is kept (the spare spans, the large
- * cache) goes back to the OS once it has sat unused for a whole idle period: the manager's idle
- * thread (release.c) wakes every RELEASE_IDLE_INTERVAL_MS while something is kept, so memory kept
- * at the end of a burst is back with the OS 0.5-1 s after it; fastmm_set_idle_release_interval
- * changes the period. */
+ * and 11 mapped during its churn; with the bound it is 13-18% faster natively, and
+ * 4-5% under Wine within the interval, paired against 52266fc, 2026-12-02: README, issue 14). 1/8
+ * is the large cache's share (above). With the thread caches in front, a loop that allocates and
+ * frees one block of any size below large maps nothing after its first turn, and a burst that
+ * empties spans maps again only those beyond the bound. Freed large blocks are cached (above). What
+ * is kept (the spare spans, the large cache) goes back to the OS once it has sat unused for a whole
+ * idle period: the manager's idle thread (release.c) wakes every RELEASE_IDLE_INTERVAL_MS while
+ * something is kept, so memory kept at the end of a burst is back with the OS 0.5-1 s after it;
+ * fastmm_set_idle_release_interval changes the period. */
 #define MEDIUM_SPARE_SPANS 1u
 #define MEDIUM_SPARE_MAX_SPANS 8u
 #define MEDIUM_SPARE_SHARE_SHIFT 3u /* spares up to 1/8 of the arenas' span bytes */
