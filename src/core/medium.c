@@ -143,16 +143,22 @@ static void unmap_span(medium_span *s) {
   os_unmap(s, size);
 }
 
+/* The span in spare slot i, taken out of it, or NULL. */
+static medium_span *spare_take_slot(unsigned i) {
+  if (fmm_load_ptr_acquire(&spare_spans[i]) == NULL)
+    return NULL;
+  medium_span *s = (medium_span *)fmm_xchg_ptr(&spare_spans[i], NULL);
+  if (s != NULL)
+    fmm_add_size(&medium_spare_total, (size_t)0 - s->size);
+  return s;
+}
+
 /* A spare span, or NULL. */
 static medium_span *spare_take(void) {
   for (unsigned i = 0; i < MEDIUM_SPARE_MAX_SPANS; i++) {
-    if (fmm_load_ptr_acquire(&spare_spans[i]) == NULL)
-      continue;
-    medium_span *s = (medium_span *)fmm_xchg_ptr(&spare_spans[i], NULL);
-    if (s != NULL) {
-      fmm_add_size(&medium_spare_total, (size_t)0 - s->size);
+    medium_span *s = spare_take_slot(i);
+    if (s != NULL)
       return s;
-    }
   }
   return NULL;
 }
@@ -203,13 +209,9 @@ static int span_remove(medium_arena *a, medium_span *s) {
     unmap_span(s);
   }
   for (unsigned i = allowed; i < MEDIUM_SPARE_MAX_SPANS; i++) {
-    if (fmm_load_ptr_acquire(&spare_spans[i]) == NULL)
-      continue;
-    medium_span *old = (medium_span *)fmm_xchg_ptr(&spare_spans[i], NULL);
-    if (old != NULL) {
-      fmm_add_size(&medium_spare_total, (size_t)0 - old->size);
+    medium_span *old = spare_take_slot(i);
+    if (old != NULL)
       unmap_span(old);
-    }
   }
   return kept;
 }
