@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Checks that the Windows DLL and every exe beside it import only Windows' own DLLs (and the
 # exes our DLL): no libgcc_s_*.dll, libwinpthread-1.dll or other MinGW runtime DLL that a
 # Delphi program's folder would not have. Run by the dll_imports test:

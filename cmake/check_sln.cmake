@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Checks that the Visual Studio build (fastmm-c.sln, msvc/fastmmc.vcxproj and its .filters)
 # lists exactly the files of cmake/sources.cmake, in both directions. Run by the
 # sln_matches_cmake test:  cmake -DREPO=<repository root> -P cmake/check_sln.cmake

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The Delphi side of fastmm-c, for the Windows builds (MinGW):
 #   - borlndmm.dll, the drop-in for Delphi's ShareMem: the core's sources built a second time
 #     with src/api/borlndmm.c and src/api/borlndmm.def;

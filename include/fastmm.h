@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fastmm-c public C interface.
  *
  * The same functions are exported by fastmmc32.dll / fastmmc64.dll (cdecl on Win32) and by the

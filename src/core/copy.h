@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Copies and zeroes written out here rather than taken from the CRT: on Win64 the Delphi
  * entry points must leave XMM4 and XMM5 alone (the build fixes them for our code, which the
  * CRT's memcpy does not promise), and a call into the CRT is not needed for what are mostly

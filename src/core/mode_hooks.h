@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Everything the core needs from the modes (src/modes/), and the only way it reaches them.
  *
  * The modes (debug mode, the erase modes, scan before every operation) are a second set of

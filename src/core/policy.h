@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Every number that encodes a policy, in one place, with the reason for it. */
 #ifndef FASTMM_POLICY_H
 #define FASTMM_POLICY_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Small blocks: one manager per (arena, size class) owns spans of equal slots. A span is a
  * medium block; its blocks are carved in address order on demand and freed blocks go onto the
  * span's own free list, so a span whose blocks are all back is recognised at once and returned

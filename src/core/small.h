@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Small blocks (small.c): one manager per (arena, size class) owns spans of equal slots. */
 #ifndef FASTMM_SMALL_H
 #define FASTMM_SMALL_H
