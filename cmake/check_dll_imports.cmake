@@ -7,7 +7,7 @@ cmake_minimum_required(VERSION 3.25)
 
 # Matched case-insensitively (the names are lowered first).
 set(system_dlls kernel32.dll msvcrt.dll ntdll.dll kernelbase.dll advapi32.dll user32.dll
-                ucrtbase.dll ws2_32.dll bcrypt.dll)
+                ucrtbase.dll ws2_32.dll bcrypt.dll version.dll)
 set(our_dlls fastmmc32.dll fastmmc64.dll)
 
 file(GLOB binaries "${BIN_DIR}/*.dll" "${BIN_DIR}/*.exe")
