@@ -111,7 +111,7 @@ uses
 {$ifdef RequireIDEPresenceForLeakReporting} {$define FastMM_RequireIDEPresenceForLeakReporting} {$endif}
 
 const
-  CFastMMC_Version = '0.1.0';
+  CFastMMC_Version = '0.2.0';
   {The DLL this unit loads: from the folder of the module (exe or dll) that contains this unit,
   else from the usual DLL search path.}
 {$ifdef WIN64}
