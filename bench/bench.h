@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fastmm-c benchmark: what the workloads (workloads*.c) and the harness (bench_main.c) share.
  *
  * One program, fastmm_bench, built for Win32, Win64 and native Linux, runs one workload with

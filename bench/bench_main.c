@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fastmm_bench: runs one workload with one allocator and prints one JSON line.
  *
  *   fastmm_bench --workload NAME --alloc KIND [--lib PATH] [--sym NAME] [--scale F]

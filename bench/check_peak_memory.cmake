@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # check_peak_memory.cmake: the benchmark's peak-memory figure is a peak. Runs fastmm_bench's
 # `mixed` workload (about 100 MB live at its height, all of it freed at the end) with an
 # allocator that gives large blocks back to the OS, and checks from the program's JSON line:

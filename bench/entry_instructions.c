@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fastmm_entry_instructions: instructions per call of the hot entry points, natively under
  * callgrind (bench/README.md, "Instructions per entry point"). Each case calls one entry point
  * N times in a loop between CALLGRIND_ZERO_STATS and CALLGRIND_DUMP_STATS_AT(<case> <entry>);

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # entry_instructions.sh: instructions per call of the hot entry points (the C exports and Free
 # Pascal's and Delphi's records), natively under callgrind: runs
 # build/native/bin/fastmm_entry_instructions (bench/entry_instructions.c) and prints, per case,

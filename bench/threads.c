@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The two-thread workloads' plumbing (threads.h): the OS's threads (Windows threads, POSIX
  * threads), and the jobs the threads of a workload work on. */
 #include "threads.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The two-thread workloads' plumbing: starting threads and waiting for them all (the OS's
  * threads, threads.c), the job each thread works on, adding the threads' figures up, and the
  * wait of a thread that spins for the other. */

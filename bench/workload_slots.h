@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What every workload file shares: the slot that records one live block, tables of request
  * sizes, and filling and freeing a slot the way every workload does it (tags written at the
  * block's ends, checked before the block is freed, the live bytes kept). */

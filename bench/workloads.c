@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Every workload of fastmm_bench, in the order `fastmm_bench --list` prints them (bench/run's
  * WORKLOADS list must match it): name, threads, the function (workloads_single.c,
  * workloads_threads.c), what it does. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The workloads of fastmm_bench, each a function of one run's bench_ctx (workloads.c lists them
  * for the harness), and the two bodies that run both on one thread and on each of two. */
 #ifndef FASTMM_BENCH_WORKLOADS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The single-thread workloads of fastmm_bench; the two-thread ones are in workloads_threads.c,
  * and workloads.c lists them all. Each one:
  *   - sets up its own tables with bench_os_alloc (not through the allocator under test), then

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The two-thread workloads of fastmm_bench (the single-thread ones are in workloads_single.c;
  * workloads.c lists them all). Each starts its threads through threads.h, gives each its own
  * job (its counters, seed and tables) and adds the threads' figures up when they have ended.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Writes src/asm/layout.inc (in the build folder) from the assembly the C compiler made of
 # src/asm/layout.c: every `@asm_layout NAME VALUE` line becomes `%define NAME VALUE`. Fails
 # unless it finds exactly the count the file announces (`@asm_layout_count N`), so a value

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Checks that the Windows DLL and every exe beside it import only Windows' own DLLs (and the
 # exes our DLL): no libgcc_s_*.dll, libwinpthread-1.dll or other MinGW runtime DLL that a
 # Delphi program's folder would not have. Run by the dll_imports test:
@@ -6,7 +7,7 @@ cmake_minimum_required(VERSION 3.25)
 
 # Matched case-insensitively (the names are lowered first).
 set(system_dlls kernel32.dll msvcrt.dll ntdll.dll kernelbase.dll advapi32.dll user32.dll
-                ucrtbase.dll ws2_32.dll bcrypt.dll)
+                ucrtbase.dll ws2_32.dll bcrypt.dll version.dll)
 set(our_dlls fastmmc32.dll fastmmc64.dll)
 
 file(GLOB binaries "${BIN_DIR}/*.dll" "${BIN_DIR}/*.exe")

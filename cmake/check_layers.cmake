@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Checks the include hierarchy of src/ (ARCHITECTURE.md, "Layers"): a C file or header may
 # include headers of its own folder and of the folders below it, and include/fastmm.h:
 #

@@ -1,6 +1,7 @@
+# SPDX-License-Identifier: MIT
 # Checks that the Visual Studio build (fastmm-c.sln, msvc/fastmmc.vcxproj and its .filters)
 # lists exactly the files of cmake/sources.cmake, in both directions. Run by the
-# sln_matches_cmake test:  cmake -DREPO=<repository root> -P cmake/check_sln.cmake
+# sln_matches_cmake test:  cmake -DREPO=<repository root> [-DVERSION=<x.y.z>] -P cmake/check_sln.cmake
 #
 # What it checks:
 #  - ClCompile items == FASTMM_CORE_SOURCES + FASTMM_WINDOWS_SOURCES, none excluded from a build;
@@ -14,6 +15,9 @@
 #    commands look in $(IntDir) for it;
 #  - FASTMM_DELPHI_THUNKS=1 is defined on Win32 only; TargetName is fastmmc32 / fastmmc64;
 #  - the .filters file lists the same ClCompile and CustomBuild items;
+#  - the version resource: one ResourceCompile item, msvc/version.rc, which is what
+#    cmake/version_resource.cmake writes for VERSION (the CMake project's version, when given),
+#    with _WIN64 defined for it on x64 only;
 #  - the .sln names the project with the vcxproj's GUID;
 #  - every file named exists.
 cmake_minimum_required(VERSION 3.25)
@@ -217,6 +221,12 @@ foreach(c IN LISTS configs)
   elseif(c MATCHES "x64$" AND defines MATCHES "FASTMM_DELPHI_THUNKS")
     problem("${c}: FASTMM_DELPHI_THUNKS is a Win32-only define")
   endif()
+  string(REGEX MATCH "<ResourceCompile>[^<]*<PreprocessorDefinitions>[^<]*" rc_defines "${group}")
+  if(c MATCHES "x64$" AND NOT rc_defines MATCHES "_WIN64")
+    problem("${c}: _WIN64 is not among the ResourceCompile PreprocessorDefinitions (version.rc would name fastmmc32.dll)")
+  elseif(c MATCHES "Win32$" AND rc_defines MATCHES "_WIN64")
+    problem("${c}: _WIN64 among the ResourceCompile PreprocessorDefinitions of a Win32 build")
+  endif()
   if(NOT group MATCHES "<LanguageStandard_C>stdc11</LanguageStandard_C>")
     problem("${c}: LanguageStandard_C is not stdc11")
   endif()
@@ -241,8 +251,27 @@ foreach(p IN ITEMS Win32 x64)
   endforeach()
 endforeach()
 
+# ---- The version resource ----------------------------------------------------------------
+msbuild_items(rc "${proj}" ResourceCompile)
+if(NOT rc_PATHS STREQUAL "msvc/version.rc")
+  problem("ResourceCompile items are '${rc_PATHS}', expected msvc/version.rc alone (the version resource)")
+endif()
+if(DEFINED VERSION AND EXISTS "${REPO}/msvc/version.rc")
+  include("${REPO}/cmake/version_resource.cmake")
+  string(RANDOM LENGTH 8 tag)
+  set(fresh "${CMAKE_CURRENT_BINARY_DIR}/check_sln_version_${tag}.rc")
+  fastmm_write_version_rc("${VERSION}" "${fresh}")
+  file(READ "${fresh}" want_rc)
+  file(REMOVE "${fresh}")
+  file(READ "${REPO}/msvc/version.rc" have_rc)
+  string(REPLACE "\r\n" "\n" have_rc "${have_rc}")
+  if(NOT have_rc STREQUAL want_rc)
+    problem("msvc/version.rc is not src/api/version.rc.in for version ${VERSION}: run cmake -DVERSION=${VERSION} -DOUTPUT=msvc/version.rc -P cmake/version_resource.cmake")
+  endif()
+endif()
+
 # ---- Files exist -----------------------------------------------------------------------------
-foreach(f IN LISTS cl_PATHS cb_PATHS)
+foreach(f IN LISTS cl_PATHS cb_PATHS rc_PATHS)
   if(NOT EXISTS "${REPO}/${f}")
     problem("${f} (named by the project) does not exist")
   endif()
@@ -261,6 +290,9 @@ else()
   string(APPEND problems "${compare_out}")
   msbuild_items(fcb "${filt}" CustomBuild)
   compare_sets("CustomBuild" "${P}.filters" ${P} "${cb_PATHS}" "${fcb_PATHS}")
+  string(APPEND problems "${compare_out}")
+  msbuild_items(frc "${filt}" ResourceCompile)
+  compare_sets("ResourceCompile" "${P}.filters" ${P} "${rc_PATHS}" "${frc_PATHS}")
   string(APPEND problems "${compare_out}")
 endif()
 
@@ -290,4 +322,4 @@ if(problems)
 endif()
 list(LENGTH cl_PATHS n_c)
 list(LENGTH cb_PATHS n_asm)
-message(STATUS "sln_matches_cmake: ${n_c} C files, ${n_asm} assembly files, exports and layout.inc: the project matches")
+message(STATUS "sln_matches_cmake: ${n_c} C files, ${n_asm} assembly files, exports, layout.inc and the version resource: the project matches")

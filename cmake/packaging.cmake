@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # What a user of fastmm-c installs, and the tests that use the installed tree as a user would.
 # Included at the end of the top-level CMakeLists.txt, when the targets exist.
 #
@@ -12,8 +13,9 @@
 #   lib/fastmmcNN.def
 #   lib/cmake/fastmmc/      (find_package(fastmmc), target fastmmc::fastmmc)
 #   include/fastmm.h
-#   delphi/FastMMC.pas
+#   delphi/FastMMC.pas                 share/doc/fastmm-c/LICENSE
 #   README.md               (cmake/package/README.md.in)
+#   LICENSE
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
@@ -24,6 +26,13 @@ install(TARGETS fastmmc EXPORT fastmmcTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(FILES ${PROJECT_SOURCE_DIR}/include/fastmm.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+# The licence goes with every install and every zip: on Windows beside README.md at the top,
+# natively where Linux distributions keep a package's licence.
+if(WIN32)
+  install(FILES ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION .)
+else()
+  install(FILES ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION ${CMAKE_INSTALL_DOCDIR})
+endif()
 
 install(EXPORT fastmmcTargets NAMESPACE fastmmc:: DESTINATION ${fastmm_cmake_dir})
 configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/package/fastmmcConfig.cmake.in
@@ -112,7 +121,7 @@ set(fastmm_package_test_args
     -DSOURCE_DIR=${PROJECT_SOURCE_DIR}/tests/consumer -DGENERATOR=${CMAKE_GENERATOR}
     -DC_COMPILER=${CMAKE_C_COMPILER} -DTOOLCHAIN_FILE=${CMAKE_TOOLCHAIN_FILE}
     -DEMULATOR=${CMAKE_CROSSCOMPILING_EMULATOR} -DBITS=${FASTMM_BITS} -DWINDOWS=${WIN32}
-    -DVERSION=${PROJECT_VERSION} -DLIBDIR=${CMAKE_INSTALL_LIBDIR} -DOBJDUMP=${CMAKE_OBJDUMP})
+    -DVERSION=${PROJECT_VERSION} -DLIBDIR=${CMAKE_INSTALL_LIBDIR} -DDOCDIR=${CMAKE_INSTALL_DOCDIR} -DOBJDUMP=${CMAKE_OBJDUMP})
 function(fastmm_package_test step)
   add_test(NAME package_${step}
            COMMAND ${CMAKE_COMMAND} ${fastmm_package_test_args} -DSTEP=${step}

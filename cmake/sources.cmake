@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The one list of fastmm-c's source files, as paths relative to the repository root.
 #
 # CMakeLists.txt builds from these lists, and cmake/check_sln.cmake (the sln_matches_cmake

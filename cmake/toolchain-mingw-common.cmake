@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # What the two MinGW-w64 toolchain files share; each sets CMAKE_SYSTEM_PROCESSOR and
 # FASTMM_MINGW_TRIPLE, then includes this. ctest runs the Windows test exes under Wine through
 # cmake/wine-run.sh.

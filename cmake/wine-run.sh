@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # wine-run.sh PROGRAM.exe [ARGS...]: runs a Windows program under Wine, in fastmm-c's own
 # 64-bit prefix, and exits with the program's exit code.
 # wine-run.sh --prepare: only makes the prefix (if it is not there yet).

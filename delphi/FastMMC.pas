@@ -1,3 +1,4 @@
+{ SPDX-License-Identifier: MIT }
 { FastMMC: installs fastmm-c as the memory manager of a Delphi or Free Pascal program.
 
   Put FastMMC first in the program's uses clause (the .dpr / .lpr), and ship fastmmc32.dll
@@ -52,7 +53,8 @@
   And one for fastmm-c's tests only: FASTMMC_DELPHI_BRANCH makes Free Pascal compile the Delphi
   branch (TMemoryManagerEx); see below.
 
-  fastmm-c; this unit is part of its sources. }
+  This unit is part of fastmm-c. Copyright (c) 2026 the fastmm-c authors. Licensed under the MIT
+  licence: the LICENSE file of fastmm-c's sources and of each package has its text. }
 
 {$ifdef FPC}
   {$if not defined(FPC_DELPHI) and not defined(FPC_OBJFPC)}
@@ -109,7 +111,7 @@ uses
 {$ifdef RequireIDEPresenceForLeakReporting} {$define FastMM_RequireIDEPresenceForLeakReporting} {$endif}
 
 const
-  CFastMMC_Version = '0.1.0';
+  CFastMMC_Version = '0.2.0';
   {The DLL this unit loads: from the folder of the module (exe or dll) that contains this unit,
   else from the usual DLL search path.}
 {$ifdef WIN64}

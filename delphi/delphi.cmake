@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The Delphi side of fastmm-c, for the Windows builds (MinGW):
 #   - borlndmm.dll, the drop-in for Delphi's ShareMem: the core's sources built a second time
 #     with src/api/borlndmm.c and src/api/borlndmm.def;
@@ -22,6 +23,7 @@ add_library(borlndmm SHARED ${fastmmc_sources} ${PROJECT_SOURCE_DIR}/src/api/bor
 target_include_directories(borlndmm PRIVATE $<TARGET_PROPERTY:fastmmc,INCLUDE_DIRECTORIES>)
 add_dependencies(borlndmm fastmm_asm_layout) # the NASM fast paths include layout.inc
 target_compile_definitions(borlndmm PRIVATE $<TARGET_PROPERTY:fastmmc,COMPILE_DEFINITIONS>)
+target_compile_definitions(borlndmm PRIVATE $<$<COMPILE_LANGUAGE:RC>:FASTMM_RC_BORLNDMM>) # its version resource
 set_target_properties(borlndmm PROPERTIES OUTPUT_NAME borlndmm PREFIX "")
 target_link_options(borlndmm PRIVATE ${FASTMM_DLL_LINK_OPTIONS}) # CMakeLists.txt says why
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fastmm-c demo: four threads run a mixed workload of small, medium and large blocks through
  * the manager (allocate, grow and shrink with realloc, free, and hand blocks to another thread
  * which frees them), checking every block's contents. It prints what the manager holds while

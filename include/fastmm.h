@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fastmm-c public C interface.
  *
  * The same functions are exported by fastmmc32.dll / fastmmc64.dll (cdecl on Win32) and by the
@@ -36,7 +37,12 @@ extern "C" {
 #define FASTMM_API
 #endif
 
-#define FASTMM_VERSION_STRING "0.1.0"
+/* The version of this header and of the library built from it: CMake's project() version (the
+ * test version_matches keeps them equal). 0.x: a new minor version may change the interface. */
+#define FASTMM_VERSION_MAJOR 0
+#define FASTMM_VERSION_MINOR 2
+#define FASTMM_VERSION_PATCH 0
+#define FASTMM_VERSION_STRING "0.2.0"
 
 /* Result of fastmm_freemem(). */
 #define FASTMM_OK 0

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Builds the Free Pascal cross compilers and run-time libraries that the Pascal tests and the
 # Pascal demo use, from the Free Pascal source on this machine (Debian: fpc-source-3.2.2), and
 # keeps them in a cache so that this happens once per machine:

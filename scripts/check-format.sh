@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Checks that every C file in the repository is formatted with its .clang-format (the files git
 # tracks: generated sources are never committed). Prints the offending lines and exits non-zero
 # when one is not; `clang-format -i FILE` fixes it.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # check-fresh-machine.sh: runs the README's two commands as a new user would, each on a fresh
 # Debian 12 machine of its own, and reports how each went.
 #

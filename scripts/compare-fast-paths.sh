@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Compares the fast paths of two builds instruction by instruction: GetMem, FreeMem, ReallocMem
 # and AllocMem, the C exports and the Delphi record's entries (Win32: the NASM register entry),
 # disassembled from each build's library with addresses, jump targets and immediates masked, so

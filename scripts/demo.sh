@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Shows fastmm-c at work: installs what is missing, builds the Win32 and Win64 DLLs and the
 # native library, and runs
 #   - the C demo (demo/demo.c) with each: fastmmc32.dll and fastmmc64.dll under Wine, then

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Installs what fastmm-c needs on a Debian 12 machine, and nothing when it is all there.
 # Safe to run again: every step checks first. Needs root (or sudo) only when something is missing.
 # Prints every package it installed, and every library it had to take back to the main suite's

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Runs every test of fastmm-c: installs what is missing (scripts/install-deps.sh), then runs
 # each test preset's workflow (CMakePresets.json: configure, build, test)
 # for native, native-asan, native-tsan, win32, win64, win32-purec, win64-purec. The Windows

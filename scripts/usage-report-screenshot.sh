@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Makes docs/usage-report.png, the README's picture of the usage report: the C demo
 # (demo/demo.c, native build) writes the page while its four threads hold their blocks, and
 # Debian's chromium, headless, renders it. Installs chromium first if it is missing

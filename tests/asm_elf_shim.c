@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Lets the native build run src/win64/realloc_fast.asm: assembled as ELF64 with its symbols
  * prefixed `elf_` (nasm --prefix), it expects Windows x64 callers and a Windows x64 slow path.
  * This file is that slow path, an ms_abi wrapper of the core's own; the page map it reads is

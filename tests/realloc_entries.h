@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The ReallocMem entry points the DLL hands out, as one table a test loops over: the C export
  * fastmm_reallocmem, the Delphi record's ReallocMem (on Win32 the `register` entry; on Win32 and
  * Win64 both are the NASM fast path unless the build is pure C), and natively, when the test is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Aligned blocks:
  *   - the minimum alignment (fastmm_set_minimum_alignment, FastMM5's
  *     FastMM_EnterMinimumAddressAlignment): while 32 or 64 is in effect, every block of every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* AllocMem returns zeroed memory whatever mode the manager is in: normally, with the erase
  * modes on (fastmm_begin_erase_allocated_block_content fills new blocks with 0x90,
  * fastmm_begin_erase_freed_block_content fills freed ones with 0x80), and in debug mode; for

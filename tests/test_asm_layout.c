@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The numbers the assembly fast paths assemble against: the build's layout.inc (made from
  * src/asm/layout.c) must hold every value of src/asm/layout_values.h once, with the value this
  * program's C compiler gives it for the same target, and nothing else. A missing or empty file,

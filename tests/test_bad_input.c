@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Bad input: pointers that are not live blocks are refused with FASTMM_ERROR_INVALID_POINTER and
  * leave the heap as it was; impossible sizes fail with NULL; the manager goes on working
  * (README.md, "Bad input").

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fastmm-specific helpers shared by the tests: block kinds from the header word, the expected
  * small class of a request, the manager's state with exact statistics, and ways to find blocks
  * that share a span. Brings in test_util.h. */

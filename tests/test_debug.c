@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Debug mode (issue 6): every fault class is injected on purpose and must be detected,
  * counted, reported to the event log with the allocation stack frame of the function that
  * allocated the block, and leave a heap that still works. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* FastMM5's debug blocks, entry points, options and variables (issue 13), through the public
  * API only:
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Hostile input in debug mode (found by the fuzzer, tests/fuzz, and narrowed down here). Debug
  * mode exists to survive a program's memory errors and report them; these must neither crash
  * the manager nor let the error through:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What no export shows, natively, against the manager linked in statically:
  *
  *   - debug_block_describe, the walk's view of a debug block from its outer block (issue 13's

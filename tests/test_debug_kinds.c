@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Blocks of either kind are freed correctly in either mode (fastmm.h, debug mode): debug blocks
  * whose outer block is small, medium or large, made in debug mode, are measured, resized and
  * freed after debug mode is left; ordinary blocks of every kind, made outside, are resized and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The record Delphi's SetMemoryManager takes (fastmm_get_memory_manager): all six entry points
  * through their typed pointers, which on Win32 are regparm(3), Delphi's `register` convention.
  * On Win32 a small assembly harness also calls each of them with the stack misaligned (Delphi

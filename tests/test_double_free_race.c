@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A double free racing another thread's free of the same block (README "Bad input": "a racing
  * double free of a medium or large block is caught (the second free re-checks the block under
  * the arena's lock)"). Two threads wait on one flag and free the same block the moment it is

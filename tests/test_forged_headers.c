@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The validation contract (ARCHITECTURE.md): a pointer whose 4 bytes before it look like the
  * header of a live small block, but which is not where a live block of ours begins, is refused
  * by every entry point: FreeMem (C export and Delphi record), ReallocMem (C export, Delphi

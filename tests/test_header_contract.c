@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The header-word contract of src/core/block_header.h: the numeric values against the documented
  * layout, and real blocks of every kind against the values. (The assembly fast paths assemble
  * against the same numbers through the build's layout.inc: tests/test_asm_layout.c.) */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Hostile input: what the manager does with pointers and sizes a correct program never passes.
  * Each case below states its documented result (README.md "Bad input", tests/README.md) and
  * checks it, and checks that the heap stays consistent (fastmm_check_heap() == 0) and that the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Memory given back without an explicit call (issue 14): after a program frees everything it
  * allocated, what the manager kept for reuse goes back to the OS once it has sat unused for an
  * idle spell, and the thread caches do not hold spans back meanwhile.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Large blocks: requests above MEDIUM_MAX_USER get a reservation of their own, keep their
  * contents, come zeroed from allocmem, and when freed go into the large cache, from which a
  * later request reuses them; the cache is bounded, given back after two idle periods, by

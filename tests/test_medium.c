@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Medium blocks: requests SMALL_MAX_USER+1 .. MEDIUM_MAX_USER are medium, 16-aligned and big
  * enough; neighbours coalesce when freed, in every order, so three adjacent blocks become one
  * block that a request of their combined size gets back at the first one's address. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Memory back to the OS, measured: 1 GB in mixed sizes (a quarter of the bytes in small blocks,
  * half in medium, a quarter in large), every page written, then everything freed in a shuffled
  * order. After the thread cache is flushed and fastmm_release_free_memory() called:

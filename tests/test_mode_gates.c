@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The modes reach every entry point although the fast paths never test the mode word: a mode
  * closes the gates of src/core/mode_hooks.h (the size bound of GetMem, the page-map bound of
  * FreeMem and ReallocMem), and these checks fail when one of them stays open. Each one is arranged

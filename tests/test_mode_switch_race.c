@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Modes switched while other threads allocate: the main thread enters and leaves debug mode and
  * the erase modes over and over while two workers GetMem, ReallocMem and FreeMem blocks of every
  * kind and check their contents. A switch empties or refills the tables the fast paths read

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Out of memory. Two ways for the OS to say no:
  *
  *  1. fastmm_set_memory_usage_limit: mappings beyond the limit fail exactly as a failed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The records a Pascal unit installs, bound to the manager they replace
  * (fastmm_get_fpc_memory_manager, fastmm_get_memory_manager_with_previous), called here as
  * plain C functions (natively) or through their typed pointers (Win32: regparm(3), Free

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fastmm_reallocmem against the whole ReallocMem policy of src/core/policy.h:
  *   small:  downsize in place iff new*4 + 64 >= old usable, else move to the right class;
  *           upsize moves to a block of max(2*old usable + 32, new), copying the old usable bytes

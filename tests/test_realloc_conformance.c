@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The ReallocMem conformance suite (issue 4). It drives both ReallocMem entry points the DLL
  * hands out, the C export fastmm_reallocmem and the Delphi record's ReallocMem (on Win32 the
  * `register` entry, on Win32 and Win64 the NASM fast path unless built pure C), and checks for

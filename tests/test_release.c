@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Giving memory back: after ~256 MB of mixed blocks are freed and the spare spans released, the
  * manager maps no more than a few MB; a loop that allocates and frees one block of a kind maps
  * nothing after its first turn (policy.h, "Giving memory back"); a large-block loop reuses its

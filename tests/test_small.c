@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Small blocks: every request size 0..SMALL_MAX_USER gets the smallest class that fits, a
  * 16-aligned pointer and a header that says so; many live blocks never overlap and keep their
  * contents; the class table is the one policy.h documents. */

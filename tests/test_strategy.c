@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The optimization strategy (fastmm_set_optimization_strategy, FastMM5's
  * FastMM_SetOptimizationStrategy): the size of the medium spans mapped from then on, 4 MB for
  * speed, 2 MB balanced (the default), 1 MB for low memory; spans already mapped keep theirs, other

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Multi-thread stress: producers hand blocks of every kind to consumers through a shared queue;
  * consumers verify them, resize some of them (a ReallocMem by a thread that did not allocate the
  * block), and either free them or pass them on again, so a block may travel through several

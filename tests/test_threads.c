@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Threads: four threads allocate mixed small, medium and large blocks with their own patterns,
  * hand half of what they free to the next thread through a locked queue (so blocks are freed
  * by a thread that did not allocate them), and run realloc storms. Every block is verified

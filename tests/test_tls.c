@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The thread cache is found through one thread-local slot (src/prim/prim.h). On Windows the
  * manager reads it straight from the TEB; a process that used up the 64 slots the TEB holds
  * before the manager's first call gets an expansion slot, which takes another path. This test

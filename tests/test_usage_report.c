@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The usage report (fastmm_write_usage_report): the page is read back and checked.
  *   - one HTML document, self-contained: no script, no style sheet, image or font from elsewhere
  *     (the one URL is the SVG namespace);

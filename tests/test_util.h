@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A tiny test kit for fastmm-c: checks that count failures, a portable thread and mutex, and a
  * deterministic random generator (common/rng.h). Plain C11. Include it before any system header (it
  * sets up MinGW's stdio); the tests include test_blocks.h, which includes it first.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The walk of the blocks (fastmm_walk_blocks, FastMM5's FastMM_WalkBlocks):
  *   - every block the test holds is reported once, with its kind, address, usable and block size;
  *   - what the walk finds adds up to fastmm_get_state: blocks and bytes in use per kind, the

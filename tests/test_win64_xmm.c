@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Win64: the Delphi record's entry points leave XMM4-XMM15 as they found them, on the fast
  * paths and on the slow ones (new spans, large mappings, moves, frees that give memory back).
  * tests/win64/xmm_harness.asm loads sentinels, calls, and reports what changed. */

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """fastmm-c's benchmark driver, run as bench/run (the method is in bench/README.md).
 
 For every platform (win32 and win64 under Wine, native Linux), every workload and every baseline

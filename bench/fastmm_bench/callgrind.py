@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Instruction counts of the timed region, natively: every workload once per allocator under
 valgrind --tool=callgrind. The program zeroes callgrind's counters when its timed region starts
 and dumps them when it ends; the dump of that region is the count. Counts do not depend on

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """chart.png: per platform, peer time / fastmm-c time of every workload on a log scale, with the
 95% interval, one bar per baseline (matplotlib, Debian's python3-matplotlib)."""
 

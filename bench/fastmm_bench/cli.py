@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """bench/run's command line, its modes, and a run from start to end: choose the platforms,
 workloads and targets, check the programs, snapshot them, run the rounds and callgrind, compare,
 write the results folder and print the tables."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """One record of results.json per comparison: a workload on a platform, a baseline against the
 candidate, over the pairs both finished (bench/README.md, "Output", lists the fields)."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The two ways a benchmark run goes wrong."""
 
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """What results.json says about the machine and the tree: CPU, OS, kernel, Wine, valgrind, and
 the commit ("+changes" when tracked files differ from it)."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Where the repository's files are: the package lives in <repo>/bench/fastmm_bench/."""
 
 import os

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The workload programs of each platform (fastmm_bench; fastmm_pascal_bench for the pascal-*
 platforms): where they are, the snapshot copies a run uses, the command and environment of one
 process, and the wineserver the Windows runs share."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The progress bar bench/run draws on stderr (a line every 10% when stderr is not a terminal)."""
 
 import shutil

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """What a run prints and writes: the issue's targets (reported, not enforced), the tables of
 gains and peak memory for the terminal and for results.md, and results.json."""
 

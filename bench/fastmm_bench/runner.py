@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Running the workload program: one process pinned to its CPUs, and the rounds of alternating
 baseline/candidate pairs (bench/README.md, "The method")."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The statistics of paired runs (the seed's method, bench/README.md): the gain of each
 baseline/candidate pair, their median, and a percentile bootstrap interval of that median drawn
 with a fixed seed, so that the same gains always give the same interval.

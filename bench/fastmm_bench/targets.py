@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """bench/targets.conf: the allocators of each platform, one line each (the file explains the
 fields): platform, role, name, kind, library, symbol, workloads."""
 

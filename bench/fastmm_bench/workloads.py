@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The workloads bench/run knows. bench/workloads.c has the code of WORKLOADS, whose names,
 order and thread counts must match `fastmm_bench --list`; bench/pascal/fastmm_pascal_bench.pas
 has PASCAL_WORKLOADS, run by the pascal-win32 / pascal-win64 platforms, which must match that

@@ -1,3 +1,4 @@
+{ SPDX-License-Identifier: MIT }
 { fastmm_pascal_bench: the benchmark's Pascal workload program (bench/README.md). Free Pascal,
   Win32 and Win64. It runs one workload with one memory manager and prints one JSON line with
   the fields fastmm_bench prints, so bench/run drives it as it drives that program:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """bench/run's modes and options (fastmm_bench.cli)."""
 
 import unittest

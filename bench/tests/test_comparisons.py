@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """One comparison record from paired runs (fastmm_bench.comparisons)."""
 
 import unittest

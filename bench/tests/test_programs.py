@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The run's snapshot of the programs and libraries, and the command each run starts
 (fastmm_bench.programs)."""
 

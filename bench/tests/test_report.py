@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The tables, results.json/results.md and chart.png of a run (fastmm_bench.report, .chart), on
 a made-up result."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The statistics of paired runs (fastmm_bench.stats) on data whose answer is known."""
 
 import unittest

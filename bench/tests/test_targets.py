@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """bench/targets.conf parsing (fastmm_bench.targets) and the workload list it checks against."""
 
 import os

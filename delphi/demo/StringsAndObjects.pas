@@ -1,3 +1,4 @@
+{ SPDX-License-Identifier: MIT }
 { The Pascal demo: a string- and object-heavy workload, built twice from this one source:
 
     demo_fastmmc.exe   FastMMC first in the uses clause (compiled with -dUSE_FASTMMC): the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # compare.sh <folder> [runs]: the Pascal demo's comparison. Runs demo_fpcheap.exe (Free
 # Pascal's own heap) and demo_fastmmc.exe (FastMMC installed: the DLL beside it) in turns,
 # <runs> times each (default 3), under Wine, and prints per phase the best time of each and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* borlndmm.dll: fastmm-c as a drop-in for the borlndmm.dll that Delphi's ShareMem unit loads.
  *
  * A Delphi program and its libraries that list ShareMem first share one memory manager, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The exports of debug mode and the erase modes: switches, settings, FastMM5's debug entry
  * points and variables, the scan, the event log and the leak report (the work is in
  * src/modes/). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The record Delphi's SetMemoryManager takes (TMemoryManagerEx). On Win32 with GCC the entry
  * points are compiled with regparm(3), which is Delphi's `register` convention for these one-
  * and two-argument functions (EAX, EDX in; EAX or AL out; EBX, ESI, EDI, EBP kept); the build

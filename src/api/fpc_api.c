@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Free Pascal's TMemoryManager filled with the library's own functions
  * (fastmm_get_fpc_memory_manager): GetMem, FreeMem, FreeMemSize, AllocMem, ReAllocMem (var
  * pointer) and MemSize in Free Pascal's conventions, so that FastMMC.pas installs them as they

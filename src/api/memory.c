@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The C exports of GetMem, FreeMem, ReallocMem and AllocMem, and what a caller may ask about a
  * block. The fast paths are inlined here (core/alloc_fast.h), so a C call is one call. */
 #include "core/aligned.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What the records a Pascal unit installs share (delphi_api.c, fpc_api.c): their slots, and
  * how their slow paths tell a block of the previous manager from a bad pointer of ours.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The exports that ask about or act on the heap as a whole: statistics, the consistency walk,
  * the usage limit, memory given back. */
 #include "core/heap.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The exports that tune the manager as FastMM5's do: the minimum alignment of every block and the
  * optimization strategy (the size of new medium spans, policy.h). */
 #include "core/aligned.h"

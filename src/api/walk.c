@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The exports that go through every block: the walk (FastMM5's FastMM_WalkBlocks) and the usage
  * report built on it. */
 #include "core/walk.h"

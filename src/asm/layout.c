@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* layout.inc's source: each value of layout_values.h as this build's C compiler computes it
  * (an expression like SMALL_MAX_SLOT - BLOCK_HEADER_SIZE included), for the target the build
  * compiles for. Two ways to read them out:

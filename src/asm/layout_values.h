@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The numbers the assembly fast paths (src/win32/, src/win64/) assemble against, by name: the
  * block header contract (core/block_header.h), the fields of a small span's header that validate
  * a pointer (core/small.h), the page map's shape (core/page_map.h) and the in-place rule of

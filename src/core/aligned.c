@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Aligned blocks. A minimum alignment changes which small classes GetMem uses (those whose slots
  * are multiples of it) and where medium blocks are placed; large blocks are 64-aligned anyway.
  * A single aligned block comes from the small classes' aligned managers (small.h), from a medium

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Aligned blocks (aligned.c): the minimum alignment every block gets while it is in effect
  * (FastMM5's FastMM_EnterMinimumAddressAlignment), and single blocks aligned coarser
  * (fastmm_getmem_aligned), whose alignment ReallocMem keeps. policy.h says how each kind is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The hot paths of GetMem, FreeMem and ReallocMem, inlined into both the C exports and the
  * Delphi entry points (src/api/) so neither pays a second call.
  *

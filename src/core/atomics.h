@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The few atomic operations the manager needs, over GCC/Clang builtins or MSVC intrinsics.
  * (C11 <stdatomic.h> is missing from older MSVC, and its _Atomic types cannot be overlaid on
  * fields that are also read plainly under a lock.) */

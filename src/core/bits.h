@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Bit scans for the medium-block bitmaps. */
 #ifndef FASTMM_BITS_H
 #define FASTMM_BITS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The block header: the contract between the C core and the assembly fast paths.
  *
  * Every block handed out, of every kind, has a 32-bit header word in the 4 bytes just before

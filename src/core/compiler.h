@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What the code asks of the compiler beyond C11, spelled once for GCC/Clang and for MSVC. */
 #ifndef FASTMM_COMPILER_H
 #define FASTMM_COMPILER_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Thread contention counts: the manager's own counters until a program binds its variables. */
 #include "contention.h"
 

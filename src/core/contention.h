@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Thread contention counts (contention.c): how often a thread that wanted a block found every
  * arena of its kind locked and had to wait (FastMM5's FastMM_SmallBlockThreadContentionCount and
  * its medium and large twins). Only GetMem's and ReallocMem's waits count, as in FastMM5; the

@@ -1,9 +1,10 @@
+/* SPDX-License-Identifier: MIT */
 /* Copies and zeroes written out here rather than taken from the CRT: on Win64 the Delphi
  * entry points must leave XMM4 and XMM5 alone (the build fixes them for our code, which the
  * CRT's memcpy does not promise), and a call into the CRT is not needed for what are mostly
  * short, 16-byte aligned copies. Natively the C library's versions are used. Inline, so a
- * ReallocMem that moves a block copies in its own loop, as it did when these lived beside it
- * (a call to a shared copy measured 10% slower on Win64's fc_realloc_medium). */
+ * ReallocMem that moves a block copies in its own loop (a call to a shared copy measured 10%
+ * slower on Win64's fc_realloc_medium). */
 #ifndef FASTMM_COPY_H
 #define FASTMM_COPY_H
 

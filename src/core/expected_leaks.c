@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Expected memory leaks registered by pointer (Delphi's RegisterExpectedMemoryLeak): a set the
  * leak report of debug mode leaves out. Registrations are rare, so a plain array scanned under
  * a lock is enough; it grows by mapping a twice larger one. */

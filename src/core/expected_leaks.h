@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Blocks registered as expected leaks (Delphi's RegisterExpectedMemoryLeak), by pointer. */
 #ifndef FASTMM_EXPECTED_LEAKS_H
 #define FASTMM_EXPECTED_LEAKS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The slow paths behind the inline fast paths of alloc_fast.h: how a GetMem and a FreeMem
  * travel once the thread cache cannot serve them, and the heap's start-up. */
 #include "heap.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The heap as a whole (heap.c, realloc.c, stats.c, heap_check.c): start-up, the checks every
  * pointer passes before its header word is trusted, and the slow paths behind the inline fast
  * paths of alloc_fast.h.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The consistency walk: every span and block, every boundary tag, free list and bin, and the
  * counters, checked against each other. It takes every lock (small managers first, then the
  * medium arenas, the order the allocation paths use), so it sees a quiescent heap.

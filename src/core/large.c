@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Large blocks: each one a reservation of address space of its own, committed as far as the
  * block is used, with a 64-byte header at its start. The reservation runs ahead of the block
  * (LARGE_RESERVE_AHEAD_SHIFT), so a block that grows commits more of it in place: no new

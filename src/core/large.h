@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Large blocks (large.c): each one a reservation of its own, committed as far as it is used,
  * with a 64-byte header; freed ones are kept in a bounded cache for reuse. */
 #ifndef FASTMM_LARGE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* FMM_HIDDEN marks a global the fast paths read: in the POSIX shared library it then binds
  * inside the library, so the code addresses it directly instead of loading its address from
  * the GOT first (one instruction and one load fewer per use). The library is built with hidden

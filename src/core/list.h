@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* An intrusive doubly linked list: the node sits inside what it links (a span, a free block,
  * a thread cache, a debug header, a large block's header), so linking costs no allocation. A
  * list is a sentinel node, circular: an empty list's sentinel points at itself, and insertion

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A one-word lock: a try-lock that costs one exchange, and a wait that spins briefly, then
  * yields the time slice (FastMM5 does the same; a blocked allocator thread holds no other
  * lock of ours that the owner could need). */

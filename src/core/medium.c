@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Medium blocks: spans of 1-4 MB (policy.h: the optimization strategy chooses) mapped from the
  * OS, cut into blocks with boundary tags (each header holds its own size and its predecessor's),
  * so a freed block merges with free neighbours at once. Free blocks sit in segregated bins found

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Medium blocks (medium.c): boundary-tagged blocks in 2 MB spans, binned by size. */
 #ifndef FASTMM_MEDIUM_H
 #define FASTMM_MEDIUM_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Everything the core needs from the modes (src/modes/), and the only way it reaches them.
  *
  * The modes (debug mode, the erase modes, scan before every operation) are a second set of
@@ -8,7 +9,7 @@
  *
  * The gate. The mode word is non-zero while any mode is on or debug blocks exist. GetMem,
  * FreeMem and ReallocMem must then leave their fast paths. A test of the word on every call
- * cost the normal paths up to 9% of small churn, and a comparison with a gate variable still
+ * measured up to 9% of small churn on the normal paths, and a comparison with a gate variable
  * about 1% (one more load), so the fast paths read two tables of their own instead, which a
  * mode empties (src/modes/gate.c):
  *

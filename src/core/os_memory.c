@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OS memory counted as it is committed (never on the hot paths: every call here calls the OS). */
 #include "os_memory.h"
 

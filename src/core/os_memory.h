@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Memory from the OS for spans and large blocks, counted as it is committed and held to
  * FastMM's memory usage limit (os_memory.c). The page map's own tables and the thread caches'
  * chunks are bookkeeping, mapped through prim_map directly or through os_map as each file says.

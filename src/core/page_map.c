@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The region map's writer: tables are made under a lock; lookups need none (a byte is
  * written before the memory it describes is handed out, and cleared after the last block in
  * it is gone). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Which 64 KB regions of the address space hold our medium spans and large blocks. Every
  * mapping the manager makes for them is 64 KB aligned and a multiple of 64 KB (VirtualAlloc's
  * granularity; prim_posix.c aligns mmap to match), so one byte per region says exactly whose

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Every number that encodes a policy, in one place, with the reason for it. */
 #ifndef FASTMM_POLICY_H
 #define FASTMM_POLICY_H
@@ -118,10 +119,10 @@
 /* Blocks FreeMem freed may use only part of that: what keeps the committed large bytes (live
  * and cached, a reused block's kept pages included) within this of the most the live blocks
  * have held; they make way as soon as new blocks take the live bytes up. Cached pages are in
- * memory, so the process's peak is the live blocks' peak plus at most this (measured at
- * 43dc1f3, 2026-12-01: `mixed` 1.09x its live bytes natively, 1.17x with the whole bound, 1.14x
- * with 8 MB; it costs `mixed` 15% of its time against the whole bound, 11% against 8 MB: the
- * README's issue 14 section). The slack lets a block freed and allocated again
+ * memory, so the process's peak is the live blocks' peak plus at most this (measured natively:
+ * the benchmark's `mixed` peaks at 1.09x its live bytes, 1.17x with the whole bound, 1.14x with
+ * 8 MB; it costs `mixed` 15% of its time against the whole bound, 11% against 8 MB). The slack
+ * lets a block freed and allocated again
  * in turn (1 MB: 1.06 MB committed) stay cached. Blocks a ReallocMem moved away from (it
  * shrank below half) have the whole bound: a program that resizes its blocks grows them again,
  * and growing into pages kept in memory saves a fault per page (`fc_realloc_large`: 17,100
@@ -138,8 +139,8 @@
 /* A request no cached block's reservation holds takes the biggest cached block that has at least
  * this fraction of it and grows it, rather than mapping a fresh block while the cache makes way
  * (under LARGE_CACHE_ABOVE_PEAK_BYTES it must): its pages are in memory already. 8 rather than 2
- * (measured at 43dc1f3, 2026-12-01, 10 pairs natively: fc_addr_creep 7% faster (4-12%), mixed 3%
- * (-3 to 8%), fc_realloc_large unchanged). */
+ * (measured natively in paired runs: fc_addr_creep 7% faster (4-12%), mixed 3% (-3 to 8%),
+ * fc_realloc_large unchanged). */
 #define LARGE_CACHE_GROW_FACTOR 8u
 
 /* ---- Aligned blocks ----------------------------------------------------------------------
@@ -168,8 +169,8 @@
  * frees everything ends with MEDIUM_SPARE_SPANS at most. A heap of 50-100 MB of medium blocks
  * that churns empties a span now and then and needs one soon after: with one spare, it mapped
  * spans anew and faulted every page of them in again (fc_size_spread natively: 5 spans unmapped
- * and 11 mapped during its churn; with the bound it is 13-18% faster natively, and
- * 4-5% under Wine within the interval, paired against 52266fc, 2026-12-02: README, issue 14). 1/8
+ * and 11 mapped during its churn; with the bound it measured 13-18% faster natively, and
+ * 4-5% under Wine within the interval, in paired runs against one spare). 1/8
  * is the large cache's share (above). With the thread caches in front, a loop that allocates and
  * frees one block of any size below large maps nothing after its first turn, and a burst that
  * empties spans maps again only those beyond the bound. Freed large blocks are cached (above). What
@@ -185,10 +186,10 @@
  * whatever is kept): a thread costs memory and time too. Under Wine about 1 MB of resident memory
  * per thread, measured on Win32 and Win64 (tens of KB on Windows), and a program's peak often
  * comes while the thread sleeps (the Pascal demo's did: 0.9 MB of its 1.3 MB above Free Pascal's
- * heap on Win32); and 1-4 ms to start under Wine (at 8c29bcb, 2026-12-01, a 1 MB GetMem +
- * FreeMem loop of 20,000 turns spent most of its time starting it). 2 MB is what issue 14 lets a
- * program that freed everything keep without an explicit call: one default spare span, or a
- * 1 MB large block, alone starts no thread; anything kept beside them, or a larger spare (the
+ * heap on Win32); and 1-4 ms to start under Wine (measured: a 1 MB GetMem + FreeMem loop of
+ * 20,000 turns spent most of its time starting it). 2 MB is what a program that freed everything
+ * may keep without an explicit call (test_idle_release holds it to that): one default spare span,
+ * or a 1 MB large block, alone starts no thread; anything kept beside them, or a larger spare (the
  * speed strategy's 4 MB), does. fastmm_release_free_memory and a shortage of memory give it back
  * as before. */
 #define RELEASE_THREAD_MIN_KEPT ((size_t)2u * 1024u * 1024u)

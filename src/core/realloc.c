@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ReallocMem beyond the in-place small case: FastMM's policy for each block kind (the numbers
  * and their reasons are in policy.h). Every path that fails returns NULL and leaves the old
  * block as it was. Nothing here reads the mode word but the entry, heap_realloc_slow: while a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Memory given back after an idle spell.
  *
  * The manager keeps memory it may soon need again: freed large blocks in their cache (large.c)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Memory given back to the OS (release.c): what the manager keeps for reuse (freed large blocks
  * in their cache, the spare medium span) and when it stops keeping it. */
 #ifndef FASTMM_RELEASE_H

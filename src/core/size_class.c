@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The small size-class tables (the reasons for their shape are in policy.h). */
 #include "size_class.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Small size classes: the slot table and the request-size lookup (size_class.c). */
 #ifndef FASTMM_SIZE_CLASS_H
 #define FASTMM_SIZE_CLASS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Small blocks: one manager per (arena, size class) owns spans of equal slots. A span is a
  * medium block; its blocks are carved in address order on demand and freed blocks go onto the
  * span's own free list, so a span whose blocks are all back is recognised at once and returned
@@ -149,7 +150,7 @@ static small_span *span_with_room(small_manager *m) {
  * costs a few instructions a block, where taking them one at a time cost about 40
  * (fc_fragmentation's refills from spans 80% free). No local's address is taken here or in the
  * callers (ASan's detect_stack_use_after_return would give their frames a fake stack, whose
- * pages test_idle_release counts: 72e3788). */
+ * pages test_idle_release counts). */
 static void **take_from_span(small_manager *m, small_span *s, unsigned want, void **link) {
   unsigned n = 0;
   void *p = s->free_list;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Small blocks (small.c): one manager per (arena, size class) owns spans of equal slots. */
 #ifndef FASTMM_SMALL_H
 #define FASTMM_SMALL_H
@@ -109,7 +110,8 @@ extern small_manager small_aligned_managers[SMALL_CLASS_COUNT];
 /* Is s's tag small_span_tag(h)? One 64-bit compare where registers are 64 bits; on 32-bit
  * targets two 32-bit ones (the header's bits, then the key's half, whose low half is 0: the key
  * is kept shifted), as the Win32 NASM path does: GCC built the 64-bit tag in a register pair
- * there and spilled it to the stack (Free Pascal's MemSize entry 48 instructions, now 40). */
+ * there and spilled it to the stack (measured: Free Pascal's MemSize entry 8 instructions
+ * longer, 48 against 40). */
 static inline int small_span_tag_matches(const small_span *s, uint32_t h) {
 #if UINTPTR_MAX > UINT32_MAX
   return s->tag == small_span_tag(h);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What the manager holds: block counts gathered from the arenas on demand (never on the hot
  * paths), and the OS mappings counted by os_memory.c. */
 #include "heap.h"

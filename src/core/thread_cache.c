@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Per-thread caches of free small blocks. Why: a Delphi program spends most of its memory
  * manager time on small GetMem/FreeMem pairs (strings, objects); serving them from a list only
  * the calling thread touches costs no lock and no atomic instruction, where FastMM5's arenas

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Per-thread caches of free small blocks (thread_cache.c says why they exist). */
 #ifndef FASTMM_THREAD_CACHE_H
 #define FASTMM_THREAD_CACHE_H

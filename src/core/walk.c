@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The walk of the blocks (FastMM5's FastMM_WalkBlocks). FastMM5 calls its callback with the
  * arena locked; here the program's callback may allocate and free, so the walk copies what it
  * finds into a buffer under the locks of one arena (WALK_BATCH_BLOCKS entries at most,

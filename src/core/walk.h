@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The walk of the blocks (walk.c): fastmm_walk_blocks, FastMM5's FastMM_WalkBlocks. */
 #ifndef FASTMM_WALK_H
 #define FASTMM_WALK_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Debug blocks (the layout is in debug_block.h): FastMM5's header and footer, checksummed,
  * stamped with who allocated and freed them, quarantined after free. The registry
  * (debug_registry.h) says which blocks exist; its lock is held while a block's state is looked

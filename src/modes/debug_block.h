@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The debug block kind (debug_block.c); its reports are debug_report.c's.
  *
  * A debug block is laid out exactly as FastMM5's, inside an ordinary block (small, medium or

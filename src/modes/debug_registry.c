@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The registry of debug blocks and the quarantine (debug_registry.h).
  *
  * The set is an open-addressing table of header addresses with the entry's state in the two low

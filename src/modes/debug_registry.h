@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Every debug block that exists, and the quarantine (debug_registry.c).
  *
  * The registry is a hash set of debug headers kept outside the blocks, so a program that writes

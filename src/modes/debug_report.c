@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Debug mode's reports: every detected error and the leak report at shutdown, written to the
  * event log next to the program (<program>_MemoryManager_EventLog.txt, the name Delphi users
  * know from FastMM) and, when asked, to OutputDebugString; or handed to the program's event

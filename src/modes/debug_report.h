@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Debug mode's reports (debug_report.c): every detected error, and the leak report, written to
  * the event log or handed to the program's event handler. */
 #ifndef FASTMM_DEBUG_REPORT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Debug mode's settings and the variables a program binds (debug_settings.h). A binding is
  * copied into one of two slots and published with one pointer store, so a thread reading the
  * variables meanwhile sees the old binding or the new one, whole. */

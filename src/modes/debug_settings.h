@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Debug mode's settings (debug_settings.c): FastMM5's debug mode options, the stack trace depth,
  * and FastMM5's variables that debug mode reads and updates, the manager's own until a program
  * binds its (fastmm_bind_variables: FastMM_CurrentAllocationGroup, FastMM_LastAllocationNumber,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The debug block kind as the walk of the blocks (core/walk.c) sees it: the one function the core
  * calls to learn whether an outer block holds a debug block (core/mode_hooks.h). */
 #include "core/mode_hooks.h"

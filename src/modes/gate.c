@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The mode gate: the mode word, every table the fast paths read in its place, and how a mode
  * closes them (core/mode_hooks.h says why the fast paths read tables instead of the word).
  * Open, the tables are copies of the real ones: size_class_fast_lookup of the minimum

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The mode word's bits, and the switch that keeps the gate tables in step with the word
  * (gate.c). core/mode_hooks.h says how the fast paths obey the word without reading it. */
 #ifndef FASTMM_GATE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* GetMem, FreeMem and ReallocMem while a mode is on: the core's slow paths send every call here
  * (core/mode_hooks.h). Debug mode makes debug blocks; the erase modes fill what they hand out
  * or take back; scan-before-every-operation checks every debug block first. Everything else is

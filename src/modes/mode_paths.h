@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What a caller may learn of a block, in or out of a mode, and FastMM5's debug entry points
  * (mode_paths.c). */
 #ifndef FASTMM_MODE_PATHS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Stack traces of debug blocks: the program's routines when bound (debug_settings.h), else the
  * manager's own walk and module+offset text. */
 #include "stack_trace.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Debug blocks' stack traces (stack_trace.c): taken through the program's FastMM_GetStackTrace
  * when it bound one (fastmm_bind_variables), else by the manager's own walk, which needs no
  * support library (FastMM5 records nothing without one); written as text through the program's

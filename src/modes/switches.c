@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The switches that turn debug mode and the erase modes on and off at run time, and the
  * modes' start-up (FASTMMC_DEBUG_MODE, FASTMMC_STACK_DEPTH, the leak report at exit). */
 #include "switches.h"

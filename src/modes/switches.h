@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The run-time switches of the modes (switches.c): nesting counters, as FastMM5 has them. */
 #ifndef FASTMM_SWITCHES_H
 #define FASTMM_SWITCHES_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The usage report: one self-contained HTML page (inline style and SVG, no script, nothing
  * fetched from elsewhere) with what FastMM's usage tracker shows in a window, from three
  * sources taken one after the other:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The usage report (usage_report.c): fastmm_write_usage_report. */
 #ifndef FASTMM_USAGE_REPORT_H
 #define FASTMM_USAGE_REPORT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The operating-system layer: the only place that knows whether it runs on Windows or POSIX.
  * prim_windows.c and prim_posix.c implement it; everything above is portable C. */
 #ifndef FASTMM_PRIM_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The OS layer on POSIX (Linux): mmap, compiler TLS with a pthread key for thread exit. */
 #if !defined(_WIN32)
 #define _GNU_SOURCE

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The OS layer on Windows: VirtualAlloc, TLS slot read from the TEB, DllMain thread detach. */
 #if defined(_WIN32)
 #ifndef WIN32_LEAN_AND_MEAN

@@ -1,3 +1,4 @@
+; SPDX-License-Identifier: MIT
 ; Delphi `register` entry points for a Visual Studio Win32 build, which has no regparm.
 ; Delphi passes the first arguments in EAX and EDX and expects the result in EAX (AL for a
 ; Boolean); EBX, ESI, EDI and EBP must survive, which the cdecl callee guarantees. Each thunk

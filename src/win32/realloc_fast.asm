@@ -1,3 +1,4 @@
+; SPDX-License-Identifier: MIT
 ; The Win32 ReallocMem entry points: `_fastmm_reallocmem`, the C export (cdecl: arguments on
 ; the stack), and `_fastmm_delphi_realloc_mem`, the Delphi record's ReallocMem (Delphi's
 ; `register` convention: EAX = pointer, EDX = new size).

@@ -1,3 +1,4 @@
+; SPDX-License-Identifier: MIT
 ; The Win64 ReallocMem entry point (Windows x64 convention: RCX = pointer, RDX = new size).
 ; Both the C export fastmm_reallocmem and the Delphi record's ReallocMem are this code.
 ;

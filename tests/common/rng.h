@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The one deterministic random generator of fastmm-c's programs: the tests, the demo and the
  * benchmark draw every size and choice from it, so a run is the same every time and on every
  * platform. An xorshift64* stream seeded through splitmix64 (so seeds 1, 2, 3 give unrelated

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Uses the installed fastmm-c through its public header only, as a user's program does, and
  * checks what the manager does: blocks aligned and owned, ReallocMem keeping the data as the
  * block moves from small to medium to large and back, AllocMem zeroed, a double free refused,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A C program built as Visual C++ builds one: clang for the *-pc-windows-msvc target, linked by
  * lld-link with the package's MSVC import library (lib/fastmmcNN.lib) and nothing from MinGW.
  * There is no MSVC C runtime here, so it is freestanding: its own entry point, and kernel32

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The package tests (registered by cmake/packaging.cmake), one STEP each:
 #   install             cmake --install of the build into WORK_DIR/prefix (a fresh one), and
 #                       every file a user expects is there
@@ -10,7 +11,7 @@
 #                       with lld-link against it, runs
 #   zip                 Windows: cpack makes the zip, which holds every file a user expects
 # Variables: STEP BUILD_DIR WORK_DIR SOURCE_DIR GENERATOR C_COMPILER TOOLCHAIN_FILE EMULATOR
-# BITS WINDOWS VERSION LIBDIR OBJDUMP; the msvc step reads FASTMM_CLANG, FASTMM_LLD_LINK and
+# BITS WINDOWS VERSION LIBDIR DOCDIR OBJDUMP; the msvc step reads FASTMM_CLANG, FASTMM_LLD_LINK and
 # FASTMM_LLVM_DLLTOOL from the environment.
 cmake_minimum_required(VERSION 3.25)
 
@@ -40,13 +41,13 @@ endfunction()
 # The files a user of this build expects in the installed tree (and in the zip).
 if(WINDOWS)
   set(expected bin/fastmmc${BITS}.dll bin/borlndmm.dll lib/libfastmmc${BITS}.dll.a
-      lib/fastmmc${BITS}.lib lib/fastmmc${BITS}.def include/fastmm.h delphi/FastMMC.pas README.md
+      lib/fastmmc${BITS}.lib lib/fastmmc${BITS}.def include/fastmm.h delphi/FastMMC.pas README.md LICENSE
       lib/cmake/fastmmc/fastmmcConfig.cmake lib/cmake/fastmmc/fastmmcConfigVersion.cmake
       lib/cmake/fastmmc/fastmmcTargets.cmake)
 else()
   set(expected ${LIBDIR}/libfastmmc.so include/fastmm.h ${LIBDIR}/pkgconfig/fastmmc.pc
       ${LIBDIR}/cmake/fastmmc/fastmmcConfig.cmake ${LIBDIR}/cmake/fastmmc/fastmmcConfigVersion.cmake
-      ${LIBDIR}/cmake/fastmmc/fastmmcTargets.cmake)
+      ${LIBDIR}/cmake/fastmmc/fastmmcTargets.cmake ${DOCDIR}/LICENSE)
 endif()
 
 # run_program(<exe> <folder>): runs a program of this build's platform and checks that it

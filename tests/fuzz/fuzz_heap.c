@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A coverage-guided fuzzer of the whole manager, checked against a shadow model.
  *
  * The input is a program: each operation is an opcode byte and its arguments (a slot, a size

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Writes the hand-made seeds of fuzz_heap's corpus (tests/fuzz/corpus/seed-*).
 
 The encoding is fuzz_heap.c's: an opcode byte (op % 23 picks the operation; 19 with the top bit

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Runs fuzz_heap.c's LLVMFuzzerTestOneInput on files named on the command line, without
  * libFuzzer: the seed corpus as a regression test on every preset (natively with gcc, under
  * ThreadSanitizer, and under Wine for Win32 and Win64), and a way to replay a crash artifact

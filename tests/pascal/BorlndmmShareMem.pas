@@ -1,3 +1,4 @@
+{ SPDX-License-Identifier: MIT }
 { For test_sharemem: what Delphi's ShareMem unit does, in Free Pascal. It imports borlndmm.dll by
   the names ShareMem imports, declared with Delphi's default (register) convention, which is
   also Free Pascal's on i386, and installs them as the memory manager. A call with the wrong

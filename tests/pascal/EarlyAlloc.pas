@@ -1,3 +1,4 @@
+{ SPDX-License-Identifier: MIT }
 { For test_foreign: a unit listed BEFORE FastMMC, so its initialization allocates from Free
   Pascal's own heap (as the RTL does before any unit runs), and its finalization runs AFTER
   FastMMC has uninstalled, freeing blocks that came from the DLL. }

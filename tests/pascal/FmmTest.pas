@@ -1,3 +1,4 @@
+{ SPDX-License-Identifier: MIT }
 { A tiny test kit for the Pascal tests, in the style of tests/test_util.h: Check counts a check
   and prints the failing ones, Finish prints "<name>: N checks, F failed" and gives the exit
   code. The checks may run on several threads at once. DllBlocks and friends read the DLL's

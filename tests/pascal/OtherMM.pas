@@ -1,3 +1,4 @@
+{ SPDX-License-Identifier: MIT }
 { For test_othermm: another memory manager, installed before FastMMC (a counting wrapper around
   Free Pascal's own heap). }
 {$mode delphi}

@@ -1,3 +1,4 @@
+{ SPDX-License-Identifier: MIT }
 { Checks that an invalid operation raised EInvalidPointer, shared by the tests that make one
   (test_debug, test_delphi_branch, test_fastmm5, test_records). }
 {$mode delphi}

@@ -1,3 +1,4 @@
+{ SPDX-License-Identifier: MIT }
 { The checks test_share (library linked at load time) and test_share_dynamic (LoadLibrary) have
   in common: strings and blocks cross the boundary between the program and sharelib.dll, both
   using FastMMC, in both directions. }

@@ -1,3 +1,4 @@
+{ SPDX-License-Identifier: MIT }
 { For test_records_no_slot: a unit listed BEFORE FastMMC that takes every slot of the DLL's
   Free Pascal records (fastmm_get_fpc_memory_manager binds one per set of bindings, eight in a
   process), as eight other modules of the process would have. FastMMC then finds no slot and

@@ -1,3 +1,4 @@
+{ SPDX-License-Identifier: MIT }
 { A stand-in for FastMM's debug support library (FastMM_FullDebugMode.dll), for test_fastmm5:
   the three routines FastMM_LoadDebugSupportLibrary looks up, with the support library's
   signatures and Delphi's register convention, returning recognisable values. }

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Runs a Pascal test program and checks what it leaves behind, for what a program cannot check
 # itself (its exit, its leak report):
 #   cmake -DRUNNER=<wine-run.sh> -DPROGRAM=<exe> [-DARGS=a@@b] [-DWORKDIR=<dir>]

@@ -1,3 +1,4 @@
+{ SPDX-License-Identifier: MIT }
 { For test_share and test_share_dynamic: a Pascal library that uses FastMMC too. Its strings and
   blocks are allocated and freed on both sides of the library boundary. }
 library sharelib;

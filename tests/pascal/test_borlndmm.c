@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* borlndmm.dll, the drop-in for Delphi's ShareMem (src/api/borlndmm.c): loaded by name as ShareMem
  * loads it, its export table holds exactly the names ShareMem imports, and each export is
  * called with Delphi's convention and checked:

@@ -1,3 +1,4 @@
+{ SPDX-License-Identifier: MIT }
 { The DLL's debug mode and its companions from Pascal, through FastMM5's routines: entering and
   leaving (nested), the RTL working on debug blocks, blocks of either kind freed in either mode,
   a write past a block's end and a write after free found by FastMM_ScanDebugBlocksForCorruption

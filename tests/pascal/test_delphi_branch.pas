@@ -1,3 +1,4 @@
+{ SPDX-License-Identifier: MIT }
 { The Delphi branch of FastMMC.pas (Delphi's TMemoryManagerEx), compiled by Free Pascal with
   -dFASTMMC_DELPHI_BRANCH: the unit then uses DelphiMemoryManager (tests/pascal/delphi_rtl),
   which gives Free Pascal Delphi's TMemoryManagerEx and calls the record installed as Delphi's

@@ -1,3 +1,4 @@
+{ SPDX-License-Identifier: MIT }
 { FastMM5's interface as FastMM5 documents it, from a program that names only FastMM5's
   routines, types, constants and variables (and the RTL's): built with FastMMC in place of
   FastMM5 in its uses clause, as a Delphi shop would switch. Each check states what FastMM5

@@ -1,3 +1,4 @@
+{ SPDX-License-Identifier: MIT }
 { Blocks of the previous memory manager: Free Pascal's RTL allocates before the first unit's
   initialization, so FastMMC is handed blocks it did not allocate. Here the unit EarlyAlloc,
   listed before FastMMC, allocates a raw block, a string and an object from Free Pascal's heap;

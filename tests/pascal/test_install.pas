@@ -1,3 +1,4 @@
+{ SPDX-License-Identifier: MIT }
 { Installing and uninstalling by hand (the unit compiled with FastMM_DisableAutomaticInstall,
   as FastMM5 allows): FastMM_Initialize installs once and refuses a second time; blocks of the
   manager that was there before keep working; FastMM_Finalize uninstalls cleanly: new blocks

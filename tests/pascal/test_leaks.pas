@@ -1,3 +1,4 @@
+{ SPDX-License-Identifier: MIT }
 { The leak report at exit. Run by run_check.cmake, which reads standard error and the event log
   after the program has ended:
 

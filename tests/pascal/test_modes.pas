@@ -1,3 +1,4 @@
+{ SPDX-License-Identifier: MIT }
 { Every routine of FastMMC's interface, called once with its FastMM5 signature, from a program
   compiled in mode delphi (test_modes_delphi) and in mode objfpc (test_modes_objfpc): the unit
   and code written against FastMM5 compile in both, and the routines give real values. }

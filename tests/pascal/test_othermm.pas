@@ -1,3 +1,4 @@
+{ SPDX-License-Identifier: MIT }
 { FastMMC refuses to install over another memory manager: the other one stays, the DLL is not
   even loaded, and the refusal is reported (the event log here; standard error too, as this is
   a console program). }

@@ -1,3 +1,4 @@
+{ SPDX-License-Identifier: MIT }
 { ReallocMem from Pascal, through FastMMC's adapter of Free Pascal's ReAllocMem (var p): data is
   kept, and FastMM's policy (src/core/policy.h) holds at its boundaries. Sizes come from the DLL
   (MemSize = the usable size), so the test follows the size classes wherever they are.

@@ -1,3 +1,4 @@
+{ SPDX-License-Identifier: MIT }
 { Free Pascal's memory manager record as FastMMC installs it: the DLL's own entry points
   (fastmm_get_fpc_memory_manager), bound to the manager they replaced.
     - the installed GetMem, FreeMem, FreeMemSize, AllocMem, ReAllocMem and MemSize are code of

@@ -1,3 +1,4 @@
+{ SPDX-License-Identifier: MIT }
 { After FastMMC is installed, every allocation of the RTL goes through the DLL: AnsiString and
   UnicodeString building and copying, objects, TStringList sorting, dynamic arrays growing by
   SetLength and exceptions, on the main thread and on 4 TThreads at once.

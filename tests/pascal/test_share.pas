@@ -1,3 +1,4 @@
+{ SPDX-License-Identifier: MIT }
 { A program and a library (sharelib.dll, linked at load time) that both use FastMMC share one
   memory manager: the library's FastMMC initializes first and owns the DLL's leak report; the
   program's finds it and uses the same heap (mmisUsingSharedMemoryManager). }

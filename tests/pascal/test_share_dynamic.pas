@@ -1,3 +1,4 @@
+{ SPDX-License-Identifier: MIT }
 { A program that loads a library using FastMMC with LoadLibrary: the program installed fastmm-c
   first, the library shares it. Strings and blocks cross in both directions; strings the
   library made stay valid after FreeLibrary, because their memory is the DLL's, not the

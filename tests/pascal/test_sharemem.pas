@@ -1,3 +1,4 @@
+{ SPDX-License-Identifier: MIT }
 { borlndmm.dll as Delphi's ShareMem uses it, from Pascal: the unit BorlndmmShareMem installs the
   drop-in through the exports ShareMem imports, with Delphi's conventions (register on Win32;
   cdecl for GetMemory, FreeMemory, ReallocMemory). Every export is called here, and

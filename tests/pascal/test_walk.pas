@@ -1,3 +1,4 @@
+{ SPDX-License-Identifier: MIT }
 { The routines of FastMM5 that go through the blocks, and the ones that tune the manager, as
   FastMM5 documents them:
     - FastMM_WalkBlocks: every block of the program's found with its type, address and sizes,

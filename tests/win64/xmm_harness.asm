@@ -1,3 +1,4 @@
+; SPDX-License-Identifier: MIT
 ; Calls fn(a, b) (Windows x64 convention) with XMM4-XMM15 holding known values and reports
 ; which of them came back changed: bit i set for XMM(i). Delphi expects XMM4-XMM15 kept
 ; across the memory manager's entry points (its docs list them as callee-saved), where

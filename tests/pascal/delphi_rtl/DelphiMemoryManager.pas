@@ -1,3 +1,4 @@
+{ SPDX-License-Identifier: MIT }
 { What Delphi's System unit gives a memory manager, for Free Pascal: TMemoryManagerEx and
   GetMemoryManager / SetMemoryManager for it, so that the Delphi branch of FastMMC.pas
   (compiled with -dFASTMMC_DELPHI_BRANCH) can be compiled and run by Free Pascal. Test only.
