@@ -35,7 +35,7 @@
 
   Every routine, type, constant and variable of FastMM5's interface section is here with
   FastMM5's name and signature, so a program written against FastMM5 builds against this unit by
-  changing its uses clause; where the meaning differs the README says how, in "FastMM5's routines in FastMMC". FastMMC_*
+  changing its uses clause; where the meaning differs docs/delphi.md says how, in "FastMM5's routines in FastMMC". FastMMC_*
   routines are fastmm-c's own.
 
   Conditional defines read when the unit is compiled (as FastMM5's):
@@ -478,7 +478,7 @@ function FastMM_DebugModeActive: Boolean;
 {Default [dmoNeverFreeSmallBlockSpans, dmoNeverMergeFreeMediumBlocks]. The DLL applies them to
 the debug blocks made and freed from then on: dmoNoBlockFillPatterns, dmoNoBlockCheckSums as in
 FastMM5; the two others are accepted and returned, and have no effect: freed debug blocks wait
-in the DLL's quarantine instead, which keeps their memory from reuse (the README says more).}
+in the DLL's quarantine instead, which keeps their memory from reuse (docs/debug-mode.md says more).}
 function FastMM_GetDebugModeOptions: TFastMM_DebugModeOptions;
 procedure FastMM_SetDebugModeOptions(ADebugModeOptions: TFastMM_DebugModeOptions);
 {Fill new blocks with $90 / freed blocks with $80, outside debug mode too. Calls nest, with the

@@ -70,7 +70,7 @@ FASTMM_API void *FASTMM_CDECL fastmm_allocmem(size_t size);
 FASTMM_API size_t FASTMM_CDECL fastmm_usable_size(const void *p);
 
 /* 1 if p is the start of a live block of this manager, else 0. It checks the block header and
- * the span the header names, not every address in the process: see README "Bad input". */
+ * the span the header names, not every address in the process: see docs/bad-input.md. */
 FASTMM_API int FASTMM_CDECL fastmm_owns_block(const void *p);
 
 /* 1 if p lies in memory this manager maps for blocks (live or not): a pointer for which this
@@ -399,8 +399,8 @@ FASTMM_API void *FASTMM_CDECL fastmm_debug_allocmem(intptr_t size);
 
 /* FastMM5's TFastMM_DebugModeOptions, bit i = option i. Default NEVER_FREE_SMALL_BLOCK_SPANS |
  * NEVER_MERGE_FREE_MEDIUM_BLOCKS. They apply to blocks made or freed after the call; each block
- * keeps what it got (its header's debug_feature_flags). README "Debug mode options" says what
- * each one does here. */
+ * keeps what it got (its header's debug_feature_flags). docs/debug-mode.md ("FastMM5's options")
+ * says what each one does here. */
 #define FASTMM_DMO_NEVER_FREE_SMALL_BLOCK_SPANS 1u
 #define FASTMM_DMO_NEVER_MERGE_FREE_MEDIUM_BLOCKS 2u
 #define FASTMM_DMO_NO_BLOCK_FILL_PATTERNS                                                          \

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Bad input: pointers that are not live blocks are refused with FASTMM_ERROR_INVALID_POINTER and
  * leave the heap as it was; impossible sizes fail with NULL; the manager goes on working
- * (README.md, "Bad input").
+ * (docs/bad-input.md).
  *
  * Freed small and medium blocks are first tried while their span is surely still mapped (a
  * live block shares it); then pointers whose memory is gone: freed large blocks, medium blocks

@@ -8,13 +8,16 @@
   Each run prints one line for delphi/demo/compare.sh, which runs the two in turns and prints
   the comparison table:
     RESULT manager=<name> strings_ms=<t> objects_ms=<t> threads_ms=<t> start_ws_kb=<k>
-           peak_ws_kb=<k> private_exit_kb=<k> check=<n>
+           peak_ws_kb=<k> private_exit_kb=<k> private_released_kb=<k> check=<n>
   The memory figures come from GetProcessMemoryInfo: the working set when the main program
   starts (the RTL, the DLL and Wine's own already loaded), PeakWorkingSetSize at the end (the
   process's peak resident memory: a real peak, which Wine reads from Linux's VmHWM), and
   PagefileUsage at the end (private memory still in use at exit; Wine reports the resident
   anonymous memory there, and gives the same figure as PeakPagefileUsage, so that field is no
-  peak under Wine).
+  peak under Wine). With FastMMC, private_released_kb is PagefileUsage again after
+  FastMMC_ReleaseFreeMemory gave back what the DLL keeps for reuse (the large-block cache, the
+  spare spans), which its idle thread would give back by itself after an idle spell; Free
+  Pascal's heap has no such call, so its line repeats private_exit_kb there.
 
   The phases:
     strings  300000 short words made by concatenation and IntToStr, strings grown a character
@@ -248,7 +251,7 @@ var
   T0, TStrings, TObjects, TThreads: Double;
   Check: Int64;
   Manager: string;
-  AtStart, AtEnd: TProcessMemoryCounters;
+  AtStart, AtEnd, AtReleased: TProcessMemoryCounters;
 begin
   AtStart := MemoryCounters;
 {$ifdef USE_FASTMMC}
@@ -272,8 +275,15 @@ begin
   Inc(Check, ThreadsPhase);
   TThreads := NowMs - T0;
   AtEnd := MemoryCounters;
+{$ifdef USE_FASTMMC}
+  FastMMC_ReleaseFreeMemory;
+  AtReleased := MemoryCounters;
+{$else}
+  AtReleased := AtEnd;
+{$endif}
   WriteLn('RESULT manager=', Manager, ' strings_ms=', TStrings:0:1, ' objects_ms=', TObjects:0:1,
     ' threads_ms=', TThreads:0:1, ' start_ws_kb=', AtStart.WorkingSetSize div 1024,
     ' peak_ws_kb=', AtEnd.PeakWorkingSetSize div 1024,
-    ' private_exit_kb=', AtEnd.PagefileUsage div 1024, ' check=', Check);
+    ' private_exit_kb=', AtEnd.PagefileUsage div 1024,
+    ' private_released_kb=', AtReleased.PagefileUsage div 1024, ' check=', Check);
 end.

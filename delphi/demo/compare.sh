@@ -12,6 +12,8 @@
 #   private at exit    PagefileUsage at the end, memory still held when the work is done. Wine
 #                      reports resident anonymous memory there, and the same figure as
 #                      PeakPagefileUsage, which is therefore not a peak under Wine
+#     after release    fastmm-c only: the same once FastMMC_ReleaseFreeMemory gave back what the
+#                      DLL keeps for reuse (Free Pascal's heap has no such call)
 # Timings on a shared machine drift: the ratio from runs in turns is what to read.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -47,6 +49,7 @@ awk -v runs="$runs" '
     if (f["peak_ws_kb"] + 0 > peak[m]) peak[m] = f["peak_ws_kb"] + 0
     if (f["peak_ws_kb"] - f["start_ws_kb"] > added[m]) added[m] = f["peak_ws_kb"] - f["start_ws_kb"]
     if (f["private_exit_kb"] + 0 > atexit[m]) atexit[m] = f["private_exit_kb"] + 0
+    if (f["private_released_kb"] + 0 > released[m]) released[m] = f["private_released_kb"] + 0
   }
   BEGIN { phases[1] = "strings"; phases[2] = "objects"; phases[3] = "threads"
           label["strings"] = "strings"; label["objects"] = "objects"
@@ -63,7 +66,11 @@ awk -v runs="$runs" '
     row("peak working set", peak["fpc-heap"] / 1024, peak["fastmm-c"] / 1024, "MB")
     row("  above start", added["fpc-heap"] / 1024, added["fastmm-c"] / 1024, "MB")
     row("private at exit", atexit["fpc-heap"] / 1024, atexit["fastmm-c"] / 1024, "MB")
+    printf "  %-17s %12s %12s\n", "  after release", "-", sprintf("%.1f MB", released["fastmm-c"] / 1024)
     printf "  (ratio = fastmm-c / FPC heap: below 1 is faster or smaller with fastmm-c)\n"
     printf "  (peak working set: PeakWorkingSetSize, the real peak of resident memory, Wine included;\n"
-    printf "   private at exit: PagefileUsage when the work is done, not a peak: see compare.sh)\n"
+    printf "   private at exit: PagefileUsage when the work is done, not a peak: see compare.sh;\n"
+    printf "   part of the fastmm-c figure is kept for reuse: the large-block cache and spare spans,\n"
+    printf "   which the idle thread of the DLL gives back after an idle spell;\n"
+    printf "   after release: the same figure once FastMMC_ReleaseFreeMemory gave it back at once)\n"
   }' "$results"
