@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* A double free racing another thread's free of the same block (README "Bad input": "a racing
+/* A double free racing another thread's free of the same block (docs/bad-input.md: "a racing
  * double free of a medium or large block is caught (the second free re-checks the block under
  * the arena's lock)"). Two threads wait on one flag and free the same block the moment it is
  * published, round after round: in every round exactly one free must succeed and the other be

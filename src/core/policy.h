@@ -67,7 +67,7 @@
  * chooses among three sizes; spans already mapped keep theirs.
  *   speed       4 MB: half the mappings (and page map writes) of a growing heap, at the cost of
  *               up to 4 MB held by a span that is in partial use; FastMM5's largest span.
- *   balanced    2 MB: the default, the size every figure of the README was measured with.
+ *   balanced    2 MB: the default, the size the published figures were measured with.
  *   low memory  1 MB: a span in partial use pins half as much; still two of the largest
  *               medium blocks, so a span never holds fewer than two.
  * Every size is a multiple of 64 KB (the page map's region) and at most 4 MB (a whole span as one
