@@ -2,7 +2,7 @@
 # Checks the include hierarchy of src/ (ARCHITECTURE.md, "Layers"): a C file or header may
 # include headers of its own folder and of the folders below it, and include/fastmm.h:
 #
-#   prim  <-  core  <-  modes  <-  api          (asm: the NASM view of core's layout, above core)
+#   prim  <-  core  <-  modes  <-  report  <-  api   (asm: the NASM view of core's layout, above core)
 #
 # so the core never includes a modes header: it reaches the modes through core/mode_hooks.h.
 # Every quoted #include must name a file that exists (beside the includer, under src/, or under
@@ -20,8 +20,9 @@ set(rank_prim 0)
 set(rank_core 1)
 set(rank_asm 2)
 set(rank_modes 2)
-set(rank_api 3)
-set(layers prim core asm modes api)
+set(rank_report 3)
+set(rank_api 4)
+set(layers prim core asm modes report api)
 
 file(GLOB_RECURSE files RELATIVE "${REPO}" "${REPO}/src/*.c" "${REPO}/src/*.h")
 list(SORT files)
@@ -32,7 +33,7 @@ foreach(f IN LISTS files)
   string(REGEX MATCH "^src/([^/]+)/[^/]+$" _ "${f}")
   set(layer "${CMAKE_MATCH_1}")
   if(NOT layer OR NOT layer IN_LIST layers)
-    string(APPEND problems "  - ${f} is in no layer (src/prim, core, asm, modes or api)\n")
+    string(APPEND problems "  - ${f} is in no layer (src/prim, core, asm, modes, report or api)\n")
     continue()
   endif()
   math(EXPR n_files "${n_files} + 1")

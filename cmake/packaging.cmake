@@ -13,7 +13,8 @@
 #   lib/fastmmcNN.def
 #   lib/cmake/fastmmc/      (find_package(fastmmc), target fastmmc::fastmmc)
 #   include/fastmm.h
-#   delphi/FastMMC.pas                 share/doc/fastmm-c/LICENSE
+#   delphi/FastMMC.pas, delphi/FastMMC.*.inc (the unit and the parts it includes)
+#                                      share/doc/fastmm-c/LICENSE
 #   README.md               (cmake/package/README.md.in)
 #   LICENSE
 include(GNUInstallDirs)
@@ -86,7 +87,9 @@ if(WIN32 AND NOT MSVC)
   if(TARGET borlndmm)
     install(TARGETS borlndmm RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
   endif()
-  install(FILES ${PROJECT_SOURCE_DIR}/delphi/FastMMC.pas DESTINATION delphi)
+  # The unit and its include files: FastMMC.pas compiles only with every FastMMC.*.inc beside it.
+  file(GLOB fastmmc_pascal_parts ${PROJECT_SOURCE_DIR}/delphi/FastMMC.*.inc)
+  install(FILES ${PROJECT_SOURCE_DIR}/delphi/FastMMC.pas ${fastmmc_pascal_parts} DESTINATION delphi)
   configure_file(${CMAKE_CURRENT_LIST_DIR}/package/README.md.in ${CMAKE_BINARY_DIR}/package/README.md
                  @ONLY)
   install(FILES ${CMAKE_BINARY_DIR}/package/README.md DESTINATION .)

@@ -32,7 +32,7 @@ set(FASTMM_CORE_SOURCES
   src/modes/debug_block.c
   src/modes/debug_report.c
   src/modes/debug_walk.c
-  src/modes/usage_report.c
+  src/report/usage_report.c
   src/api/memory.c
   src/api/state.c
   src/api/debug_mode.c

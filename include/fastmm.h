@@ -225,8 +225,9 @@ FASTMM_API int FASTMM_CDECL fastmm_get_optimization_strategy(void);
  * Writes one self-contained HTML page (no script, style sheet or image from elsewhere) to `path`:
  * the state (fastmm_get_state), a map of the address space the manager holds (each 64 KB region
  * coloured by what it holds and shaded by how full it is, as FastMM's usage tracker shows it),
- * the usage of each small size class, and the largest blocks in use. Returns 1 when written, 0
- * when the file could not be (path NULL or empty: 0). */
+ * the usage of each small size class, and the largest blocks in use. The page names the program
+ * by its file name; FASTMMC_USAGE_REPORT_FULL_PATH=1 in the environment names its full path.
+ * Returns 1 when written, 0 when the file could not be (path NULL or empty: 0). */
 FASTMM_API int FASTMM_CDECL fastmm_write_usage_report(const char *path);
 
 /* ---- Debug mode ------------------------------------------------------------------------

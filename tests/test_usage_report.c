@@ -8,7 +8,12 @@
  *   - the size classes: each class's blocks in use as fastmm_get_small_class_usage counts them,
  *     and their spans adding up to the small spans' memory; medium and large blocks as the state;
  *   - the largest blocks in use, largest first: the test's 3 MB block heads the list;
+ *   - the subtitle names the program by its file name, no folder, unless
+ *     FASTMMC_USAGE_REPORT_FULL_PATH=1 asks for its full path;
  *   - a bad path gives 0 and no file. */
+#if !defined(_WIN32) && !defined(_POSIX_C_SOURCE)
+#define _POSIX_C_SOURCE 200112L /* setenv */
+#endif
 #include "test_blocks.h"
 
 #define REPORT "test_usage_report.html"
@@ -29,6 +34,33 @@ static void read_page(void) {
   page_length = fread(page, 1, (size_t)n, f);
   page[page_length] = 0;
   fclose(f);
+}
+
+/* Sets (value non-NULL) or clears an environment variable the DLL reads. */
+static void set_env(const char *name, const char *value) {
+#ifdef _WIN32
+  SetEnvironmentVariableA(name, value);
+#else
+  if (value)
+    setenv(name, value, 1);
+  else
+    unsetenv(name);
+#endif
+}
+
+/* The subtitle: the text of <p class="meta"> up to the first separator, the program. */
+static void program_in_subtitle(char *out, size_t size) {
+  out[0] = 0;
+  const char *at = strstr(page, "<p class=\"meta\">");
+  if (!at)
+    return;
+  at += strlen("<p class=\"meta\">");
+  const char *end = strstr(at, " &middot; ");
+  size_t n = end ? (size_t)(end - at) : 0;
+  if (n >= size)
+    n = size - 1;
+  memcpy(out, at, n);
+  out[n] = 0;
 }
 
 static size_t count_of(const char *text) {
@@ -173,6 +205,21 @@ int main(void) {
   const char *third = second ? strstr(second + 1, "<tr data-address=") : NULL;
   CHECK(third != NULL && strncmp(third, address, strlen(address)) == 0);
   CHECK_EQ(count_of("<tr data-address="), 20);
+
+  /* The program: its file name (this test's), no folder; the full path when asked. */
+  char program[512];
+  program_in_subtitle(program, sizeof program);
+  CHECK(strstr(program, "test_usage_report") == program);
+  CHECK(strchr(program, '/') == NULL && strchr(program, '\\') == NULL);
+  set_env("FASTMMC_USAGE_REPORT_FULL_PATH", "1");
+  CHECK_EQ(fastmm_write_usage_report(REPORT), 1);
+  set_env("FASTMMC_USAGE_REPORT_FULL_PATH", NULL);
+  read_page();
+  char full[512];
+  program_in_subtitle(full, sizeof full);
+  size_t nf = strlen(full), np = strlen(program);
+  CHECK(nf > np && strcmp(full + nf - np, program) == 0);
+  CHECK(full[nf - np - 1] == '/' || full[nf - np - 1] == '\\');
 
   /* Bad paths. */
   CHECK_EQ(fastmm_write_usage_report(NULL), 0);

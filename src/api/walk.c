@@ -2,7 +2,7 @@
 /* The exports that go through every block: the walk (FastMM5's FastMM_WalkBlocks) and the usage
  * report built on it. */
 #include "core/walk.h"
-#include "modes/usage_report.h"
+#include "report/usage_report.h"
 
 int FASTMM_CDECL fastmm_walk_blocks(fastmm_walk_callback callback, void *user_data, unsigned types,
                                     int used_blocks_only, uint32_t lock_timeout_ms,

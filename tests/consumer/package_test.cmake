@@ -44,6 +44,13 @@ if(WINDOWS)
       lib/fastmmc${BITS}.lib lib/fastmmc${BITS}.def include/fastmm.h delphi/FastMMC.pas README.md LICENSE
       lib/cmake/fastmmc/fastmmcConfig.cmake lib/cmake/fastmmc/fastmmcConfigVersion.cmake
       lib/cmake/fastmmc/fastmmcTargets.cmake)
+  # FastMMC.pas includes these: the unit does not compile without each of them.
+  get_filename_component(project_dir ${SOURCE_DIR}/../.. ABSOLUTE) # SOURCE_DIR is tests/consumer
+  file(GLOB pascal_parts RELATIVE ${project_dir} ${project_dir}/delphi/FastMMC.*.inc)
+  if(NOT pascal_parts)
+    message(FATAL_ERROR "package_test: no delphi/FastMMC.*.inc in ${project_dir}")
+  endif()
+  list(APPEND expected ${pascal_parts})
 else()
   set(expected ${LIBDIR}/libfastmmc.so include/fastmm.h ${LIBDIR}/pkgconfig/fastmmc.pc
       ${LIBDIR}/cmake/fastmmc/fastmmcConfig.cmake ${LIBDIR}/cmake/fastmmc/fastmmcConfigVersion.cmake

@@ -14,6 +14,37 @@ begin
   Result := PPointer(@AProcVar)^;
 end;
 
+{Before the DLL is loaded every routine gives the answer it gives without a DLL (the unit's
+stubs stand in for its exports), and none crashes.}
+procedure CheckWithoutDll;
+var
+  State: TFastMMC_State;
+  Local: Integer;
+begin
+  Check(FastMM_GetMem(16) = nil, 'no DLL: FastMM_GetMem is nil');
+  Check(FastMM_AllocMem(16) = nil, 'no DLL: FastMM_AllocMem is nil');
+  CheckEquals(1, FastMM_FreeMem(@Local), 'no DLL: FastMM_FreeMem fails');
+  Check(FastMM_ReallocMem(@Local, 32) = nil, 'no DLL: FastMM_ReallocMem is nil');
+  Check(FastMM_DebugGetMem(16) = nil, 'no DLL: FastMM_DebugGetMem is nil');
+  CheckEquals(0, FastMM_BlockCurrentUserBytes(@Local), 'no DLL: no block has a size');
+  Check(not FastMMC_OwnsBlock(@Local), 'no DLL: no block is the DLL''s');
+  CheckEquals(-1, FastMMC_CheckHeap, 'no DLL: FastMMC_CheckHeap is -1');
+  Check(not FastMMC_GetState(State), 'no DLL: FastMMC_GetState is False');
+  CheckEquals(0, State.OSBytesReserved, 'no DLL: the state is zero');
+  Check(not FastMM_DebugModeActive, 'no DLL: debug mode is off');
+  Check(not FastMM_EraseFreedBlockContentActive, 'no DLL: erasing freed blocks is off');
+  Check(FastMM_ScanDebugBlocksForCorruption, 'no DLL: the scan finds nothing');
+  CheckEquals(0, FastMM_GetMemoryUsageLimit, 'no DLL: no usage limit');
+  CheckEquals(0, FastMM_GetDebugModeStackTraceEntryCount, 'no DLL: no stack trace entries');
+  CheckEquals(0, FastMMC_GetDebugEventCount(1), 'no DLL: no debug events');
+  Check(FastMM_GetCurrentMinimumAddressAlignment = maa16Bytes, 'no DLL: 16-byte alignment');
+  Check(not FastMM_WriteUsageReport(nil), 'no DLL: no usage report');
+  Check(FastMM_ProcessAllPendingFrees, 'no DLL: nothing pending');
+  FastMMC_FlushThreadCache;
+  FastMMC_ReleaseFreeMemory;
+  FastMM_SetMemoryUsageLimit(0);
+end;
+
 var
   Before, Installed, Again, After: TMemoryManager;
   P0, P1, P2, P3: Pointer;
@@ -22,6 +53,7 @@ var
 begin
   Check(FastMM_GetInstallationState = mmisDefaultMemoryManagerInUse, 'not installed at start');
   CheckEquals(0, FastMMC_DLLHandle, 'the DLL is not loaded before FastMM_Initialize');
+  CheckWithoutDll;
   Check(FastMM_RegisterExpectedMemoryLeak(TObject, 2) and FastMM_UnregisterExpectedMemoryLeak(TObject, 2),
     'expected leaks by class can be registered before the install');
   GetMemoryManager(Before);

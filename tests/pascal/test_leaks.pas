@@ -16,7 +16,10 @@
                             mmetUnexpectedMemoryLeakDetail in FastMM_LogToFileEvents): each leaked
                             debug block gets its own entry from FastMM5's template, a 77-byte block
                             and an object of an unregistered class; an object of a class registered
-                            as an expected leak gets none; the DLL's own report is not written.
+                            as an expected leak gets none, nor does a 3000-byte block with 2900 bytes
+                            registered by size (the block holds the size: the walk's summary and
+                            the debug details match registrations alike); the DLL's own report is
+                            not written.
 
   ReportMemoryLeaksOnShutdown (Delphi's switch; FastMMC declares it for Free Pascal) asks for
   the summary as a message, which a console program gets on standard error; the event log gets
@@ -97,6 +100,10 @@ begin
     Obj := TUnexpectedLeak.Create;
     Obj := TExpectedLeak.Create;
     Check(FastMM_RegisterExpectedMemoryLeak(TExpectedLeak, 1), 'registering an expected leak by class');
+    {By size, as FastMM5 matches it and as the summary does: a block that holds at least the size
+    registered.}
+    BySize := FastMM_DebugGetMem(3000);
+    Check(FastMM_RegisterExpectedMemoryLeak(NativeInt(2900), 1), 'registering an expected leak by size');
   end;
   ExitCode := Finish('test_leaks ' + ParamStr(1));
 end.

@@ -536,6 +536,23 @@ static void put_largest(page *pg, const usage *u) {
   put(pg, "</tbody></table>\n");
 }
 
+/* The program named in the subtitle: its file name, as a report is passed on (a bug report, a
+ * picture) and the folder it ran from tells where a machine keeps its files, not what the heap
+ * holds; FASTMMC_USAGE_REPORT_FULL_PATH=1 in the environment asks for the full path. Returns the
+ * length written to `text` (NUL-terminated), 0 when the program is unknown. */
+static size_t program_name(char *text, size_t size) {
+  size_t n = prim_program_path(text, size - 1);
+  text[n] = 0;
+  char full[8];
+  if (prim_getenv("FASTMMC_USAGE_REPORT_FULL_PATH", full, sizeof full) && full[0] != '0')
+    return n;
+  size_t start = n;
+  while (start > 0 && text[start - 1] != '/' && text[start - 1] != '\\')
+    start--;
+  memmove(text, text + start, n - start + 1);
+  return n - start;
+}
+
 int usage_report_write(const char *path) {
   if (path == NULL || path[0] == 0)
     return 0;
@@ -554,9 +571,7 @@ int usage_report_write(const char *path) {
   put(&pg, style);
   put(&pg, "</style></head><body>\n<h1>fastmm-c usage report</h1>\n<p class=\"meta\">");
   char text[1024];
-  size_t n = prim_program_path(text, sizeof text - 1);
-  text[n] = 0;
-  put_escaped(&pg, n ? text : "(program unknown)");
+  put_escaped(&pg, program_name(text, sizeof text) ? text : "(program unknown)");
   put(&pg, " &middot; ");
   prim_local_time(text, sizeof text);
   put_escaped(&pg, text);
