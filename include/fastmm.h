@@ -38,6 +38,13 @@ extern "C" {
 
 #define FASTMM_VERSION_STRING "0.1.0"
 
+/* Output pointers: an export that writes its answer through a pointer (fastmm_get_state,
+ * fastmm_get_small_class_usage, fastmm_get_last_debug_event, fastmm_get_memory_manager,
+ * fastmm_get_memory_manager_debug, fastmm_get_memory_manager_with_previous,
+ * fastmm_get_fpc_memory_manager) does nothing when that pointer is NULL: it writes nothing,
+ * changes nothing (fastmm_get_memory_manager_debug does not enter debug mode) and returns 0 if
+ * it returns a value. */
+
 /* Result of fastmm_freemem(). */
 #define FASTMM_OK 0
 #define FASTMM_ERROR_INVALID_POINTER 1 /* not a live block of this manager (or already freed) */
