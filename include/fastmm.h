@@ -245,6 +245,8 @@ FASTMM_API int FASTMM_CDECL fastmm_write_usage_report(const char *path);
 FASTMM_API int FASTMM_CDECL fastmm_enter_debug_mode(void);  /* nesting counter +1; returns 1 */
 FASTMM_API int FASTMM_CDECL fastmm_exit_debug_mode(void);   /* nesting counter -1; returns 1 */
 FASTMM_API int FASTMM_CDECL fastmm_debug_mode_active(void); /* 1 while the counter is above zero */
+/* The nesting counters (debug mode's and each erase mode's) never go below zero: an exit with
+ * the counter at zero does nothing, so an extra exit cannot cancel a later enter. */
 /* Checks every live and quarantined debug block; 1 when all are intact, else 0 (and each fault
  * is reported). */
 FASTMM_API int FASTMM_CDECL fastmm_scan_debug_blocks_for_corruption(void);
