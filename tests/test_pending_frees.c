@@ -34,8 +34,8 @@ static void churner_main(void *arg) {
       THREAD_CHECK(&c->checks, fastmm_freemem(slot[k]) == FASTMM_OK, "freemem");
       slot[k] = NULL;
     } else {
-      size_t size = rng_below(&rng, 16) == 0 ? rng_range(&rng, 3000, 20000)
-                                             : rng_range(&rng, 1, 600);
+      size_t size =
+          rng_below(&rng, 16) == 0 ? rng_range(&rng, 3000, 20000) : rng_range(&rng, 1, 600);
       slot[k] = fastmm_getmem(size);
       THREAD_CHECK(&c->checks, slot[k] != NULL, "getmem(%zu)", size);
     }
