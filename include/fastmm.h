@@ -112,8 +112,13 @@ FASTMM_API void FASTMM_CDECL fastmm_get_state(fastmm_state *state);
 FASTMM_API size_t FASTMM_CDECL fastmm_get_small_class_usage(fastmm_kind_usage *out, size_t count);
 
 /* Walks every span and block and checks the headers, boundary tags, free lists and bins.
- * Returns 0 when the heap is consistent, else a non-zero code naming the first fault found
- * (see src/core/heap_check.c). Takes every lock: a diagnostic, not for hot paths. */
+ * Returns 0 when the heap is consistent, else a positive code naming the first fault found
+ * (see src/core/heap_check.c). Takes every lock: a diagnostic, not for hot paths. It waits for
+ * each lock a bounded time (seconds: as fastmm_walk_blocks, src/core/policy.h says how long);
+ * when one stays held, as when the thread holding it was ended by ExitProcess before a DLL's
+ * DLL_PROCESS_DETACH, it checks nothing and returns FASTMM_CHECK_HEAP_LOCKED: not a fault, the
+ * heap could not be checked. */
+#define FASTMM_CHECK_HEAP_LOCKED (-1)
 FASTMM_API int FASTMM_CDECL fastmm_check_heap(void);
 
 /* Returns the calling thread's cached free small blocks to the shared arenas. Threads do this

@@ -641,10 +641,11 @@ static int check_one(large_header *h, int cached) {
   return 0;
 }
 
-int large_check(void) {
+int large_check(uint64_t lock_timeout_ns) {
   int fault = 0;
   size_t n = 0, committed = 0, user = 0, cn = 0, ccommitted = 0, cplain = 0;
-  lock_acquire(&large_lock);
+  if (!lock_acquire_within(&large_lock, lock_timeout_ns))
+    return FASTMM_CHECK_HEAP_LOCKED;
   for (list_node *node = large_blocks.next; node != &large_blocks && !fault; node = node->next) {
     large_header *h = list_entry(node, large_header, link);
     fault = check_one(h, 0);
