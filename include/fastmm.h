@@ -495,7 +495,11 @@ FASTMM_API void FASTMM_CDECL fastmm_get_memory_manager_debug(fastmm_memory_manag
  * library's own and pass such blocks back to the previous manager themselves, on their slow
  * path only. A pointer in memory of ours that is not a live block (freed twice, resized after
  * it was freed, inside a block) is an error and never reaches the previous manager: only a
- * pointer in no memory of ours does (fastmm_heap_contains says which).
+ * pointer in no memory of ours does (fastmm_heap_contains says which). Memory of ours given
+ * back to the OS (a large block freed and released, by the idle thread or
+ * fastmm_release_free_memory) stays an error: a pointer whose pointer-sized header before it
+ * cannot be read is no block of any manager's, so it is reported as ours (204), never handed
+ * on. Only address space the OS has since mapped again for someone else is that someone's.
  *
  * Each call binds one slot: a set of entry points that knows its bindings. A process has 8 of
  * them, one per module that installs (an exe and the libraries it loads each have their own
