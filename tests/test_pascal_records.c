@@ -392,15 +392,20 @@ static void *FASTMM_DELPHI_CALL dprev_realloc(void *p, intptr_t size) {
   return realloc(p, (size_t)size);
 }
 
-static void delphi_record(void) {
+static fastmm_delphi_bindings delphi_bindings(void) {
   fastmm_delphi_bindings b;
-  fastmm_memory_manager_ex mm, plain, again;
-  unsigned e204 = error_calls[1];
   memset(&b, 0, sizeof b);
   b.size = sizeof b;
   b.previous_free_mem = dprev_free;
   b.previous_realloc_mem = dprev_realloc;
   b.heap_error = heap_error;
+  return b;
+}
+
+static void delphi_record(void) {
+  fastmm_delphi_bindings b = delphi_bindings();
+  fastmm_memory_manager_ex mm, plain, again;
+  unsigned e204 = error_calls[1];
   fastmm_get_memory_manager(&plain);
   CHECK_EQ(fastmm_get_memory_manager_with_previous(&mm, &b), 1);
   CHECK_EQ(fastmm_get_memory_manager_with_previous(&again, &b), 1);
@@ -500,13 +505,8 @@ static void stale_large_after_release(void) {
   CHECK_MSG(prev_calls() == calls0, "Free Pascal: %u calls of the previous manager",
             prev_calls() - calls0);
 
-  fastmm_delphi_bindings db;
+  fastmm_delphi_bindings db = delphi_bindings();
   fastmm_memory_manager_ex mm;
-  memset(&db, 0, sizeof db);
-  db.size = sizeof db;
-  db.previous_free_mem = dprev_free;
-  db.previous_realloc_mem = dprev_realloc;
-  db.heap_error = heap_error;
   if (!CHECK_EQ(fastmm_get_memory_manager_with_previous(&mm, &db), 1))
     return;
   void *d = mm.get_mem((intptr_t)n);
