@@ -118,7 +118,7 @@ FASTMM_API size_t FASTMM_CDECL fastmm_get_small_class_usage(fastmm_kind_usage *o
  * when one stays held, as when the thread holding it was ended by ExitProcess before a DLL's
  * DLL_PROCESS_DETACH, it checks nothing and returns FASTMM_CHECK_HEAP_LOCKED: not a fault, the
  * heap could not be checked. */
-#define FASTMM_CHECK_HEAP_LOCKED (-1)
+#define FASTMM_CHECK_HEAP_LOCKED (-2) /* FastMMC.pas gives -1 when the DLL is not loaded */
 FASTMM_API int FASTMM_CDECL fastmm_check_heap(void);
 
 /* Returns the calling thread's cached free small blocks to the shared arenas. Threads do this
@@ -497,9 +497,9 @@ FASTMM_API void FASTMM_CDECL fastmm_get_memory_manager_debug(fastmm_memory_manag
  * it was freed, inside a block) is an error and never reaches the previous manager: only a
  * pointer in no memory of ours does (fastmm_heap_contains says which). Memory of ours given
  * back to the OS (a large block freed and released, by the idle thread or
- * fastmm_release_free_memory) stays an error: a pointer whose pointer-sized header before it
- * cannot be read is no block of any manager's, so it is reported as ours (204), never handed
- * on. Only address space the OS has since mapped again for someone else is that someone's.
+ * fastmm_release_free_memory) stays an error: a pointer whose first byte cannot be read is no
+ * block of any manager's, so it is reported as ours (204), never handed on. Only address space the
+ * OS has since mapped again for someone else is that someone's.
  *
  * Each call binds one slot: a set of entry points that knows its bindings. A process has 8 of
  * them, one per module that installs (an exe and the libraries it loads each have their own
