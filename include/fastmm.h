@@ -44,6 +44,13 @@ extern "C" {
 #define FASTMM_VERSION_PATCH 0
 #define FASTMM_VERSION_STRING "0.2.0"
 
+/* Output pointers: an export that writes its answer through a pointer (fastmm_get_state,
+ * fastmm_get_small_class_usage, fastmm_get_last_debug_event, fastmm_get_memory_manager,
+ * fastmm_get_memory_manager_debug, fastmm_get_memory_manager_with_previous,
+ * fastmm_get_fpc_memory_manager) does nothing when that pointer is NULL: it writes nothing,
+ * changes nothing (fastmm_get_memory_manager_debug does not enter debug mode) and returns 0 if
+ * it returns a value. */
+
 /* Result of fastmm_freemem(). */
 #define FASTMM_OK 0
 #define FASTMM_ERROR_INVALID_POINTER 1 /* not a live block of this manager (or already freed) */
@@ -111,8 +118,13 @@ FASTMM_API void FASTMM_CDECL fastmm_get_state(fastmm_state *state);
 FASTMM_API size_t FASTMM_CDECL fastmm_get_small_class_usage(fastmm_kind_usage *out, size_t count);
 
 /* Walks every span and block and checks the headers, boundary tags, free lists and bins.
- * Returns 0 when the heap is consistent, else a non-zero code naming the first fault found
- * (see src/core/heap_check.c). Takes every lock: a diagnostic, not for hot paths. */
+ * Returns 0 when the heap is consistent, else a positive code naming the first fault found
+ * (see src/core/heap_check.c). Takes every lock: a diagnostic, not for hot paths. It waits for
+ * each lock a bounded time (seconds: as fastmm_walk_blocks, src/core/policy.h says how long);
+ * when one stays held, as when the thread holding it was ended by ExitProcess before a DLL's
+ * DLL_PROCESS_DETACH, it checks nothing and returns FASTMM_CHECK_HEAP_LOCKED: not a fault, the
+ * heap could not be checked. */
+#define FASTMM_CHECK_HEAP_LOCKED (-2) /* FastMMC.pas gives -1 when the DLL is not loaded */
 FASTMM_API int FASTMM_CDECL fastmm_check_heap(void);
 
 /* Returns the calling thread's cached free small blocks to the shared arenas. Threads do this
@@ -245,6 +257,8 @@ FASTMM_API int FASTMM_CDECL fastmm_write_usage_report(const char *path);
 FASTMM_API int FASTMM_CDECL fastmm_enter_debug_mode(void);  /* nesting counter +1; returns 1 */
 FASTMM_API int FASTMM_CDECL fastmm_exit_debug_mode(void);   /* nesting counter -1; returns 1 */
 FASTMM_API int FASTMM_CDECL fastmm_debug_mode_active(void); /* 1 while the counter is above zero */
+/* The nesting counters (debug mode's and each erase mode's) never go below zero: an exit with
+ * the counter at zero does nothing, so an extra exit cannot cancel a later enter. */
 /* Checks every live and quarantined debug block; 1 when all are intact, else 0 (and each fault
  * is reported). */
 FASTMM_API int FASTMM_CDECL fastmm_scan_debug_blocks_for_corruption(void);
@@ -488,7 +502,11 @@ FASTMM_API void FASTMM_CDECL fastmm_get_memory_manager_debug(fastmm_memory_manag
  * library's own and pass such blocks back to the previous manager themselves, on their slow
  * path only. A pointer in memory of ours that is not a live block (freed twice, resized after
  * it was freed, inside a block) is an error and never reaches the previous manager: only a
- * pointer in no memory of ours does (fastmm_heap_contains says which).
+ * pointer in no memory of ours does (fastmm_heap_contains says which). Memory of ours given
+ * back to the OS (a large block freed and released, by the idle thread or
+ * fastmm_release_free_memory) stays an error: a pointer whose first byte cannot be read is no
+ * block of any manager's, so it is reported as ours (204), never handed on. Only address space the
+ * OS has since mapped again for someone else is that someone's.
  *
  * Each call binds one slot: a set of entry points that knows its bindings. A process has 8 of
  * them, one per module that installs (an exe and the libraries it loads each have their own

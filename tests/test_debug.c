@@ -123,8 +123,7 @@ int main(void) {
   fastmm_exit_debug_mode();
   CHECK(!fastmm_debug_mode_active());
   CHECK_EQ(fastmm_freemem(dbg), 0); /* a debug block freed in normal mode */
-  fastmm_exit_debug_mode();         /* counter -1 */
-  fastmm_enter_debug_mode();        /* counter 0: still off */
+  fastmm_exit_debug_mode();         /* counter at 0: stays 0 (test_mode_balance) */
   CHECK(!fastmm_debug_mode_active());
   fastmm_enter_debug_mode(); /* 1: on for the rest */
   CHECK(fastmm_debug_mode_active());

@@ -393,15 +393,20 @@ static void *FASTMM_DELPHI_CALL dprev_realloc(void *p, intptr_t size) {
   return realloc(p, (size_t)size);
 }
 
-static void delphi_record(void) {
+static fastmm_delphi_bindings delphi_bindings(void) {
   fastmm_delphi_bindings b;
-  fastmm_memory_manager_ex mm, plain, again;
-  unsigned e204 = error_calls[1];
   memset(&b, 0, sizeof b);
   b.size = sizeof b;
   b.previous_free_mem = dprev_free;
   b.previous_realloc_mem = dprev_realloc;
   b.heap_error = heap_error;
+  return b;
+}
+
+static void delphi_record(void) {
+  fastmm_delphi_bindings b = delphi_bindings();
+  fastmm_memory_manager_ex mm, plain, again;
+  unsigned e204 = error_calls[1];
   fastmm_get_memory_manager(&plain);
   CHECK_EQ(fastmm_get_memory_manager_with_previous(&mm, &b), 1);
   CHECK_EQ(fastmm_get_memory_manager_with_previous(&again, &b), 1);
@@ -476,6 +481,54 @@ static void delphi_record(void) {
   CHECK_EQ(fastmm_check_heap(), 0);
 }
 
+/* A stale pointer to a large block whose memory went back to the OS (freed, then
+ * fastmm_release_free_memory: the state the idle thread leaves a second later) is no block of
+ * the previous manager's: every entry of both records reports it as ours (204, FreeMem's
+ * non-zero result, MemSize 0) and the previous manager hears of none of it (fastmm.h, "The
+ * records a Pascal unit installs"). */
+static void stale_large_after_release(void) {
+  const size_t n = (size_t)5 * 1024 * 1024;
+  unsigned calls0 = prev_calls(), dcalls0 = dprev_free_calls + dprev_realloc_calls;
+  void *b = fpc.get_mem(n), *after = NULL;
+  if (!CHECK(b != NULL))
+    return;
+  CHECK_EQ(fpc.free_mem(b), 0);
+  fastmm_release_free_memory();
+  CHECK_MSG(fastmm_heap_contains(b) == 0, "the freed large block's memory is still mapped");
+  CHECK_MSG(raised_by(OP_FREE, b, NULL) == 204, "Free Pascal: FreeMem of a released large block");
+  CHECK_MSG(raised_by(OP_FREE_SIZE, b, NULL) == 204,
+            "Free Pascal: FreeMemSize of a released large block");
+  CHECK_MSG(raised_by(OP_REALLOC, b, &after) == 204 && after == b,
+            "Free Pascal: ReAllocMem of a released large block");
+  CHECK_MSG(raised_by(OP_REALLOC_ZERO, b, &after) == 204 && after == b,
+            "Free Pascal: ReAllocMem(p, 0) of a released large block");
+  CHECK_MSG(fpc.mem_size(b) == 0, "Free Pascal: MemSize of a released large block");
+  CHECK_MSG(prev_calls() == calls0, "Free Pascal: %u calls of the previous manager",
+            prev_calls() - calls0);
+
+  fastmm_delphi_bindings db = delphi_bindings();
+  fastmm_memory_manager_ex mm;
+  if (!CHECK_EQ(fastmm_get_memory_manager_with_previous(&mm, &db), 1))
+    return;
+  void *d = mm.get_mem((intptr_t)n);
+  if (!CHECK(d != NULL))
+    return;
+  CHECK_EQ(mm.free_mem(d), 0);
+  fastmm_release_free_memory();
+  unsigned before = error_calls[1];
+  CHECK_MSG(mm.free_mem(d) != 0, "Delphi: FreeMem of a released large block accepted");
+  CHECK_MSG(mm.realloc_mem(d, 100) == NULL && error_calls[1] == before + 1,
+            "Delphi: ReallocMem of a released large block: no 204");
+  CHECK_MSG(dprev_free_calls + dprev_realloc_calls == dcalls0,
+            "Delphi: %u calls of the previous manager",
+            dprev_free_calls + dprev_realloc_calls - dcalls0);
+  /* Foreign blocks still go to the previous manager. */
+  void *f = malloc(64);
+  CHECK_EQ(mm.free_mem(f), 0);
+  CHECK_EQ(dprev_free_calls + dprev_realloc_calls, dcalls0 + 1);
+  CHECK_EQ(fastmm_check_heap(), 0);
+}
+
 /* ---- The slots --------------------------------------------------------------------------- */
 
 /* Eight bindings at most: each distinct one takes a slot, the ninth is refused, a bound one
@@ -527,6 +580,7 @@ int main(void) {
   fastmm_exit_debug_mode();
   fpc_out_of_memory();
   delphi_record();
+  stale_large_after_release();
   fpc_slots();
   return tu_finish("test_pascal_records");
 }

@@ -93,6 +93,8 @@ size_t FASTMM_CDECL fastmm_get_debug_event_count(int kind) {
 }
 
 void FASTMM_CDECL fastmm_get_last_debug_event(fastmm_debug_event *event) {
+  if (event == NULL)
+    return; /* fastmm.h, "Output pointers" */
   debug_last_event(event);
 }
 

@@ -82,6 +82,8 @@ void *fastmm_delphi_register_leak_register(void);
 void *fastmm_delphi_unregister_leak_register(void);
 
 void FASTMM_CDECL fastmm_get_memory_manager(fastmm_memory_manager_ex *mm) {
+  if (mm == NULL)
+    return; /* fastmm.h, "Output pointers" */
   /* The thunks follow the register convention; the record's C types cannot say so. */
   *(void **)&mm->get_mem = (void *)fastmm_delphi_get_mem_register;
   *(void **)&mm->free_mem = (void *)fastmm_delphi_free_mem_register;
@@ -96,6 +98,8 @@ void FASTMM_CDECL fastmm_get_memory_manager(fastmm_memory_manager_ex *mm) {
 }
 #else
 void FASTMM_CDECL fastmm_get_memory_manager(fastmm_memory_manager_ex *mm) {
+  if (mm == NULL)
+    return; /* fastmm.h, "Output pointers" */
   mm->get_mem = delphi_get_mem;
   mm->free_mem = delphi_free_mem;
   mm->realloc_mem = delphi_realloc_mem;
@@ -108,6 +112,8 @@ void FASTMM_CDECL fastmm_get_memory_manager(fastmm_memory_manager_ex *mm) {
 /* The same record with debug mode entered first: for a program (or a benchmark) that wants debug
  * mode from its first allocation without the environment variable. */
 void FASTMM_CDECL fastmm_get_memory_manager_debug(fastmm_memory_manager_ex *mm) {
+  if (mm == NULL)
+    return; /* not even debug mode entered: fastmm.h, "Output pointers" */
   mode_debug_enter();
   fastmm_get_memory_manager(mm);
 }

@@ -14,16 +14,25 @@
 #include "core/compiler.h"
 #include "core/page_map.h"
 #include "core/policy.h"
+#include "prim/prim.h"
 
 /* Applies f(n) to every slot number: the entry points of each slot are made with it. */
 #define PASCAL_SLOTS(f) f(0) f(1) f(2) f(3) f(4) f(5) f(6) f(7)
 FMM_STATIC_ASSERT(PASCAL_SLOT_COUNT == 8, "PASCAL_SLOTS lists 8 slots");
 
-/* Is p in memory this library maps for blocks? Then a pointer that is not a live block is an
- * error (freed twice, resized after it was freed, inside a block); otherwise it is the previous
- * manager's. */
+/* Is p in memory this library maps for blocks, or in memory no manager can have a block in?
+ * Then a pointer that is not a live block is an error (freed twice, resized after it was freed,
+ * inside a block); otherwise it is the previous manager's. The second test is for our own
+ * memory given back to the OS (a large block freed and then released, spans unmapped): the
+ * page map no longer knows it, but its stale pointers must still be reported as ours, never
+ * handed to a manager that did not make them. A live block of any manager's starts in memory
+ * that can be read, so where p's first byte cannot be there is no block of anyone's (its
+ * header is not looked for: some allocators keep none before a block, ThreadSanitizer's
+ * malloc among them). It runs only for pointers not in our memory: the previous manager's own
+ * blocks, the rare case. (Address space we gave back and the OS then mapped for someone else is
+ * that someone's: a stale pointer into it does reach the previous manager. fastmm.h says so.) */
 static inline int pascal_in_our_memory(const void *p) {
-  return page_map_get(p) != REGION_NOT_OURS;
+  return page_map_get(p) != REGION_NOT_OURS || !prim_readable(p, 1);
 }
 
 /* FastMM's and the RTL's error codes (Delphi's reOutOfMemory and reInvalidPtr as run-time

@@ -12,12 +12,17 @@
 
 /* Freed debug blocks wait in the quarantine inside live outer blocks: they count as free here,
  * as FastMM5 counts a freed block. */
+/* A NULL output does nothing and returns 0 (fastmm.h, "Output pointers"). */
 void FASTMM_CDECL fastmm_get_state(fastmm_state *st) {
+  if (st == NULL)
+    return;
   heap_get_state(st);
   debug_state_without_quarantine(st, NULL, 0);
 }
 
 size_t FASTMM_CDECL fastmm_get_small_class_usage(fastmm_kind_usage *out, size_t count) {
+  if (out == NULL)
+    return 0;
   size_t classes = heap_get_small_class_usage(out, count);
   debug_state_without_quarantine(NULL, out, count);
   return classes;
@@ -31,11 +36,13 @@ void FASTMM_CDECL fastmm_flush_thread_cache(void) {
   thread_cache_flush_current();
 }
 
+/* The quarantine first: the blocks it frees go through the calling thread's cache (and other
+ * arenas' pending lists), which are emptied after it. */
 void FASTMM_CDECL fastmm_process_all_pending_frees(void) {
   heap_ensure_initialized();
+  debug_flush_quarantine();
   thread_cache_flush_current();
   small_drain_all_pending();
-  debug_flush_quarantine();
 }
 
 void FASTMM_CDECL fastmm_release_free_memory(void) {

@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /* The consistency walk: every span and block, every boundary tag, free list and bin, and the
  * counters, checked against each other. It takes every lock (small managers first, then the
- * medium arenas, the order the allocation paths use), so it sees a quiescent heap.
+ * medium arenas, the order the allocation paths use), so it sees a quiescent heap; each within
+ * HEAP_CHECK_LOCK_TIMEOUT_MS, with lock_acquire_within as the block walk: a lock that stays held
+ * (its thread ended by ExitProcess) gives FASTMM_CHECK_HEAP_LOCKED, nothing checked.
  * Result codes: 0 consistent; 1xx medium spans and bins; 2xx small spans (212: a span that does
  * not start 64-aligned); 3xx large blocks. */
 #include "heap.h"
 #include "large.h"
+#include "lock.h"
 #include "medium.h"
+#include "policy.h"
 #include "small.h"
 
 /* Per manager: row a < ARENA_COUNT is small_managers[a], row ARENA_COUNT the aligned managers. */
@@ -136,19 +140,31 @@ static int check_arena(medium_arena *ar) {
   return 0;
 }
 
+#define CHECK_LOCK_TIMEOUT_NS ((uint64_t)HEAP_CHECK_LOCK_TIMEOUT_MS * 1000000u)
+
 int heap_check(void) {
   heap_ensure_initialized();
   int fault = 0;
   /* The lock order of the allocation paths: small managers (the arenas', then the aligned
-   * ones), then medium arenas. */
-  for (unsigned a = 0; a <= ARENA_COUNT; a++)
-    for (unsigned c = 0; c < SMALL_CLASS_COUNT; c++) {
-      lock_acquire(&manager_at(a, c)->lock);
+   * ones), then medium arenas. Counted as taken, so that a lock not had in time lets go of
+   * exactly those. */
+  unsigned small_held = 0, medium_held = 0;
+  for (unsigned a = 0; a <= ARENA_COUNT && !fault; a++)
+    for (unsigned c = 0; c < SMALL_CLASS_COUNT && !fault; c++) {
+      if (!lock_acquire_within(&manager_at(a, c)->lock, CHECK_LOCK_TIMEOUT_NS)) {
+        fault = FASTMM_CHECK_HEAP_LOCKED;
+        continue;
+      }
+      small_held++;
       span_in_use[a][c] = 0;
       span_count[a][c] = 0;
     }
-  for (unsigned a = 0; a < ARENA_COUNT; a++)
-    lock_acquire(&medium_arenas[a].lock);
+  for (unsigned a = 0; a < ARENA_COUNT && !fault; a++) {
+    if (lock_acquire_within(&medium_arenas[a].lock, CHECK_LOCK_TIMEOUT_NS))
+      medium_held++;
+    else
+      fault = FASTMM_CHECK_HEAP_LOCKED;
+  }
   for (unsigned a = 0; a < ARENA_COUNT && !fault; a++)
     fault = check_arena(&medium_arenas[a]);
   for (unsigned a = 0; a <= ARENA_COUNT && !fault; a++)
@@ -163,12 +179,11 @@ int heap_check(void) {
           fault = 211;
       }
     }
-  for (unsigned a = ARENA_COUNT; a-- > 0;)
+  for (unsigned a = medium_held; a-- > 0;)
     lock_release(&medium_arenas[a].lock);
-  for (unsigned a = 0; a <= ARENA_COUNT; a++)
-    for (unsigned c = 0; c < SMALL_CLASS_COUNT; c++)
-      lock_release(&manager_at(a, c)->lock);
+  for (unsigned i = 0; i < small_held; i++)
+    lock_release(&manager_at(i / SMALL_CLASS_COUNT, i % SMALL_CLASS_COUNT)->lock);
   if (!fault)
-    fault = large_check();
+    fault = large_check(CHECK_LOCK_TIMEOUT_NS);
   return fault;
 }

@@ -504,7 +504,18 @@ int large_grow_in_place(void *p, size_t min_user, size_t want_user) {
     if (want > reserved)
       reserved += got = reserve_more(h, need, want);
     to = want < reserved ? want : reserved;
-    if (need > reserved || !commit_up_to(h, to)) {
+    /* Committed here, marked in the page map below under the lock together with h->committed:
+     * fastmm_check_heap reads both under it and must never see one without the other (pages
+     * marked past the committed end read as a stale mark). The tables are made first, so the
+     * marking calls no OS function with the lock held. */
+    char *from = (char *)h + h->committed;
+    size_t extra = to - h->committed;
+    int committed = need <= reserved && os_commit(from, extra);
+    if (committed && !page_map_make_tables(from, extra)) {
+      os_decommit(from, extra);
+      committed = 0;
+    }
+    if (!committed) {
       if (got != 0) /* memory could not be had: the extension goes back too */
         os_release((char *)h + h->reserved, got, 0);
       return 0;
@@ -515,6 +526,8 @@ int large_grow_in_place(void *p, size_t min_user, size_t want_user) {
   large_user_bytes += to - h->size;
   note_user_peak_locked();
   if (to > h->committed) {
+    /* its tables exist: cannot fail */
+    page_map_set((char *)h + h->committed, to - h->committed, REGION_LARGE_REST);
     large_committed_bytes += to - h->committed;
     h->committed = to;
   }
@@ -629,10 +642,11 @@ static int check_one(large_header *h, int cached) {
   return 0;
 }
 
-int large_check(void) {
+int large_check(uint64_t lock_timeout_ns) {
   int fault = 0;
   size_t n = 0, committed = 0, user = 0, cn = 0, ccommitted = 0, cplain = 0;
-  lock_acquire(&large_lock);
+  if (!lock_acquire_within(&large_lock, lock_timeout_ns))
+    return FASTMM_CHECK_HEAP_LOCKED;
   for (list_node *node = large_blocks.next; node != &large_blocks && !fault; node = node->next) {
     large_header *h = list_entry(node, large_header, link);
     fault = check_one(h, 0);

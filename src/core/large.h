@@ -101,7 +101,9 @@ size_t large_dirty_bytes(const void *p);
  * consistency walk reads it under that lock). */
 void large_set_flag(void *p, uint32_t flag, int on);
 void large_stats(fastmm_kind_usage *u);
-int large_check(void);
+/* The large blocks' part of heap_check: 0, a 3xx fault, or FASTMM_CHECK_HEAP_LOCKED when the
+ * lock could not be had within `lock_timeout_ns`. */
+int large_check(uint64_t lock_timeout_ns);
 /* The walk (walk.c): calls visit(user pointer, header, cached, context) for each live large block
  * and then each cached one (cached 1: a free block, its committed memory kept) with the large
  * lock held (taken within timeout_ns, else 0 is returned); large_count_now says how many there

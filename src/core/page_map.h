@@ -56,6 +56,10 @@ static inline unsigned page_map_get(const void *p) {
  * REGION_LARGE_START and the rest REGION_LARGE_REST when kind is REGION_LARGE_START. Returns 0
  * when a second-level table could not be mapped (nothing is marked then). */
 int page_map_set(void *base, size_t size, unsigned kind);
+/* Makes the second-level tables [base, base + size) needs, marking nothing: a page_map_set of
+ * that range afterwards cannot fail and calls no OS function (so a caller may hold a lock that
+ * is never held across one). Returns 0 when a table could not be mapped. */
+int page_map_make_tables(const void *base, size_t size);
 
 /* The lock every writer of the map holds: page_map_set, and the mode gate while it refills or
  * empties its copy of the map (mode_hooks.h). */

@@ -225,4 +225,12 @@
  * Each slot costs about 1 KB of code. include/fastmm.h names the count. */
 #define PASCAL_SLOT_COUNT 8
 
+/* How long fastmm_check_heap waits for each lock before it gives up with
+ * FASTMM_CHECK_HEAP_LOCKED (include/fastmm.h). No path holds a lock across a call to the OS,
+ * so a lock held for seconds belongs to a thread that cannot run: one ExitProcess ended before
+ * a DLL's DLL_PROCESS_DETACH checks the heap, or one stopped in a debugger. Long enough that a
+ * thread merely descheduled on a loaded machine lets go first; short enough that a process
+ * ending is not held up for long (the check gives up at the first lock it cannot have). */
+#define HEAP_CHECK_LOCK_TIMEOUT_MS 2000u
+
 #endif

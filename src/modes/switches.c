@@ -18,11 +18,15 @@ static fmm_lock switch_lock; /* the counters */
 static int32_t debug_depth, erase_freed_depth, erase_allocated_depth;
 
 /* Nesting counters follow the calls (FastMM5's contract): each Enter adds one, each Exit takes
- * one away, and the mode is on while the counter is above zero. */
+ * one away, and the mode is on while the counter is above zero. An Exit with the counter at zero
+ * changes nothing: a counter below zero would let one library's extra Exit swallow the program's
+ * later Enter. (No debug event kind describes an unbalanced exit, so none is reported.) */
 static int32_t adjust(int32_t *counter, int delta, uint32_t bit) {
   heap_ensure_initialized();
   lock_acquire(&switch_lock);
-  int32_t now = (*counter += delta);
+  if (delta > 0 || *counter > 0)
+    *counter += delta;
+  int32_t now = *counter;
   if (bit == HEAP_MODE_DEBUG && now > 0)
     debug_ever_active = 1;
   heap_mode_set_bit(bit, now > 0);

@@ -12,6 +12,26 @@ volatile int prim_fail_maps;
 uint32_t prim_tls_slot_offset;
 static DWORD tls_index = TLS_OUT_OF_INDEXES;
 static prim_thread_exit_fn thread_exit_fn;
+/* Delphi's Win64 code expects XMM4 and XMM5 kept across a call into the manager (CMakeLists.txt
+ * keeps the compiler off them), but Microsoft's convention lets system code use them: they are
+ * saved around every call here that debug mode and its reports make into the system (the stack
+ * walk, module lookups, the event log's file, the time, OutputDebugString), and around starting
+ * a thread. The normal paths' calls (VirtualAlloc and friends) keep them. */
+#if defined(_WIN64) && defined(__GNUC__)
+#define SAVE_XMM4_XMM5(area)                                                                       \
+  __asm__ volatile("movdqu %%xmm4, (%0)\n\tmovdqu %%xmm5, 16(%0)" : : "r"(area) : "memory")
+#define RESTORE_XMM4_XMM5(area)                                                                    \
+  __asm__ volatile("movdqu (%0), %%xmm4\n\tmovdqu 16(%0), %%xmm5" : : "r"(area) : "memory")
+#else
+#define SAVE_XMM4_XMM5(area) ((void)(area))
+#define RESTORE_XMM4_XMM5(area) ((void)(area))
+#endif
+/* The two in one scope: XMM_KEEP() at a function's start, XMM_GIVE_BACK() before its return. */
+#define XMM_KEEP()                                                                                 \
+  unsigned char xmm_kept_[32];                                                                     \
+  SAVE_XMM4_XMM5(xmm_kept_)
+#define XMM_GIVE_BACK() RESTORE_XMM4_XMM5(xmm_kept_)
+
 static void (*process_exit_fn)(void);
 
 void prim_on_process_exit(void (*fn)(void)) {
@@ -160,19 +180,6 @@ static DWORD WINAPI thread_main(LPVOID arg) {
   return 0;
 }
 
-/* Delphi's Win64 code expects XMM4 and XMM5 kept across a call into the manager (CMakeLists.txt
- * keeps the compiler off them), but Microsoft's convention lets the system code that starts a
- * thread use them: they are saved around it. */
-#if defined(_WIN64) && defined(__GNUC__)
-#define SAVE_XMM4_XMM5(area)                                                                       \
-  __asm__ volatile("movdqu %%xmm4, (%0)\n\tmovdqu %%xmm5, 16(%0)" : : "r"(area) : "memory")
-#define RESTORE_XMM4_XMM5(area)                                                                    \
-  __asm__ volatile("movdqu (%0), %%xmm4\n\tmovdqu 16(%0), %%xmm5" : : "r"(area) : "memory")
-#else
-#define SAVE_XMM4_XMM5(area) ((void)(area))
-#define RESTORE_XMM4_XMM5(area) ((void)(area))
-#endif
-
 /* prim_start_thread has one caller at a time (release.c starts a thread only while none runs),
  * so one event serves every start. */
 #define THREAD_START_WAIT_MS 100u
@@ -247,6 +254,7 @@ void prim_debug_break(void) {
 static HMODULE module_of(const void *addr);
 
 size_t prim_capture_stack(void **frames, size_t max_frames, size_t skip) {
+  XMM_KEEP();
   /* RtlCaptureStackBackTrace takes at most 62 frames a call (older Windows: skip + count < 63);
    * deeper traces take a second call that skips what the first took. */
   size_t n = 0;
@@ -260,10 +268,11 @@ size_t prim_capture_stack(void **frames, size_t max_frames, size_t skip) {
   uintptr_t begin, end;
   /* The walk can run past the bottom of the stack (seen under Wine on Win64): keep frames up
    * to the first one that is in no module. */
-  for (size_t i = 0; i < n; i++)
-    if (!prim_module_range(frames[i], &begin, &end))
-      return i;
-  return n;
+  size_t kept = 0;
+  while (kept < n && prim_module_range(frames[kept], &begin, &end))
+    kept++;
+  XMM_GIVE_BACK();
+  return kept;
 }
 
 void prim_init(prim_thread_exit_fn on_thread_exit) {
@@ -325,7 +334,7 @@ static size_t format_hex(char *buf, size_t size, uintptr_t v) {
   return i;
 }
 
-size_t prim_describe_address(const void *addr, char *buf, size_t size) {
+static size_t describe_address(const void *addr, char *buf, size_t size) {
   HMODULE m = module_of(addr);
   size_t n = 0;
   if (m != NULL && size > 1) {
@@ -344,6 +353,13 @@ size_t prim_describe_address(const void *addr, char *buf, size_t size) {
   return format_hex(buf, size, (uintptr_t)addr);
 }
 
+size_t prim_describe_address(const void *addr, char *buf, size_t size) {
+  XMM_KEEP();
+  size_t n = describe_address(addr, buf, size);
+  XMM_GIVE_BACK();
+  return n;
+}
+
 /* Ranges of modules already looked up: GetModuleHandleEx takes the loader lock, far too slow
  * for debug mode, which asks for every frame of every allocation's trace. A module unloaded
  * since stays listed; a stale range only lets a trace keep an address, which is all the
@@ -353,7 +369,7 @@ static struct { uintptr_t begin, end; } module_cache[MODULE_CACHE_SIZE];
 static LONG module_cache_count;
 static SRWLOCK module_cache_lock = SRWLOCK_INIT;
 
-int prim_module_range(const void *addr, uintptr_t *begin, uintptr_t *end) {
+static int module_range(const void *addr, uintptr_t *begin, uintptr_t *end) {
   uintptr_t a = (uintptr_t)addr;
   int found = 0;
   AcquireSRWLockShared(&module_cache_lock);
@@ -385,22 +401,33 @@ int prim_module_range(const void *addr, uintptr_t *begin, uintptr_t *end) {
   return 1;
 }
 
+int prim_module_range(const void *addr, uintptr_t *begin, uintptr_t *end) {
+  XMM_KEEP();
+  int found = module_range(addr, begin, end);
+  XMM_GIVE_BACK();
+  return found;
+}
+
 int prim_readable(const void *p, size_t size) {
+  XMM_KEEP();
   const char *cur = (const char *)p, *end = (const char *)p + size;
-  if (end < cur)
-    return 0;
-  while (cur < end) {
+  int readable = end >= cur;
+  while (readable && cur < end) {
     MEMORY_BASIC_INFORMATION mbi;
     if (VirtualQuery(cur, &mbi, sizeof mbi) == 0 || mbi.State != MEM_COMMIT ||
         (mbi.Protect & (PAGE_NOACCESS | PAGE_GUARD)) != 0 || mbi.Protect == 0)
-      return 0;
-    cur = (const char *)mbi.BaseAddress + mbi.RegionSize;
+      readable = 0;
+    else
+      cur = (const char *)mbi.BaseAddress + mbi.RegionSize;
   }
-  return 1;
+  XMM_GIVE_BACK();
+  return readable;
 }
 
 size_t prim_program_path(char *buf, size_t size) {
+  XMM_KEEP();
   DWORD n = GetModuleFileNameA(NULL, buf, (DWORD)size);
+  XMM_GIVE_BACK();
   return n < size ? n : 0;
 }
 
@@ -411,7 +438,7 @@ size_t prim_getenv(const char *name, char *buf, size_t size) {
   return n < size ? n : 0;
 }
 
-int prim_append_file(const char *path, const char *text, size_t length) {
+static int append_file(const char *path, const char *text, size_t length) {
   HANDLE f = CreateFileA(path, FILE_APPEND_DATA, FILE_SHARE_READ | FILE_SHARE_WRITE, NULL,
                          OPEN_ALWAYS, FILE_ATTRIBUTE_NORMAL, NULL);
   if (f == INVALID_HANDLE_VALUE)
@@ -422,7 +449,14 @@ int prim_append_file(const char *path, const char *text, size_t length) {
   return ok && written == length;
 }
 
-int prim_write_file(const char *path, const char *text, size_t length) {
+int prim_append_file(const char *path, const char *text, size_t length) {
+  XMM_KEEP();
+  int ok = append_file(path, text, length);
+  XMM_GIVE_BACK();
+  return ok;
+}
+
+static int write_file(const char *path, const char *text, size_t length) {
   HANDLE f = CreateFileA(path, GENERIC_WRITE, FILE_SHARE_READ, NULL, CREATE_ALWAYS,
                          FILE_ATTRIBUTE_NORMAL, NULL);
   if (f == INVALID_HANDLE_VALUE)
@@ -433,8 +467,17 @@ int prim_write_file(const char *path, const char *text, size_t length) {
   return ok && written == length;
 }
 
+int prim_write_file(const char *path, const char *text, size_t length) {
+  XMM_KEEP();
+  int ok = write_file(path, text, length);
+  XMM_GIVE_BACK();
+  return ok;
+}
+
 void prim_debug_output(const char *text) {
+  XMM_KEEP();
   OutputDebugStringA(text);
+  XMM_GIVE_BACK();
 }
 
 void prim_raise_fatal(void) {
@@ -443,7 +486,9 @@ void prim_raise_fatal(void) {
 
 void prim_local_time(char *buf, size_t size) {
   SYSTEMTIME t;
+  XMM_KEEP();
   GetLocalTime(&t);
+  XMM_GIVE_BACK();
   char tmp[20];
   unsigned v[6] = {t.wYear, t.wMonth, t.wDay, t.wHour, t.wMinute, t.wSecond};
   const char *sep = "// ::";
