@@ -1,9 +1,10 @@
 # Checks the include hierarchy of src/ (ARCHITECTURE.md, "Layers"): a C file or header may
 # include headers of its own folder and of the folders below it, and include/fastmm.h:
 #
-#   prim  <-  core  <-  modes  <-  api          (asm: the NASM view of core's layout, above core)
+#   prim  <-  core  <-  modes  <-  entry  <-  api    (asm: the NASM view of core's layout, above core)
 #
-# so the core never includes a modes header: it reaches the modes through core/mode_hooks.h.
+# so the core never includes a header of the modes (nor declares what they define: the
+# link_layers test, cmake/check_link_layers.cmake, checks the objects).
 # Every quoted #include must name a file that exists (beside the includer, under src/, or under
 # include/), and every .c/.h file under src/ must be in one of these folders. Run by the
 # include_layers test:  cmake -DREPO=<repository root> -P cmake/check_layers.cmake
@@ -19,8 +20,9 @@ set(rank_prim 0)
 set(rank_core 1)
 set(rank_asm 2)
 set(rank_modes 2)
-set(rank_api 3)
-set(layers prim core asm modes api)
+set(rank_entry 3)
+set(rank_api 4)
+set(layers prim core asm modes entry api)
 
 file(GLOB_RECURSE files RELATIVE "${REPO}" "${REPO}/src/*.c" "${REPO}/src/*.h")
 list(SORT files)
@@ -31,7 +33,7 @@ foreach(f IN LISTS files)
   string(REGEX MATCH "^src/([^/]+)/[^/]+$" _ "${f}")
   set(layer "${CMAKE_MATCH_1}")
   if(NOT layer OR NOT layer IN_LIST layers)
-    string(APPEND problems "  - ${f} is in no layer (src/prim, core, asm, modes or api)\n")
+    string(APPEND problems "  - ${f} is in no layer (src/prim, core, asm, modes, entry or api)\n")
     continue()
   endif()
   math(EXPR n_files "${n_files} + 1")

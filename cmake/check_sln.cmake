@@ -3,7 +3,7 @@
 # sln_matches_cmake test:  cmake -DREPO=<repository root> -P cmake/check_sln.cmake
 #
 # What it checks:
-#  - ClCompile items == FASTMM_CORE_SOURCES + FASTMM_WINDOWS_SOURCES, none excluded from a build;
+#  - ClCompile items == FASTMM_LIBRARY_C_SOURCES + FASTMM_WINDOWS_SOURCES, none excluded from a build;
 #  - CustomBuild items (NASM) == FASTMM_WIN32_MSVC_ASM + FASTMM_WIN32_ASM_SOURCES +
 #    FASTMM_WIN64_ASM_SOURCES, each built only on its platform (Win32 / x64);
 #  - no ModuleDefinitionFile: the exports are include/fastmm.h's FASTMM_API declarations, so
@@ -124,7 +124,7 @@ endif()
 file(READ "${vcxproj}" proj)
 
 # ---- Compiled C ------------------------------------------------------------------------------
-set(expected_c ${FASTMM_CORE_SOURCES} ${FASTMM_WINDOWS_SOURCES})
+set(expected_c ${FASTMM_LIBRARY_C_SOURCES} ${FASTMM_WINDOWS_SOURCES})
 msbuild_items(cl "${proj}" ClCompile)
 compare_sets("C sources (ClCompile)" ${P} ${S} "${expected_c}" "${cl_PATHS}")
 string(APPEND problems "${compare_out}")

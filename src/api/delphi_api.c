@@ -6,8 +6,9 @@
  * src/win32/delphi_register_thunks.asm, which move EAX/EDX onto the stack and call the cdecl
  * functions below. Win64 and native builds have one convention and use these directly.
  * The fast paths are inlined here (alloc_fast.h), so a Delphi GetMem is one call. */
-#include "core/alloc_fast.h"
 #include "core/lock.h"
+#include "entry/alloc_fast.h"
+#include "modes/gate.h"
 #include "modes/mode_paths.h"
 #include "modes/switches.h"
 #include "pascal_records.h"

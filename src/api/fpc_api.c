@@ -10,8 +10,9 @@
  * the program's: debug mode records it, and heap_error gets it. On Win32 the functions are
  * regparm(3), which is Free Pascal's default `register` convention for these one- and
  * two-argument functions (delphi_api.c says more). */
-#include "core/alloc_fast.h"
 #include "core/lock.h"
+#include "entry/alloc_fast.h"
+#include "modes/gate.h"
 #include "modes/mode_paths.h"
 #include "pascal_records.h"
 

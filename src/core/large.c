@@ -357,7 +357,6 @@ static inline void lock_large(void) {
 }
 
 void *large_alloc_aligned(size_t user_size, size_t alignment, uint32_t keep) {
-  heap_ensure_initialized();
   if (user_size > MAX_REQUEST_SIZE)
     return NULL;
   size_t offset = alignment > LARGE_HEADER_SIZE ? alignment : LARGE_HEADER_SIZE;
@@ -371,7 +370,6 @@ void *large_alloc_aligned(size_t user_size, size_t alignment, uint32_t keep) {
  * cached block, committed exactly as far as this request needs, is what cache_take_locked would
  * choose first. */
 void *large_alloc(size_t user_size) {
-  heap_ensure_initialized();
   if (user_size > MAX_REQUEST_SIZE)
     return NULL;
   size_t need = mapping_for(user_size, LARGE_HEADER_SIZE);

@@ -374,7 +374,6 @@ static medium_arena *lock_an_arena(unsigned first_arena) {
 }
 
 void *medium_alloc(size_t user_size, unsigned first_arena) {
-  heap_ensure_initialized();
   medium_arena *a = lock_an_arena(first_arena);
   void *p = alloc_locked(a, user_size, 0);
   lock_release(&a->lock);
@@ -383,7 +382,6 @@ void *medium_alloc(size_t user_size, unsigned first_arena) {
 
 void *medium_alloc_aligned(size_t user_size, size_t alignment, unsigned first_arena,
                            uint32_t keep) {
-  heap_ensure_initialized();
   medium_arena *a = lock_an_arena(first_arena);
   void *p = alloc_locked_aligned(a, user_size, alignment, 0, keep);
   lock_release(&a->lock);
@@ -391,7 +389,6 @@ void *medium_alloc_aligned(size_t user_size, size_t alignment, unsigned first_ar
 }
 
 void *medium_alloc_small_span(size_t user_size, unsigned arena) {
-  heap_ensure_initialized();
   medium_arena *a = &medium_arenas[arena];
   lock_acquire(&a->lock);
   void *p = alloc_locked_aligned(a, user_size, ALIGNMENT_SMALL_MAX, MEDIUM_FLAG_SMALL_SPAN, 0);

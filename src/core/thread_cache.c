@@ -8,7 +8,6 @@
 
 #include "heap.h"
 #include "lock.h"
-#include "mode_hooks.h"
 #include "os_memory.h"
 #include "prim/prim.h"
 #include "size_class.h"

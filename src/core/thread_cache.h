@@ -26,7 +26,7 @@ FMM_STATIC_ASSERT(sizeof(cache_bin) == 32, "a bin is 32 bytes: the class field t
 
 typedef struct thread_cache {
   /* One per class, and bins[SIZE_CLASS_GATE], always empty: where GetMem looks while a mode
-   * is on (mode_hooks.h). */
+   * is on (size_class.h, its fast copy closed). */
   cache_bin bins[SMALL_CLASS_COUNT + 1];
   uint32_t arena;
   uint32_t thread_id;

@@ -6,9 +6,9 @@
 
 #include <string.h>
 
-#include "core/alloc_fast.h"
 #include "core/copy.h"
 #include "core/heap.h"
+#include "core/inline_paths.h"
 #include "debug_registry.h"
 #include "debug_report.h"
 #include "debug_settings.h"

@@ -25,8 +25,14 @@
 #include <stdint.h>
 
 #include "core/compiler.h"
-#include "core/mode_hooks.h" /* debug_free, debug_realloc, debug_usable: the core calls them */
 #include "fastmm.h"
+
+/* ---- the debug block kind: a header word that says DEBUG sends a block here, in or out of a
+ * mode (the core answers such a word HEAP_NOT_MINE; entry/dispatch.c and mode_paths.c send it
+ * on). */
+int debug_free(void *p, const void *caller);
+void *debug_realloc(void *p, size_t size, const void *caller);
+size_t debug_usable(const void *p); /* 0 when p is not a valid live debug block */
 
 typedef fastmm_debug_block_header debug_header;
 

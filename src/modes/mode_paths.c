@@ -1,5 +1,5 @@
-/* GetMem, FreeMem and ReallocMem while a mode is on: the core's slow paths send every call here
- * (core/mode_hooks.h). Debug mode makes debug blocks; the erase modes fill what they hand out
+/* GetMem, FreeMem and ReallocMem while a mode is on: the slow-path dispatch sends every call here
+ * (entry/dispatch.c). Debug mode makes debug blocks; the erase modes fill what they hand out
  * or take back; scan-before-every-operation checks every debug block first. Everything else is
  * the normal path's, reached through the *_normal fast paths and heap_realloc_block. FastMM5's
  * debug entry points (FastMM_DebugGetMem & co.), which make debug blocks in any mode, are here
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "core/aligned.h"
-#include "core/alloc_fast.h"
+#include "core/inline_paths.h"
 #include "debug_block.h"
 #include "debug_report.h"
 #include "debug_settings.h"
@@ -127,6 +127,8 @@ FMM_NOINLINE void *heap_realloc_special(void *p, size_t size, const void *caller
 }
 
 size_t caller_usable_size(const void *p) {
+  if (heap_header_readable(p) && block_header_is_debug(block_header(p)))
+    return debug_usable(p);
   return heap_usable_size(p); /* an outer block's DEBUG_OUTER bit makes it 0 */
 }
 
