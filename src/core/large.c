@@ -400,7 +400,8 @@ int large_is_live(const void *p) {
   return large_has_word(p, BLOCK_FLAG_LARGE);
 }
 
-int large_is_live_outer(const void *p) {
+/* p is a live large block that holds a debug block (its word has DEBUG_OUTER). */
+static int large_is_live_outer(const void *p) {
   return large_has_word(p, BLOCK_FLAG_LARGE | BLOCK_FLAG_DEBUG_OUTER);
 }
 

@@ -35,7 +35,7 @@ void medium_set_span_size(uint32_t bytes) {
   fmm_store_u32_relaxed(&new_span_size, bytes);
 }
 
-uint32_t medium_span_size(void) {
+static uint32_t medium_span_size(void) {
   return fmm_load_u32_relaxed(&new_span_size);
 }
 

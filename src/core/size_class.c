@@ -17,7 +17,11 @@ const uint8_t size_class_lookup[SIZE_CLASS_LOOKUP_SIZE] = SIZE_CLASS_LOOKUP_INIT
 
 FMM_STATIC_ASSERT(SMALL_MAX_SLOT % ALIGNMENT_SMALL_MAX == 0,
                   "every small request has a class of each alignment");
-uint8_t size_class_lookup_aligned[2][SIZE_CLASS_LOOKUP_SIZE];
+/* The lookups while a minimum alignment of 32 ([0]) or 64 ([1]) is in effect: each request gets
+ * the smallest class whose slot holds it and is a multiple of the alignment (every small span
+ * starts 64-aligned, so such a class's blocks are all aligned). size_class_init makes them from
+ * size_class_slot; tests/test_aligned.c checks them through size_class_lookup_for. */
+static uint8_t size_class_lookup_aligned[2][SIZE_CLASS_LOOKUP_SIZE];
 
 void size_class_init(void) {
   for (unsigned k = 0; k < 2; k++) {

@@ -32,11 +32,7 @@ extern FMM_HIDDEN const uint16_t size_class_slot[SMALL_CLASS_COUNT];
 // clang-format on
 extern FMM_HIDDEN const uint8_t size_class_lookup[SIZE_CLASS_LOOKUP_SIZE];
 
-/* The lookups while a minimum alignment of 32 ([0]) or 64 ([1]) is in effect: each request gets
- * the smallest class whose slot holds it and is a multiple of the alignment (every small span
- * starts 64-aligned, so such a class's blocks are all aligned). size_class_init makes them from
- * size_class_slot; tests/test_aligned.c checks them. */
-extern FMM_HIDDEN uint8_t size_class_lookup_aligned[2][SIZE_CLASS_LOOKUP_SIZE];
+/* Makes the lookups of the minimum alignments 32 and 64 (size_class_lookup_for). */
 void size_class_init(void);
 /* The lookup for a minimum alignment of 16, 32 or 64. */
 const uint8_t *size_class_lookup_for(unsigned alignment);

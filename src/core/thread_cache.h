@@ -46,7 +46,6 @@ static inline int cache_bin_still_stopped(const cache_bin *bin, uint32_t taken) 
 }
 
 thread_cache *thread_cache_create(void); /* for the calling thread; NULL if TLS is unavailable */
-void thread_cache_flush_bin(thread_cache *tc, unsigned class_index, uint32_t keep);
 /* FreeMem found the bin of live small block p (header h) full: makes room in it and returns 1,
  * or returns 0 when the thread keeps no blocks of that class any more (p then goes straight
  * back to its span). */

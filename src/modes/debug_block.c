@@ -32,12 +32,12 @@ static uint32_t xor_words(const unsigned char *b, size_t bytes) {
 
 #define HEADER_CHECKED_FROM (offsetof(debug_header, header_checksum) + 4u)
 
-uint32_t debug_header_checksum(const debug_header *h) {
+static uint32_t debug_header_checksum(const debug_header *h) {
   return xor_words((const unsigned char *)h + HEADER_CHECKED_FROM,
                    DEBUG_HEADER_SIZE - HEADER_CHECKED_FROM);
 }
 
-uint32_t debug_footer_checksum(const debug_header *h) {
+static uint32_t debug_footer_checksum(const debug_header *h) {
   return xor_words(debug_footer_of(h) + DEBUG_FOOTER_CHECKSUM_SIZE,
                    2u * h->stack_trace_entry_count * sizeof(void *));
 }

@@ -53,8 +53,6 @@ static inline debug_header *debug_header_of(const void *p) {
 static inline unsigned char *debug_footer_of(const debug_header *h) {
   return (unsigned char *)(h + 1) + h->user_size;
 }
-uint32_t debug_header_checksum(const debug_header *h);
-uint32_t debug_footer_checksum(const debug_header *h);
 
 /* Does a registered block's header still describe it (it fits its outer block, its checksum
  * holds)? The registry's lock is held. */
