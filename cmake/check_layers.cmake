@@ -1,7 +1,7 @@
 # Checks the include hierarchy of src/ (ARCHITECTURE.md, "Layers"): a C file or header may
 # include headers of its own folder and of the folders below it, and include/fastmm.h:
 #
-#   prim  <-  core  <-  modes  <-  entry  <-  api    (asm: the NASM view of core's layout, above core)
+#   prim  <-  core  <-  modes  <-  entry  <-  api    (asm_shared: what the NASM of src/win32 and src/win64 share, above core)
 #
 # so the core never includes a header of the modes (nor declares what they define: the
 # link_layers test, cmake/check_link_layers.cmake, checks the objects).
@@ -18,11 +18,11 @@ get_filename_component(REPO "${REPO}" ABSOLUTE)
 # Rank of each folder: a file may include from folders of lower rank, and from its own.
 set(rank_prim 0)
 set(rank_core 1)
-set(rank_asm 2)
+set(rank_asm_shared 2)
 set(rank_modes 2)
 set(rank_entry 3)
 set(rank_api 4)
-set(layers prim core asm modes entry api)
+set(layers prim core asm_shared modes entry api)
 
 file(GLOB_RECURSE files RELATIVE "${REPO}" "${REPO}/src/*.c" "${REPO}/src/*.h")
 list(SORT files)
@@ -33,7 +33,7 @@ foreach(f IN LISTS files)
   string(REGEX MATCH "^src/([^/]+)/[^/]+$" _ "${f}")
   set(layer "${CMAKE_MATCH_1}")
   if(NOT layer OR NOT layer IN_LIST layers)
-    string(APPEND problems "  - ${f} is in no layer (src/prim, core, asm, modes, entry or api)\n")
+    string(APPEND problems "  - ${f} is in no layer (src/prim, core, asm_shared, modes, entry or api)\n")
     continue()
   endif()
   math(EXPR n_files "${n_files} + 1")

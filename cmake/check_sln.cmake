@@ -10,7 +10,7 @@
 #    every configuration defines FASTMM_BUILDING_LIBRARY, and so does the NASM command of each
 #    fast path (its export directive);
 #  - every configuration makes layout.inc before the NASM files (a PreBuildEvent that builds
-#    src/asm/layout.c as a program and writes $(IntDir)layout.inc), and the fast paths' NASM
+#    src/asm_shared/layout.c as a program and writes $(IntDir)layout.inc), and the fast paths' NASM
 #    commands look in $(IntDir) for it;
 #  - FASTMM_DELPHI_THUNKS=1 is defined on Win32 only; TargetName is fastmmc32 / fastmmc64;
 #  - the .filters file lists the same ClCompile and CustomBuild items;
@@ -208,9 +208,9 @@ foreach(c IN LISTS configs)
     problem("${c}: FASTMM_BUILDING_LIBRARY is not among the PreprocessorDefinitions (no export would be made)")
   endif()
   string(REGEX MATCH "<PreBuildEvent>.*</PreBuildEvent>" prebuild "${group}")
-  if(NOT prebuild MATCHES "src\\\\asm\\\\layout\\.c" OR NOT prebuild MATCHES "FASTMM_ASM_LAYOUT_PROGRAM"
+  if(NOT prebuild MATCHES "src\\\\asm_shared\\\\layout\\.c" OR NOT prebuild MATCHES "FASTMM_ASM_LAYOUT_PROGRAM"
      OR NOT prebuild MATCHES "\\$\\(IntDir\\)layout\\.inc")
-    problem("${c}: no PreBuildEvent that builds src\\asm\\layout.c (FASTMM_ASM_LAYOUT_PROGRAM) into $(IntDir)layout.inc")
+    problem("${c}: no PreBuildEvent that builds src/asm_shared/layout.c (FASTMM_ASM_LAYOUT_PROGRAM) into $(IntDir)layout.inc")
   endif()
   if(c MATCHES "Win32$" AND NOT defines MATCHES "FASTMM_DELPHI_THUNKS=1")
     problem("${c}: FASTMM_DELPHI_THUNKS=1 is not among the PreprocessorDefinitions")
@@ -247,8 +247,8 @@ foreach(f IN LISTS cl_PATHS cb_PATHS)
     problem("${f} (named by the project) does not exist")
   endif()
 endforeach()
-if(NOT EXISTS "${REPO}/src/asm/layout.c")
-  problem("src/asm/layout.c (the PreBuildEvent's source) does not exist")
+if(NOT EXISTS "${REPO}/src/asm_shared/layout.c")
+  problem("src/asm_shared/layout.c (the PreBuildEvent's source) does not exist")
 endif()
 
 # ---- Filters ---------------------------------------------------------------------------------

@@ -73,7 +73,7 @@ set(FASTMM_POSIX_SOURCES
 set(FASTMM_WIN32_MSVC_ASM src/win32/delphi_register_thunks.asm)
 
 # Assembly fast paths linked into the DLLs (NASM syntax): ReallocMem's in-place small-block
-# path. They include layout.inc, which the build makes from the C headers (src/asm/layout.c).
+# path. They include layout.inc, which the build makes from the C headers (src/asm_shared/layout.c).
 # Builds with FASTMM_PURE_C=ON leave them out. Files listed here belong in the Visual Studio
 # project too (Win32-only or x64-only items), which check_sln.cmake checks.
 set(FASTMM_WIN32_ASM_SOURCES src/win32/realloc_fast.asm)

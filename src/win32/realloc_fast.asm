@@ -20,7 +20,7 @@
 ; slot offset is a whole number of slots below the carved end (one multiply and compare). The
 ; table read is the page map's fast copy, page_map_fast_l2, which holds
 ; no region while a debug or erase mode is on (src/modes/gate.h): every pointer then takes
-; the slow path. layout.inc is made by the build from the C headers (src/asm/layout.c).
+; the slow path. layout.inc is made by the build from the C headers (src/asm_shared/layout.c).
 
 %include "layout.inc"
 %include "layout_assumptions.inc"

@@ -21,7 +21,7 @@
 ;     compare, small_slot_carved): p is where a block the span handed out begins.
 ; Cache lines touched: the page map's two entries (hot), the header word, the span's header.
 ; The pure-C build compiles fast_realloc in src/entry/alloc_fast.h instead of this file.
-; layout.inc is made by the build from the C headers (src/asm/layout.c).
+; layout.inc is made by the build from the C headers (src/asm_shared/layout.c).
 
 %include "layout.inc"
 %include "layout_assumptions.inc"
