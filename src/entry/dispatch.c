@@ -13,13 +13,13 @@
 
 FMM_NOINLINE void *heap_get_slow(size_t size, const void *caller) {
   if (FMM_UNLIKELY(heap_mode_now() != 0))
-    return heap_get_special(size, caller);
+    return heap_get_mode_on(size, caller);
   return heap_get_normal(size);
 }
 
 FMM_NOINLINE void *heap_get_aligned(size_t size, size_t alignment, const void *caller) {
   if (FMM_UNLIKELY(heap_mode_now() != 0))
-    return heap_get_aligned_special(size, alignment, caller);
+    return heap_get_aligned_mode_on(size, alignment, caller);
   return heap_get_aligned_normal(size, alignment);
 }
 
@@ -30,7 +30,7 @@ static inline int free_or_debug(void *p, int result) {
 
 FMM_NOINLINE int heap_free_slow(void *p, const void *caller) {
   if (FMM_UNLIKELY(heap_mode_now() != 0))
-    return heap_free_special(p, caller);
+    return heap_free_mode_on(p, caller);
   return free_or_debug(p, fast_free_normal(p));
 }
 
@@ -44,7 +44,7 @@ FMM_NOINLINE int heap_free_in_span(void *p, uint32_t h, int live_small) {
  * slow paths; heap_realloc_slow below). */
 FMM_NOINLINE void *heap_realloc_slow_for(void *p, size_t size, const void *caller) {
   if (FMM_UNLIKELY(heap_mode_now() != 0))
-    return heap_realloc_special(p, size, caller);
+    return heap_realloc_mode_on(p, size, caller);
   void *q = heap_realloc_normal(p, size, caller);
   /* A debug block goes to its kind, which reports a freed one. */
   return FMM_UNLIKELY(q == HEAP_NOT_MINE_PTR) ? debug_realloc(p, size, NULL) : q;

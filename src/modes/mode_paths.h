@@ -6,11 +6,11 @@
 #include <stddef.h>
 
 /* ---- the slow paths while a mode is on: entry/dispatch.c sends every call here then ---------- */
-void *heap_get_special(size_t size, const void *caller);
-int heap_free_special(void *p, const void *caller);
-void *heap_realloc_special(void *p, size_t size, const void *caller);
+void *heap_get_mode_on(size_t size, const void *caller);
+int heap_free_mode_on(void *p, const void *caller);
+void *heap_realloc_mode_on(void *p, size_t size, const void *caller);
 /* An aligned block (fastmm_getmem_aligned) while a mode is on. */
-void *heap_get_aligned_special(size_t size, size_t alignment, const void *caller);
+void *heap_get_aligned_mode_on(size_t size, size_t alignment, const void *caller);
 
 /* fastmm_usable_size and fastmm_owns_block: as the core's heap_usable_size, and a debug block's
  * data too (debug_usable); a debug block of 0 usable bytes is still owned. The outer block of a
