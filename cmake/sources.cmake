@@ -53,6 +53,7 @@ set(FASTMM_API_SOURCES
   src/api/walk.c
   src/api/tuning.c
   src/api/fpc_api.c
+  src/api/pascal_router.c
 )
 # Every portable C file of the library, lowest layer first.
 set(FASTMM_LIBRARY_C_SOURCES ${FASTMM_CORE_SOURCES} ${FASTMM_MODES_SOURCES} ${FASTMM_ENTRY_SOURCES}
