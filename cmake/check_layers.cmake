@@ -2,9 +2,10 @@
 # Checks the include hierarchy of src/ (ARCHITECTURE.md, "Layers"): a C file or header may
 # include headers of its own folder and of the folders below it, and include/fastmm.h:
 #
-#   prim  <-  core  <-  modes  <-  report  <-  api   (asm: the NASM view of core's layout, above core)
+#   prim  <-  core  <-  modes  <-  report  <-  entry  <-  api    (asm_shared: what the NASM of src/win32 and src/win64 share, above core)
 #
-# so the core never includes a modes header: it reaches the modes through core/mode_hooks.h.
+# so the core never includes a header of the modes (nor declares what they define: the
+# link_layers test, cmake/check_link_layers.cmake, checks the objects).
 # Every quoted #include must name a file that exists (beside the includer, under src/, or under
 # include/), and every .c/.h file under src/ must be in one of these folders. Run by the
 # include_layers test:  cmake -DREPO=<repository root> -P cmake/check_layers.cmake
@@ -18,11 +19,12 @@ get_filename_component(REPO "${REPO}" ABSOLUTE)
 # Rank of each folder: a file may include from folders of lower rank, and from its own.
 set(rank_prim 0)
 set(rank_core 1)
-set(rank_asm 2)
+set(rank_asm_shared 2)
 set(rank_modes 2)
 set(rank_report 3)
-set(rank_api 4)
-set(layers prim core asm modes report api)
+set(rank_entry 4)
+set(rank_api 5)
+set(layers prim core asm_shared modes report entry api)
 
 file(GLOB_RECURSE files RELATIVE "${REPO}" "${REPO}/src/*.c" "${REPO}/src/*.h")
 list(SORT files)
@@ -33,7 +35,7 @@ foreach(f IN LISTS files)
   string(REGEX MATCH "^src/([^/]+)/[^/]+$" _ "${f}")
   set(layer "${CMAKE_MATCH_1}")
   if(NOT layer OR NOT layer IN_LIST layers)
-    string(APPEND problems "  - ${f} is in no layer (src/prim, core, asm, modes, report or api)\n")
+    string(APPEND problems "  - ${f} is in no layer (src/prim, core, asm_shared, modes, report, entry or api)\n")
     continue()
   endif()
   math(EXPR n_files "${n_files} + 1")

@@ -4,14 +4,14 @@
 # sln_matches_cmake test:  cmake -DREPO=<repository root> [-DVERSION=<x.y.z>] -P cmake/check_sln.cmake
 #
 # What it checks:
-#  - ClCompile items == FASTMM_CORE_SOURCES + FASTMM_WINDOWS_SOURCES, none excluded from a build;
+#  - ClCompile items == FASTMM_LIBRARY_C_SOURCES + FASTMM_WINDOWS_SOURCES, none excluded from a build;
 #  - CustomBuild items (NASM) == FASTMM_WIN32_MSVC_ASM + FASTMM_WIN32_ASM_SOURCES +
 #    FASTMM_WIN64_ASM_SOURCES, each built only on its platform (Win32 / x64);
 #  - no ModuleDefinitionFile: the exports are include/fastmm.h's FASTMM_API declarations, so
 #    every configuration defines FASTMM_BUILDING_LIBRARY, and so does the NASM command of each
 #    fast path (its export directive);
 #  - every configuration makes layout.inc before the NASM files (a PreBuildEvent that builds
-#    src/asm/layout.c as a program and writes $(IntDir)layout.inc), and the fast paths' NASM
+#    src/asm_shared/layout.c as a program and writes $(IntDir)layout.inc), and the fast paths' NASM
 #    commands look in $(IntDir) for it;
 #  - FASTMM_DELPHI_THUNKS=1 is defined on Win32 only; TargetName is fastmmc32 / fastmmc64;
 #  - the .filters file lists the same ClCompile and CustomBuild items;
@@ -128,7 +128,7 @@ endif()
 file(READ "${vcxproj}" proj)
 
 # ---- Compiled C ------------------------------------------------------------------------------
-set(expected_c ${FASTMM_CORE_SOURCES} ${FASTMM_WINDOWS_SOURCES})
+set(expected_c ${FASTMM_LIBRARY_C_SOURCES} ${FASTMM_WINDOWS_SOURCES})
 msbuild_items(cl "${proj}" ClCompile)
 compare_sets("C sources (ClCompile)" ${P} ${S} "${expected_c}" "${cl_PATHS}")
 string(APPEND problems "${compare_out}")
@@ -212,9 +212,9 @@ foreach(c IN LISTS configs)
     problem("${c}: FASTMM_BUILDING_LIBRARY is not among the PreprocessorDefinitions (no export would be made)")
   endif()
   string(REGEX MATCH "<PreBuildEvent>.*</PreBuildEvent>" prebuild "${group}")
-  if(NOT prebuild MATCHES "src\\\\asm\\\\layout\\.c" OR NOT prebuild MATCHES "FASTMM_ASM_LAYOUT_PROGRAM"
+  if(NOT prebuild MATCHES "src\\\\asm_shared\\\\layout\\.c" OR NOT prebuild MATCHES "FASTMM_ASM_LAYOUT_PROGRAM"
      OR NOT prebuild MATCHES "\\$\\(IntDir\\)layout\\.inc")
-    problem("${c}: no PreBuildEvent that builds src\\asm\\layout.c (FASTMM_ASM_LAYOUT_PROGRAM) into $(IntDir)layout.inc")
+    problem("${c}: no PreBuildEvent that builds src/asm_shared/layout.c (FASTMM_ASM_LAYOUT_PROGRAM) into $(IntDir)layout.inc")
   endif()
   if(c MATCHES "Win32$" AND NOT defines MATCHES "FASTMM_DELPHI_THUNKS=1")
     problem("${c}: FASTMM_DELPHI_THUNKS=1 is not among the PreprocessorDefinitions")
@@ -276,8 +276,8 @@ foreach(f IN LISTS cl_PATHS cb_PATHS rc_PATHS)
     problem("${f} (named by the project) does not exist")
   endif()
 endforeach()
-if(NOT EXISTS "${REPO}/src/asm/layout.c")
-  problem("src/asm/layout.c (the PreBuildEvent's source) does not exist")
+if(NOT EXISTS "${REPO}/src/asm_shared/layout.c")
+  problem("src/asm_shared/layout.c (the PreBuildEvent's source) does not exist")
 endif()
 
 # ---- Filters ---------------------------------------------------------------------------------

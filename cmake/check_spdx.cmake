@@ -3,7 +3,7 @@
 # line, on the first line or on the second after a shebang:
 #
 #   C, headers, .rc, .rc.in               /* SPDX-License-Identifier: MIT */
-#   NASM (.asm, src/asm/*.inc), .def      ; SPDX-License-Identifier: MIT
+#   NASM (.asm, src/asm_shared/*.inc), .def      ; SPDX-License-Identifier: MIT
 #   Pascal (.pas .pp .dpr .lpr .inc)      { SPDX-License-Identifier: MIT }
 #   CMake, shell, Python, other scripts   # SPDX-License-Identifier: MIT
 #
@@ -65,7 +65,7 @@ foreach(f IN LISTS files)
   set(expected "")
   if(name MATCHES "\\.(c|h|rc|rc\\.in)$")
     set(expected "${c_line}")
-  elseif(name MATCHES "\\.(asm|def)$" OR f MATCHES "^src/asm/.*\\.inc$")
+  elseif(name MATCHES "\\.(asm|def)$" OR f MATCHES "^src/asm_shared/.*\\.inc$")
     set(expected "${nasm_line}")
   elseif(name MATCHES "\\.(pas|pp|dpr|lpr|inc)$")
     set(expected "${pascal_line}")

@@ -5,7 +5,9 @@
 # test) checks that msvc/fastmmc.vcxproj lists the same files. A file added here must be
 # added to the Visual Studio project too, and the other way round.
 
-# Portable C: the whole allocator, with no OS call of its own.
+# Portable C, one list per layer of src/ (ARCHITECTURE.md, "Layers"; the link_layers test reads
+# their objects): prim < core < modes < entry < api.
+# The core: the allocator with no mode, no OS call of its own and no call above it.
 set(FASTMM_CORE_SOURCES
   src/core/heap.c
   src/core/realloc.c
@@ -23,6 +25,9 @@ set(FASTMM_CORE_SOURCES
   src/core/aligned.c
   src/core/walk.c
   src/core/contention.c
+)
+# The modes: debug mode, the erase modes, scan before every operation, and the mode gate.
+set(FASTMM_MODES_SOURCES
   src/modes/gate.c
   src/modes/mode_paths.c
   src/modes/switches.c
@@ -32,7 +37,19 @@ set(FASTMM_CORE_SOURCES
   src/modes/debug_block.c
   src/modes/debug_report.c
   src/modes/debug_walk.c
+)
+# The reports: formatted output built from what the modes and the core record.
+set(FASTMM_REPORT_SOURCES
   src/report/usage_report.c
+)
+# The entry: the fast paths' slow-path dispatch (a mode on, or the core's normal path) and the
+# start-up.
+set(FASTMM_ENTRY_SOURCES
+  src/entry/dispatch.c
+  src/entry/startup.c
+)
+# The exports.
+set(FASTMM_API_SOURCES
   src/api/memory.c
   src/api/state.c
   src/api/debug_mode.c
@@ -40,7 +57,11 @@ set(FASTMM_CORE_SOURCES
   src/api/walk.c
   src/api/tuning.c
   src/api/fpc_api.c
+  src/api/pascal_router.c
 )
+# Every portable C file of the library, lowest layer first.
+set(FASTMM_LIBRARY_C_SOURCES ${FASTMM_CORE_SOURCES} ${FASTMM_MODES_SOURCES}
+    ${FASTMM_REPORT_SOURCES} ${FASTMM_ENTRY_SOURCES} ${FASTMM_API_SOURCES})
 
 # The OS layer: one of these is built, by target.
 set(FASTMM_WINDOWS_SOURCES
@@ -57,7 +78,7 @@ set(FASTMM_POSIX_SOURCES
 set(FASTMM_WIN32_MSVC_ASM src/win32/delphi_register_thunks.asm)
 
 # Assembly fast paths linked into the DLLs (NASM syntax): ReallocMem's in-place small-block
-# path. They include layout.inc, which the build makes from the C headers (src/asm/layout.c).
+# path. They include layout.inc, which the build makes from the C headers (src/asm_shared/layout.c).
 # Builds with FASTMM_PURE_C=ON leave them out. Files listed here belong in the Visual Studio
 # project too (Win32-only or x64-only items), which check_sln.cmake checks.
 set(FASTMM_WIN32_ASM_SOURCES src/win32/realloc_fast.asm)

@@ -28,7 +28,7 @@ TOP_LEVEL = ("src/", "include/", "tests/", "scripts/", "bench/", "delphi/", "dem
              "cmake/", "msvc/", ".ci/")
 TOP_FILES = ("README.md", "ARCHITECTURE.md", "LICENSE", "CHANGELOG.md", "CMakeLists.txt",
              "CMakePresets.json", "fastmm-c.sln", ".clang-format")
-SRC_FOLDERS = ("core/", "modes/", "api/", "prim/", "asm/", "win32/", "win64/")
+SRC_FOLDERS = ("core/", "modes/", "report/", "entry/", "api/", "prim/", "asm_shared/", "win32/", "win64/")
 
 LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
 INLINE_CODE = re.compile(r"`([^`]+)`")

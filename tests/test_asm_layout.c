@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* The numbers the assembly fast paths assemble against: the build's layout.inc (made from
- * src/asm/layout.c) must hold every value of src/asm/layout_values.h once, with the value this
- * program's C compiler gives it for the same target, and nothing else. A missing or empty file,
- * a stale value, a name twice or a name the list does not have fails.
+ * src/asm_shared/layout.c) must hold every value of src/asm_shared/layout_values.h once, with the
+ * value this program's C compiler gives it for the same target, and nothing else. A missing or
+ * empty file, a stale value, a name twice or a name the list does not have fails.
  *
  *   test_asm_layout <layout.inc> */
 #include "test_util.h"
 
-#include "asm/layout_values.h"
+#include "asm_shared/layout_values.h"
 
 #define MAX_LINES 256
 
@@ -59,14 +59,15 @@ int main(int argc, char **argv) {
       lines[line_count++] = d;
   }
   fclose(f);
-  printf("test_asm_layout (%s): %zu values in %s, %d in src/asm/layout_values.h\n", tu_build_name(),
-         line_count, argv[1], (int)ASM_LAYOUT_COUNT);
+  printf("test_asm_layout (%s): %zu values in %s, %d in src/asm_shared/layout_values.h\n",
+         tu_build_name(), line_count, argv[1], (int)ASM_LAYOUT_COUNT);
   CHECK(ASM_LAYOUT_COUNT > 0);
   CHECK_EQ(line_count, ASM_LAYOUT_COUNT);
 #define EXPECT(name) expect(#name, (long long)(name));
   ASM_LAYOUT_VALUES(EXPECT)
   for (i = 0; i < line_count; i++)
     CHECK_MSG(lines[i].seen == 1,
-              "layout.inc defines %s, which src/asm/layout_values.h does not list", lines[i].name);
+              "layout.inc defines %s, which src/asm_shared/layout_values.h does not list",
+              lines[i].name);
   return tu_finish("test_asm_layout");
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The modes reach every entry point although the fast paths never test the mode word: a mode
- * closes the gates of src/core/mode_hooks.h (the size bound of GetMem, the page-map bound of
+ * closes the gates of src/modes/gate.h (the size bound of GetMem, the page-map bound of
  * FreeMem and ReallocMem), and these checks fail when one of them stays open. Each one is arranged
  * so the fast path would give a different answer: a block waits in the thread cache, so a GetMem
  * that stayed on the fast path would return it unmarked; a FreeMem that stayed there would

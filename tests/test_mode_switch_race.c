@@ -2,7 +2,7 @@
 /* Modes switched while other threads allocate: the main thread enters and leaves debug mode and
  * the erase modes over and over while two workers GetMem, ReallocMem and FreeMem blocks of every
  * kind and check their contents. A switch empties or refills the tables the fast paths read
- * (src/core/mode_hooks.h) under the workers' feet, so blocks are made in one mode and resized or
+ * (src/modes/gate.h) under the workers' feet, so blocks are made in one mode and resized or
  * freed in another, by the fast path on one call and the slow path on the next. Nothing may be
  * lost, refused or reported: every FreeMem succeeds, every ReallocMem keeps the bytes, no
  * debug-mode event is logged, and the heap checks clean at the end. Under the native-tsan preset

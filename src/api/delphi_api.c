@@ -7,8 +7,9 @@
  * src/win32/delphi_register_thunks.asm, which move EAX/EDX onto the stack and call the cdecl
  * functions below. Win64 and native builds have one convention and use these directly.
  * The fast paths are inlined here (alloc_fast.h), so a Delphi GetMem is one call. */
-#include "core/alloc_fast.h"
 #include "core/lock.h"
+#include "entry/alloc_fast.h"
+#include "modes/gate.h"
 #include "modes/mode_paths.h"
 #include "modes/switches.h"
 #include "pascal_records.h"
@@ -129,11 +130,12 @@ void FASTMM_CDECL fastmm_get_memory_manager_debug(fastmm_memory_manager_ex *mm) 
 
 typedef struct delphi_slot {
   fastmm_delphi_bindings b;
-  uint32_t bound;
 } delphi_slot;
 
+PASCAL_BINDINGS_ARE_POINTERS(fastmm_delphi_bindings, 3);
 static delphi_slot delphi_slots[PASCAL_SLOT_COUNT];
-static fmm_lock delphi_slots_lock;
+static pascal_slot_table delphi_table = {
+    delphi_slots, sizeof(delphi_slot), sizeof(fastmm_delphi_bindings), {0}, {0}};
 
 /* FreeMem of anything but a small or medium block of a medium span: the previous manager's
  * block, a large block, any pointer while a mode is on. */
@@ -228,36 +230,11 @@ PASCAL_SLOTS(DELPHI_SLOT_THUNKS)
     DELPHI_ENTRY(realloc_mem, fastmm_delphi_realloc_mem, n);                                       \
     break;
 
-static int delphi_same_bindings(const fastmm_delphi_bindings *a, const fastmm_delphi_bindings *b) {
-  return a->previous_free_mem == b->previous_free_mem &&
-         a->previous_realloc_mem == b->previous_realloc_mem && a->heap_error == b->heap_error;
-}
-
-/* The slot bound to these bindings, else a free one bound now; -1 when none is left. */
-static int delphi_bind(const fastmm_delphi_bindings *b) {
-  int slot = -1;
-  lock_acquire(&delphi_slots_lock);
-  for (int i = 0; i < PASCAL_SLOT_COUNT && slot < 0; i++)
-    if (delphi_slots[i].bound && delphi_same_bindings(&delphi_slots[i].b, b))
-      slot = i;
-  for (int i = 0; i < PASCAL_SLOT_COUNT && slot < 0; i++) {
-    if (!delphi_slots[i].bound) {
-      delphi_slots[i].b = *b;
-      delphi_slots[i].b.size = sizeof *b;
-      fmm_store_u32_release(&delphi_slots[i].bound, 1u);
-      slot = i;
-    }
-  }
-  lock_release(&delphi_slots_lock);
-  return slot;
-}
-
 int FASTMM_CDECL fastmm_get_memory_manager_with_previous(fastmm_memory_manager_ex *mm,
                                                          const fastmm_delphi_bindings *b) {
-  if (mm == NULL || b == NULL || b->size < sizeof *b || b->previous_free_mem == NULL ||
-      b->previous_realloc_mem == NULL || b->heap_error == NULL)
+  if (mm == NULL || !pascal_bindings_complete(&delphi_table, b))
     return 0;
-  int slot = delphi_bind(b);
+  int slot = pascal_bind(&delphi_table, b);
   if (slot < 0)
     return 0;
   fastmm_get_memory_manager(mm);

@@ -11,18 +11,20 @@
  * the program's: debug mode records it, and heap_error gets it. On Win32 the functions are
  * regparm(3), which is Free Pascal's default `register` convention for these one- and
  * two-argument functions (delphi_api.c says more). */
-#include "core/alloc_fast.h"
 #include "core/lock.h"
+#include "entry/alloc_fast.h"
+#include "modes/gate.h"
 #include "modes/mode_paths.h"
 #include "pascal_records.h"
 
 typedef struct fpc_slot {
   fastmm_fpc_bindings b;
-  uint32_t bound;
 } fpc_slot;
 
+PASCAL_BINDINGS_ARE_POINTERS(fastmm_fpc_bindings, 7);
 static fpc_slot fpc_slots[PASCAL_SLOT_COUNT];
-static fmm_lock fpc_slots_lock;
+static pascal_slot_table fpc_table = {
+    fpc_slots, sizeof(fpc_slot), sizeof(fastmm_fpc_bindings), {0}, {0}};
 
 /* ---- Slow paths ------------------------------------------------------------------------- */
 
@@ -227,46 +229,11 @@ PASCAL_SLOTS(FPC_SLOT_THUNKS)
     FPC_ENTRY(mem_size, fastmm_fpc_mem_size, n);                                                   \
     break;
 
-/* ---- Binding a slot ----------------------------------------------------------------------- */
-
-static int fpc_same_bindings(const fastmm_fpc_bindings *a, const fastmm_fpc_bindings *b) {
-  return a->previous_free_mem == b->previous_free_mem &&
-         a->previous_realloc_mem == b->previous_realloc_mem &&
-         a->previous_mem_size == b->previous_mem_size &&
-         a->previous_get_mem == b->previous_get_mem && a->heap_error == b->heap_error &&
-         a->return_nil_if_grow_heap_fails == b->return_nil_if_grow_heap_fails &&
-         a->allocate_from_library == b->allocate_from_library;
-}
-
-/* The slot bound to these bindings, else a free one bound now; -1 when none is left. */
-static int fpc_bind(const fastmm_fpc_bindings *b) {
-  int slot = -1;
-  lock_acquire(&fpc_slots_lock);
-  for (int i = 0; i < PASCAL_SLOT_COUNT && slot < 0; i++)
-    if (fpc_slots[i].bound && fpc_same_bindings(&fpc_slots[i].b, b))
-      slot = i;
-  for (int i = 0; i < PASCAL_SLOT_COUNT && slot < 0; i++) {
-    if (!fpc_slots[i].bound) {
-      fpc_slots[i].b = *b;
-      fpc_slots[i].b.size = sizeof *b;
-      /* Release: a thread that calls the slot's entries, which it can only have through the
-       * record filled after this, sees the bindings. */
-      fmm_store_u32_release(&fpc_slots[i].bound, 1u);
-      slot = i;
-    }
-  }
-  lock_release(&fpc_slots_lock);
-  return slot;
-}
-
 int FASTMM_CDECL fastmm_get_fpc_memory_manager(fastmm_fpc_memory_manager *mm,
                                                const fastmm_fpc_bindings *b) {
-  if (mm == NULL || b == NULL || b->size < sizeof *b || b->previous_free_mem == NULL ||
-      b->previous_realloc_mem == NULL || b->previous_mem_size == NULL ||
-      b->previous_get_mem == NULL || b->heap_error == NULL ||
-      b->return_nil_if_grow_heap_fails == NULL || b->allocate_from_library == NULL)
+  if (mm == NULL || !pascal_bindings_complete(&fpc_table, b))
     return 0;
-  int slot = fpc_bind(b);
+  int slot = pascal_bind(&fpc_table, b);
   switch (slot) {
     PASCAL_SLOTS(FPC_FILL_SLOT)
   default:

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* The C exports of GetMem, FreeMem, ReallocMem and AllocMem, and what a caller may ask about a
- * block. The fast paths are inlined here (core/alloc_fast.h), so a C call is one call. */
+ * block. The fast paths are inlined here (entry/alloc_fast.h), so a C call is one call. */
 #include "core/aligned.h"
-#include "core/alloc_fast.h"
 #include "core/copy.h"
 #include "core/expected_leaks.h"
 #include "core/size_class.h"
+#include "entry/alloc_fast.h"
+#include "modes/gate.h"
 #include "modes/mode_paths.h"
 
 void *FASTMM_CDECL fastmm_getmem(size_t size) {

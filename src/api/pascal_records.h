@@ -11,7 +11,12 @@
 #ifndef FASTMM_PASCAL_RECORDS_H
 #define FASTMM_PASCAL_RECORDS_H
 
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/atomics.h"
 #include "core/compiler.h"
+#include "core/lock.h"
 #include "core/page_map.h"
 #include "core/policy.h"
 #include "prim/prim.h"
@@ -39,6 +44,27 @@ static inline int pascal_in_our_memory(const void *p) {
  * errors). */
 #define PASCAL_ERROR_OUT_OF_MEMORY 203
 #define PASCAL_ERROR_INVALID_POINTER 204
+
+/* ---- the router of both records (pascal_router.c): binding a slot -----------------------------
+ * A record's slots: PASCAL_SLOT_COUNT bindings structs (fastmm_delphi_bindings,
+ * fastmm_fpc_bindings: a size_t size, then pointers only), `stride` bytes apart from `slots` on,
+ * and which are bound. Bound slots are never unbound: a module that uninstalled may still free. */
+typedef struct pascal_slot_table {
+  void *slots;
+  size_t stride;
+  size_t size; /* sizeof the bindings struct */
+  uint32_t bound[PASCAL_SLOT_COUNT];
+  fmm_lock lock;
+} pascal_slot_table;
+/* Does b, a bindings struct of t's kind, cover t's size and set every pointer? */
+int pascal_bindings_complete(const pascal_slot_table *t, const void *b);
+/* The slot bound to the same bindings, else a free one bound to them now; -1 when none is left.
+ * b must be complete. */
+int pascal_bind(pascal_slot_table *t, const void *b);
+/* A bindings struct the router may compare and copy by its bytes: pointers after the size. */
+#define PASCAL_BINDINGS_ARE_POINTERS(type, pointers)                                               \
+  FMM_STATIC_ASSERT(sizeof(type) == sizeof(size_t) + (pointers) * sizeof(void *),                  \
+                    #type " is a size and " #pointers " pointers, no padding")
 
 /* A slot's entry points are static, except in the MSVC Win32 build, whose register thunks
  * (src/win32/delphi_register_thunks.asm) call them by name. */

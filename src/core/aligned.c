@@ -10,20 +10,10 @@
 #include "heap.h"
 #include "large.h"
 #include "medium.h"
-#include "mode_hooks.h"
 #include "policy.h"
 #include "size_class.h"
 #include "small.h"
 #include "thread_cache.h"
-
-uint32_t heap_minimum_alignment = ALIGNMENT_MIN;
-const uint8_t *heap_class_lookup = size_class_lookup;
-
-void heap_set_minimum_alignment(uint32_t alignment) {
-  /* The table first: a thread that reads the new alignment finds its classes. */
-  (void)fmm_xchg_ptr(&heap_class_lookup, (void *)(uintptr_t)size_class_lookup_for(alignment));
-  fmm_store_u32_relaxed(&heap_minimum_alignment, alignment);
-}
 
 void *heap_get_aligned_normal(size_t size, size_t alignment) {
   heap_ensure_initialized();
@@ -35,10 +25,4 @@ void *heap_get_aligned_normal(size_t size, size_t alignment) {
   if (size <= MEDIUM_MAX_USER)
     return medium_alloc_aligned(size, alignment, thread_arena_hint(), (uint32_t)alignment);
   return large_alloc_aligned(size, alignment, (uint32_t)alignment);
-}
-
-FMM_NOINLINE void *heap_get_aligned(size_t size, size_t alignment, const void *caller) {
-  if (FMM_UNLIKELY(heap_mode_now() != 0))
-    return heap_get_aligned_special(size, alignment, caller);
-  return heap_get_aligned_normal(size, alignment);
 }

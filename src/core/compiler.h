@@ -23,6 +23,24 @@
 
 #define FMM_STATIC_ASSERT(cond, msg) _Static_assert(cond, msg)
 
+/* ---- what the target asks for (the only tests of _WIN32 and _WIN64 above src/prim/) ---------- */
+/* The Windows DLLs take ReallocMem's entry points from NASM (src/win32, src/win64) unless built
+ * pure C (FASTMM_PURE_C, the win32-purec and win64-purec presets); Win32's register entry then
+ * has its own slow path (FMM_ASM_REALLOC_REGISTER). */
+#if defined(_WIN32) && !defined(FASTMM_PURE_C)
+#define FASTMM_ASM_REALLOC 1
+#if !defined(_WIN64)
+#define FMM_ASM_REALLOC_REGISTER 1
+#endif
+#endif
+/* 1 where copies and zeroes must not reach the C library (copy.h): Windows, whose Delphi entry
+ * points must leave XMM4 and XMM5 alone. */
+#if defined(_WIN32)
+#define FMM_OWN_COPY 1
+#else
+#define FMM_OWN_COPY 0
+#endif
+
 /* FMM_ON_LOAD(fn) defines `static void fn(void)` to run when the library (or program) loads,
  * before any of its exports can be called from outside: a constructor for GCC/Clang (ELF, and
  * MinGW DLLs, whose start-up code runs them before DllMain), the C initializer section for MSVC.

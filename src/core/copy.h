@@ -12,8 +12,10 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "compiler.h"
+
 static inline void fmm_copy(void *dst, const void *src, size_t n) {
-#if defined(_WIN32)
+#if FMM_OWN_COPY
   uint64_t *d = (uint64_t *)dst;
   const uint64_t *s = (const uint64_t *)src;
   size_t words = n / 8u;
@@ -27,7 +29,7 @@ static inline void fmm_copy(void *dst, const void *src, size_t n) {
 }
 
 static inline void fmm_zero(void *dst, size_t n) {
-#if defined(_WIN32)
+#if FMM_OWN_COPY
   uint64_t *d = (uint64_t *)dst;
   size_t words = n / 8u;
   for (size_t i = 0; i < words; i++)

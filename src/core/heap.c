@@ -1,17 +1,23 @@
 /* SPDX-License-Identifier: MIT */
-/* The slow paths behind the inline fast paths of alloc_fast.h: how a GetMem and a FreeMem
- * travel once the thread cache cannot serve them, and the heap's start-up. */
+/* The normal slow paths behind the inline fast paths (entry/alloc_fast.h): how a GetMem and a
+ * FreeMem travel once the thread cache cannot serve them and no mode is on, and the heap's
+ * start-up. Nothing here reads the mode word or knows the debug block kind: a debug block's
+ * header word is answered HEAP_NOT_MINE, for the layer above (entry/dispatch.c) to send on. */
 #include "heap.h"
 
 #include "aligned.h"
-#include "alloc_fast.h"
+#include "inline_paths.h"
 #include "lock.h"
 #include "medium.h"
-#include "mode_hooks.h"
 #include "release.h"
 
 volatile uint32_t heap_initialized;
 static fmm_lock init_lock;
+const heap_above *heap_above_routines;
+
+void heap_set_above(const heap_above *routines) {
+  heap_above_routines = routines;
+}
 
 void heap_init_slow(void) {
   lock_acquire(&init_lock);
@@ -21,22 +27,11 @@ void heap_init_slow(void) {
     medium_init();
     prim_init(thread_cache_on_thread_exit);
     release_init();
-    modes_init();
+    if (heap_above_routines != NULL)
+      heap_above_routines->start();
     fmm_store_u32_release(&heap_initialized, 1u);
   }
   lock_release(&init_lock);
-}
-
-/* The fast paths of FreeMem, ReallocMem and the usable size read the page map's fast copy, which
- * must be filled before the first of them runs: a foreign pointer would otherwise be looked up
- * in a table that does not exist yet (tests/test_first_call.c). The loader runs this before the
- * start-up code of every module that imports the library (the one exception: modules that import
- * each other in a cycle). Nothing else is started here: the manager starts itself on its first
- * slow path (heap_init_slow). */
-FMM_ON_LOAD(heap_on_load) {
-  page_map_lock_writers();
-  mode_gate_start_page_map();
-  page_map_unlock_writers();
 }
 
 static thread_cache *current_cache(void) {
@@ -80,30 +75,15 @@ static inline void *get_normal(size_t size) {
       return medium_alloc_aligned(size, alignment, thread_arena_hint(), 0);
     return medium_alloc(size, thread_arena_hint());
   }
+  heap_ensure_initialized();
   return large_alloc(size);
-}
-
-/* GetMem off the fast path: a mode is on (its table sent every size here), the size is not
- * small, or the bin is empty. */
-FMM_NOINLINE void *heap_get_slow(size_t size, const void *caller) {
-  if (FMM_UNLIKELY(heap_mode_now() != 0))
-    return heap_get_special(size, caller);
-  return get_normal(size);
 }
 
 FMM_NOINLINE void *heap_get_normal(size_t size) {
   return get_normal(size);
 }
 
-/* FreeMem of a pointer whose header word is not in a medium span, or of any pointer while a
- * mode is on. */
-FMM_NOINLINE int heap_free_slow(void *p, const void *caller) {
-  if (FMM_UNLIKELY(heap_mode_now() != 0))
-    return heap_free_special(p, caller);
-  return fast_free_normal(p);
-}
-
-static int free_live_small(void *p, uint32_t h) {
+int heap_free_live_small(void *p, uint32_t h) {
   thread_cache *tc = current_cache();
   if (tc == NULL) {
     small_return_block(p);
@@ -131,21 +111,22 @@ FMM_NOINLINE int heap_free_block(void *p, uint32_t h) {
   case BLOCK_FLAG_SMALL:
     if (small_block_span(p, h) == NULL)
       return FASTMM_ERROR_INVALID_POINTER;
-    return free_live_small(p, h);
+    return heap_free_live_small(p, h);
   case BLOCK_FLAG_MEDIUM:
     if (!medium_block_plausible(p, h))
       return FASTMM_ERROR_INVALID_POINTER;
     return medium_free(p);
   case BLOCK_FLAG_LARGE:
     return large_free(p); /* looked up in the page map before the header is trusted */
-  default: /* a debug block (the debug block kind reports a double free), or no block at all;
-              a stale pointer to a debug block's outer block has DEBUG_OUTER and lands here */
-    return block_header_is_debug(h) ? debug_free(p, NULL) : FASTMM_ERROR_INVALID_POINTER;
+  default: /* a debug block (the debug block kind's, above: it reports a double free), or no
+              block at all; a stale pointer to a debug block's outer block has DEBUG_OUTER and
+              lands here */
+    return block_header_is_debug(h) ? HEAP_NOT_MINE : FASTMM_ERROR_INVALID_POINTER;
   }
 }
 
-FMM_NOINLINE int heap_free_in_span(void *p, uint32_t h, int live_small) {
-  return live_small ? free_live_small(p, h) : heap_free_block(p, h);
+FMM_NOINLINE int heap_free_in_span_normal(void *p, uint32_t h, int live_small) {
+  return live_small ? heap_free_live_small(p, h) : heap_free_block(p, h);
 }
 
 /* The usable size of p (16-aligned), whose header word h passed heap_kind_fits_region, if p is a
@@ -174,9 +155,7 @@ size_t heap_usable_size(const void *p) {
   uint32_t h = block_header(p);
   if (!heap_kind_fits(h, region))
     return 0;
-  if (block_header_is_debug(h))
-    return debug_usable(p);
-  return live_usable(p, h, 0);
+  return live_usable(p, h, 0); /* 0 for a debug block's header word: no kind */
 }
 
 void heap_set_debug_outer(void *p, int on) {

@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* The heap as a whole (heap.c, realloc.c, stats.c, heap_check.c): start-up, the checks every
- * pointer passes before its header word is trusted, and the slow paths behind the inline fast
- * paths of alloc_fast.h.
+ * pointer passes before its header word is trusted, and the normal slow paths behind the inline
+ * fast paths (entry/alloc_fast.h).
  *
- * Each operation has one slow-path entry (heap_get_slow, heap_free_slow, heap_realloc_slow)
- * that reads the mode word once: while a mode is on it hands the call to the modes
- * (mode_hooks.h), otherwise to the normal path of this folder, which never reads the word. */
+ * Each operation has one slow-path entry above the modes (entry/dispatch.c) that reads the mode
+ * word once: while a mode is on it hands the call to the modes, otherwise to the normal path of
+ * this folder, which never reads the word and never calls up: a debug block's header word gets
+ * HEAP_NOT_MINE from every kind switch here, and what the core needs from above (the modes'
+ * start-up, GetMem and FreeMem as a program's call goes for a ReallocMem's move, the walk's view
+ * of a debug block) it is lent at load time (heap_set_above). */
 #ifndef FASTMM_HEAP_H
 #define FASTMM_HEAP_H
 
@@ -18,11 +21,33 @@
 #include "fastmm.h"
 #include "page_map.h"
 
-/* The Windows DLLs take ReallocMem's entry points from NASM (src/win32, src/win64) unless
- * built pure C (FASTMM_PURE_C, the win32-purec and win64-purec presets). */
-#if defined(_WIN32) && !defined(FASTMM_PURE_C)
-#define FASTMM_ASM_REALLOC 1
-#endif
+/* ---- what the layers above lend the core ---------------------------------------------------
+ * The core calls no function of a layer above it; these routines, which entry/startup.c hands it
+ * when the library loads (before any call can reach the core), are how it reaches them, as
+ * FastMM5's normal routines reach none of its debug ones but through the record
+ * FastMM_SetMemoryManagerEntryPoints fills. */
+struct heap_debug_view;
+typedef struct heap_above {
+  /* Run once by the core's start-up, after its own (the modes': FASTMMC_DEBUG_MODE and the leak
+   * report at exit). */
+  void (*start)(void);
+  /* GetMem, aligned GetMem and FreeMem as a program's call goes (a mode's way while one is on):
+   * a ReallocMem that moves a block makes and frees through these. */
+  void *(*get_for)(size_t size, const void *caller);
+  void *(*get_aligned_for)(size_t size, size_t alignment, const void *caller);
+  int (*free_for)(void *p, const void *caller);
+  /* The walk's view of an outer block (walk.h, heap_debug_view): 1 when it holds a debug block. */
+  int (*describe_debug_block)(const void *outer, struct heap_debug_view *view);
+} heap_above;
+/* Called once, from the library's load hook; `routines` must live as long as the library. */
+void heap_set_above(const heap_above *routines);
+extern FMM_HIDDEN const heap_above *heap_above_routines;
+
+/* What a kind switch of the core answers for a debug block's header word (a FreeMem result):
+ * the debug block kind lies above the core, and the caller above sends the block there. */
+#define HEAP_NOT_MINE 2
+/* The same for a ReallocMem (never a block's address: blocks are 16-aligned). */
+#define HEAP_NOT_MINE_PTR ((void *)(uintptr_t)1)
 
 /* ---- start-up ---------------------------------------------------------------------------- */
 extern volatile uint32_t heap_initialized;
@@ -67,35 +92,29 @@ static inline unsigned heap_header_region(const void *p) {
   return page_map_get((const char *)p - BLOCK_HEADER_SIZE);
 }
 
-/* ---- GetMem (heap.c) ------------------------------------------------------------------------
- * `caller` is the program's return address, for debug mode. */
-void *heap_get_slow(size_t size, const void *caller); /* mode word, then modes or normal */
+/* ---- GetMem (heap.c) ------------------------------------------------------------------------ */
+/* GetMem's normal slow path: a size that is not small, an empty bin, no cache yet. */
 void *heap_get_normal(size_t size);
 
 /* ---- FreeMem (heap.c) ---------------------------------------------------------------------- */
-/* A pointer the fast path could not place in a medium span (any pointer while a mode is on). */
-int heap_free_slow(void *p, const void *caller);
-/* A block whose header word h is readable: by its kind (small, medium, large, debug). */
+/* A block whose header word h is readable: by its kind (small, medium, large); HEAP_NOT_MINE for
+ * a debug block's word. */
 int heap_free_block(void *p, uint32_t h);
+/* A live small block (the validation contract held): into its thread's bin once that has room,
+ * else back to its span. */
+int heap_free_live_small(void *p, uint32_t h);
 /* What FreeMem's fast path could not place in a bin, p's header word h read from a medium span:
- * `live_small` says the validation contract held (a live small block whose thread's bin had no
- * room, or whose thread has no cache yet: into the bin once it has room, else back to its span),
- * else heap_free_block. One call site on the fast path, so that a caller checking the result
- * keeps its hot path free of a stack frame. */
-int heap_free_in_span(void *p, uint32_t h, int live_small);
+ * `live_small` says the validation contract held (heap_free_live_small), else heap_free_block. */
+int heap_free_in_span_normal(void *p, uint32_t h, int live_small);
 
 /* ---- ReallocMem (realloc.c) ------------------------------------------------------------------ */
-void *heap_realloc_slow(void *p, size_t size); /* mode word, then modes or normal */
-/* The same, for code that knows the program's return address already (the Pascal records). */
-void *heap_realloc_slow_for(void *p, size_t size, const void *caller);
-/* FastMM's policy for a block whose header word h is readable and fits its region. A block
- * that moves is allocated and freed through GetMem and FreeMem, which obey the modes. */
+/* ReallocMem with no mode on, from its slow path (entry/dispatch.c): NULL allocates, size 0
+ * frees, a live block gets FastMM's policy for its kind; HEAP_NOT_MINE_PTR for a debug block. */
+void *heap_realloc_normal(void *p, size_t size, const void *caller);
+/* FastMM's policy for a live block whose header word h is readable and fits its region (NULL for
+ * anything else, a debug block's word among them). A block that moves is allocated and freed
+ * through heap_above's GetMem and FreeMem, which obey the modes. */
 void *heap_realloc_block(void *p, uint32_t h, size_t size, const void *caller);
-#if defined(FASTMM_ASM_REALLOC) && !defined(_WIN64)
-/* The Win32 assembly's entry for the Delphi record, and the slow path it jumps to. */
-void *FASTMM_DELPHI_CALL fastmm_delphi_realloc_mem(void *p, intptr_t size);
-void *FASTMM_DELPHI_CALL heap_realloc_slow_register(void *p, intptr_t size);
-#endif
 
 /* ---- queries (heap.c) -------------------------------------------------------------------- */
 /* The usable size of a live block (a debug block's too), or 0. Checks as much as FreeMem. The

@@ -358,7 +358,6 @@ static inline void lock_large(void) {
 }
 
 void *large_alloc_aligned(size_t user_size, size_t alignment, uint32_t keep) {
-  heap_ensure_initialized();
   if (user_size > MAX_REQUEST_SIZE)
     return NULL;
   size_t offset = alignment > LARGE_HEADER_SIZE ? alignment : LARGE_HEADER_SIZE;
@@ -372,7 +371,6 @@ void *large_alloc_aligned(size_t user_size, size_t alignment, uint32_t keep) {
  * cached block, committed exactly as far as this request needs, is what cache_take_locked would
  * choose first. */
 void *large_alloc(size_t user_size) {
-  heap_ensure_initialized();
   if (user_size > MAX_REQUEST_SIZE)
     return NULL;
   size_t need = mapping_for(user_size, LARGE_HEADER_SIZE);
@@ -403,7 +401,8 @@ int large_is_live(const void *p) {
   return large_has_word(p, BLOCK_FLAG_LARGE);
 }
 
-int large_is_live_outer(const void *p) {
+/* p is a live large block that holds a debug block (its word has DEBUG_OUTER). */
+static int large_is_live_outer(const void *p) {
   return large_has_word(p, BLOCK_FLAG_LARGE | BLOCK_FLAG_DEBUG_OUTER);
 }
 

@@ -78,8 +78,6 @@ int large_is_live(const void *p); /* 1 if p is a live large block (a registry lo
  * free never reads memory the first one gave back. */
 #define LARGE_NOT_A_BLOCK (-1)
 int large_free_unaligned_start(void *p);
-/* 1 if p is a live large block that holds a debug block (its word has DEBUG_OUTER). */
-int large_is_live_outer(const void *p);
 /* Grows p in place to at least `min_user` usable bytes, `want_user` if the address space after
  * it allows: 1 when done. */
 int large_grow_in_place(void *p, size_t min_user, size_t want_user);

@@ -36,7 +36,7 @@ void medium_set_span_size(uint32_t bytes) {
   fmm_store_u32_relaxed(&new_span_size, bytes);
 }
 
-uint32_t medium_span_size(void) {
+static uint32_t medium_span_size(void) {
   return fmm_load_u32_relaxed(&new_span_size);
 }
 
@@ -375,7 +375,6 @@ static medium_arena *lock_an_arena(unsigned first_arena) {
 }
 
 void *medium_alloc(size_t user_size, unsigned first_arena) {
-  heap_ensure_initialized();
   medium_arena *a = lock_an_arena(first_arena);
   void *p = alloc_locked(a, user_size, 0);
   lock_release(&a->lock);
@@ -384,7 +383,6 @@ void *medium_alloc(size_t user_size, unsigned first_arena) {
 
 void *medium_alloc_aligned(size_t user_size, size_t alignment, unsigned first_arena,
                            uint32_t keep) {
-  heap_ensure_initialized();
   medium_arena *a = lock_an_arena(first_arena);
   void *p = alloc_locked_aligned(a, user_size, alignment, 0, keep);
   lock_release(&a->lock);
@@ -392,7 +390,6 @@ void *medium_alloc_aligned(size_t user_size, size_t alignment, unsigned first_ar
 }
 
 void *medium_alloc_small_span(size_t user_size, unsigned arena) {
-  heap_ensure_initialized();
   medium_arena *a = &medium_arenas[arena];
   lock_acquire(&a->lock);
   void *p = alloc_locked_aligned(a, user_size, ALIGNMENT_SMALL_MAX, MEDIUM_FLAG_SMALL_SPAN, 0);

@@ -113,6 +113,5 @@ static inline size_t medium_spare_bytes(void) {
 }
 /* The size of spans mapped from now on (a multiple of 64 KB, at most MEDIUM_SPAN_MAX_SIZE). */
 void medium_set_span_size(uint32_t bytes);
-uint32_t medium_span_size(void);
 
 #endif

@@ -5,7 +5,6 @@
 #include "page_map.h"
 
 #include "lock.h"
-#include "mode_hooks.h"
 #include "prim/prim.h"
 
 #if PAGE_MAP_L1_BITS == 0
@@ -15,6 +14,75 @@ uint8_t *page_map_l1[1] = {page_map_l2_static};
 uint8_t *page_map_l1[(size_t)1 << PAGE_MAP_L1_BITS];
 #endif
 static fmm_lock page_map_lock;
+
+#if PAGE_MAP_L1_BITS == 0
+uint8_t page_map_fast_l2[(size_t)1 << PAGE_MAP_L2_BITS];
+#else
+uintptr_t page_map_fast_l1[(size_t)1 << PAGE_MAP_L1_BITS];
+/* What an entry with no region names: zeros, never written (in .bss, so it costs the file
+ * nothing and memory only where a foreign pointer's lookup reads it). */
+static uint8_t empty_l2[(size_t)1 << PAGE_MAP_L2_BITS];
+/* The first-level entries ever filled lie in [l1_low, l1_high): opening or closing walks only
+ * those. */
+static uintptr_t l1_low = (uintptr_t)1 << PAGE_MAP_L1_BITS, l1_high;
+static int fast_l1_started;
+
+/* Entry i of the fast copy naming second-level table l2 (page_map.h). */
+static uintptr_t fast_entry(uintptr_t i, const uint8_t *l2) {
+  return (uintptr_t)(l2 != NULL ? l2 : empty_l2) - (i << PAGE_MAP_L2_BITS);
+}
+#endif
+static int fast_open = 1; /* written and read under the page map's lock */
+
+void page_map_fast_start(void) {
+#if PAGE_MAP_L1_BITS > 0
+  if (fast_l1_started)
+    return;
+  for (uintptr_t i = 0; i < ((uintptr_t)1 << PAGE_MAP_L1_BITS); i++)
+    page_map_fast_l1[i] = fast_entry(i, NULL);
+  fast_l1_started = 1;
+#endif
+}
+
+/* page_map_set marked `count` regions from `first_region` on (its lock held): the fast copy
+ * follows while it is open. */
+static void fast_copy_changed(uintptr_t first_region, uintptr_t count) {
+  if (count == 0)
+    return;
+#if PAGE_MAP_L1_BITS == 0
+  if (fast_open)
+    for (uintptr_t r = first_region; r < first_region + count; r++)
+      page_map_fast_l2[r] = page_map_l2_static[r];
+#else
+  uintptr_t last = (first_region + count - 1u) >> PAGE_MAP_L2_BITS;
+  for (uintptr_t i1 = first_region >> PAGE_MAP_L2_BITS; i1 <= last; i1++) {
+    if (page_map_l1[i1] == NULL)
+      continue;
+    if (i1 < l1_low)
+      l1_low = i1;
+    if (i1 >= l1_high)
+      l1_high = i1 + 1;
+    /* Written only when it changes (a new second-level table): the fast paths read the entry
+     * without a lock, and rewriting the same value would race with them for nothing. */
+    uintptr_t entry = fast_entry(i1, page_map_l1[i1]);
+    if (fast_open && page_map_fast_l1[i1] != entry)
+      page_map_fast_l1[i1] = entry;
+  }
+#endif
+}
+
+void page_map_fast_open(int open) {
+  lock_acquire(&page_map_lock);
+  fast_open = open;
+#if PAGE_MAP_L1_BITS == 0
+  for (size_t r = 0; r < sizeof page_map_fast_l2; r++)
+    page_map_fast_l2[r] = open ? page_map_l2_static[r] : (uint8_t)REGION_NOT_OURS;
+#else
+  for (uintptr_t i = l1_low; i < l1_high; i++)
+    page_map_fast_l1[i] = fast_entry(i, open ? page_map_l1[i] : NULL);
+#endif
+  lock_release(&page_map_lock);
+}
 
 void page_map_lock_writers(void) {
   lock_acquire(&page_map_lock);
@@ -38,7 +106,7 @@ int page_map_make_tables(const void *base, size_t size) {
   uintptr_t count = size >> PAGE_MAP_REGION_SHIFT;
   int made = 1;
   lock_acquire(&page_map_lock);
-  mode_gate_start_page_map();
+  page_map_fast_start();
   for (uintptr_t r = first; r < first + count && made; r++)
     made = table_made(r) != NULL;
   lock_release(&page_map_lock);
@@ -50,13 +118,13 @@ int page_map_set(void *base, size_t size, unsigned kind) {
   uintptr_t count = size >> PAGE_MAP_REGION_SHIFT;
   uintptr_t mask = ((uintptr_t)1 << PAGE_MAP_L2_BITS) - 1u;
   lock_acquire(&page_map_lock);
-  mode_gate_start_page_map();
+  page_map_fast_start();
   for (uintptr_t r = first; r < first + count; r++) {
     if (page_map_l1[r >> PAGE_MAP_L2_BITS] == NULL) {
       if (kind == REGION_NOT_OURS)
         continue;
       if (table_made(r) == NULL) {
-        mode_gate_page_map_changed(first, r - first);
+        fast_copy_changed(first, r - first);
         lock_release(&page_map_lock);
         if (r != first)
           page_map_set(base, (size_t)(r - first) << PAGE_MAP_REGION_SHIFT, REGION_NOT_OURS);
@@ -66,7 +134,7 @@ int page_map_set(void *base, size_t size, unsigned kind) {
     unsigned k = kind == REGION_LARGE_START && r != first ? REGION_LARGE_REST : kind;
     page_map_l1[r >> PAGE_MAP_L2_BITS][r & mask] = (uint8_t)k;
   }
-  mode_gate_page_map_changed(first, count);
+  fast_copy_changed(first, count);
   lock_release(&page_map_lock);
   return 1;
 }

@@ -22,7 +22,7 @@
 #if UINTPTR_MAX > 0xFFFFFFFFu
 #define PAGE_MAP_ADDRESS_BITS PAGE_MAP_ADDRESS_BITS_64
 /* 2^14 first-level entries: the fast paths' copy of the first level has every entry filled
- * (mode_hooks.h), 128 KB written at start-up, so it is kept small. */
+ * (below), 128 KB written at start-up, so it is kept small. */
 #define PAGE_MAP_L2_BITS 18u
 #else
 #define PAGE_MAP_ADDRESS_BITS PAGE_MAP_ADDRESS_BITS_32
@@ -61,9 +61,40 @@ int page_map_set(void *base, size_t size, unsigned kind);
  * is never held across one). Returns 0 when a table could not be mapped. */
 int page_map_make_tables(const void *base, size_t size);
 
-/* The lock every writer of the map holds: page_map_set, and the mode gate while it refills or
- * empties its copy of the map (mode_hooks.h). */
+/* The lock every writer of the map holds: page_map_set, and page_map_fast_open while it refills
+ * or empties the fast copy. */
 void page_map_lock_writers(void);
 void page_map_unlock_writers(void);
+
+/* ---- the fast copy ---------------------------------------------------------------------------
+ * The page map as the fast paths of FreeMem, ReallocMem and the usable size see it: a copy while
+ * it is open, empty while it is closed. The mode gate (modes/gate.c) closes it while a mode is on,
+ * so every pointer takes the path of a foreign one, the slow path, with no test of a mode on the
+ * fast paths (a test of the mode word there cost small churn up to 9%). 32-bit builds copy their
+ * one table. 64-bit builds copy the first level (the second-level tables are shared) in a form
+ * that costs the lookup no test and no mask: entry i is the address of its second-level table
+ * less i << PAGE_MAP_L2_BITS, so the byte of address a is at
+ * page_map_fast_l1[a >> (REGION_SHIFT + L2_BITS)] + (a >> REGION_SHIFT), and an entry with no
+ * table (or any entry while the copy is closed) names an all-zero table the same way
+ * (page_map_fast_lookup). Every entry is filled when the library loads (page_map_fast_start),
+ * and again by page_map_set's first call if that comes first. The copy is read with plain loads
+ * while page_map_fast_open rewrites it: every entry a reader can see is an old or a new one,
+ * each valid (tests/tsan.supp). */
+#if PAGE_MAP_L1_BITS == 0
+extern FMM_HIDDEN uint8_t page_map_fast_l2[(size_t)1 << PAGE_MAP_L2_BITS];
+#else
+extern FMM_HIDDEN uintptr_t page_map_fast_l1[(size_t)1 << PAGE_MAP_L1_BITS];
+/* The region kind of address a (below 2^PAGE_MAP_ADDRESS_BITS) in the fast copy. */
+static inline unsigned page_map_fast_lookup(uintptr_t a) {
+  return *(const uint8_t *)(page_map_fast_l1[a >> (PAGE_MAP_REGION_SHIFT + PAGE_MAP_L2_BITS)] +
+                            (a >> PAGE_MAP_REGION_SHIFT));
+}
+#endif
+/* Fills the fast copy's first level (64-bit builds) before any fast path reads it: from the
+ * library's load hook and from page_map_set. Idempotent; caller single-threaded or holding the
+ * page map's lock. */
+void page_map_fast_start(void);
+/* Opens (a copy of the map, kept current by page_map_set) or closes (no region) the fast copy. */
+void page_map_fast_open(int open);
 
 #endif

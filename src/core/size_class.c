@@ -18,7 +18,11 @@ const uint8_t size_class_lookup[SIZE_CLASS_LOOKUP_SIZE] = SIZE_CLASS_LOOKUP_INIT
 
 FMM_STATIC_ASSERT(SMALL_MAX_SLOT % ALIGNMENT_SMALL_MAX == 0,
                   "every small request has a class of each alignment");
-uint8_t size_class_lookup_aligned[2][SIZE_CLASS_LOOKUP_SIZE];
+/* The lookups while a minimum alignment of 32 ([0]) or 64 ([1]) is in effect: each request gets
+ * the smallest class whose slot holds it and is a multiple of the alignment (every small span
+ * starts 64-aligned, so such a class's blocks are all aligned). size_class_init makes them from
+ * size_class_slot; tests/test_aligned.c checks them through size_class_lookup_for. */
+static uint8_t size_class_lookup_aligned[2][SIZE_CLASS_LOOKUP_SIZE];
 
 void size_class_init(void) {
   for (unsigned k = 0; k < 2; k++) {
@@ -31,6 +35,25 @@ void size_class_init(void) {
       size_class_lookup_aligned[k][i] = (uint8_t)c;
     }
   }
+}
+
+uint32_t heap_minimum_alignment = ALIGNMENT_MIN;
+const uint8_t *heap_class_lookup = size_class_lookup;
+
+void heap_set_minimum_alignment(uint32_t alignment) {
+  /* The table first: a thread that reads the new alignment finds its classes. */
+  (void)fmm_xchg_ptr(&heap_class_lookup, (void *)(uintptr_t)size_class_lookup_for(alignment));
+  fmm_store_u32_relaxed(&heap_minimum_alignment, alignment);
+}
+
+/* The same entries as size_class_lookup while open with no minimum alignment, so it starts as
+ * one. */
+uint8_t size_class_fast_lookup[SIZE_CLASS_LOOKUP_SIZE] = SIZE_CLASS_LOOKUP_INIT;
+
+void size_class_fast_open(int open) {
+  const uint8_t *lookup = (const uint8_t *)fmm_load_ptr_acquire(&heap_class_lookup);
+  for (size_t i = 0; i < sizeof size_class_lookup; i++)
+    size_class_fast_lookup[i] = open ? lookup[i] : (uint8_t)SIZE_CLASS_GATE;
 }
 
 const uint8_t *size_class_lookup_for(unsigned alignment) {

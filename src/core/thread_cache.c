@@ -9,7 +9,6 @@
 
 #include "heap.h"
 #include "lock.h"
-#include "mode_hooks.h"
 #include "os_memory.h"
 #include "prim/prim.h"
 #include "size_class.h"
@@ -72,7 +71,7 @@ thread_cache *thread_cache_create(void) {
 }
 
 /* Gives back all but `keep` blocks of one bin: the most recently freed stay (warm in cache). */
-void thread_cache_flush_bin(thread_cache *tc, unsigned class_index, uint32_t keep) {
+static void thread_cache_flush_bin(thread_cache *tc, unsigned class_index, uint32_t keep) {
   cache_bin *bin = &tc->bins[class_index];
   if (bin->count <= keep)
     return;

@@ -27,7 +27,7 @@ FMM_STATIC_ASSERT(sizeof(cache_bin) == 32, "a bin is 32 bytes: the class field t
 
 typedef struct thread_cache {
   /* One per class, and bins[SIZE_CLASS_GATE], always empty: where GetMem looks while a mode
-   * is on (mode_hooks.h). */
+   * is on (size_class.h, its fast copy closed). */
   cache_bin bins[SMALL_CLASS_COUNT + 1];
   uint32_t arena;
   uint32_t thread_id;
@@ -47,7 +47,6 @@ static inline int cache_bin_still_stopped(const cache_bin *bin, uint32_t taken) 
 }
 
 thread_cache *thread_cache_create(void); /* for the calling thread; NULL if TLS is unavailable */
-void thread_cache_flush_bin(thread_cache *tc, unsigned class_index, uint32_t keep);
 /* FreeMem found the bin of live small block p (header h) full: makes room in it and returns 1,
  * or returns 0 when the thread keeps no blocks of that class any more (p then goes straight
  * back to its span). */

@@ -26,7 +26,6 @@
 #include "large.h"
 #include "lock.h"
 #include "medium.h"
-#include "mode_hooks.h"
 #include "policy.h"
 #include "prim/prim.h"
 #include "small.h"
@@ -73,7 +72,7 @@ static void add_block(walk *w, unsigned type, void *p, size_t block_size, size_t
   uint32_t group = 0;
   heap_debug_view view;
   e->block_address = p;
-  if (!is_free && heap_describe_debug_block(p, &view)) {
+  if (!is_free && heap_above_routines->describe_debug_block(p, &view)) {
     if (view.freed && w->used_only)
       return;
     e->block_address = view.user;

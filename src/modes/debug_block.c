@@ -7,9 +7,9 @@
 
 #include <string.h>
 
-#include "core/alloc_fast.h"
 #include "core/copy.h"
 #include "core/heap.h"
+#include "core/inline_paths.h"
 #include "debug_registry.h"
 #include "debug_report.h"
 #include "debug_settings.h"
@@ -33,12 +33,12 @@ static uint32_t xor_words(const unsigned char *b, size_t bytes) {
 
 #define HEADER_CHECKED_FROM (offsetof(debug_header, header_checksum) + 4u)
 
-uint32_t debug_header_checksum(const debug_header *h) {
+static uint32_t debug_header_checksum(const debug_header *h) {
   return xor_words((const unsigned char *)h + HEADER_CHECKED_FROM,
                    DEBUG_HEADER_SIZE - HEADER_CHECKED_FROM);
 }
 
-uint32_t debug_footer_checksum(const debug_header *h) {
+static uint32_t debug_footer_checksum(const debug_header *h) {
   return xor_words(debug_footer_of(h) + DEBUG_FOOTER_CHECKSUM_SIZE,
                    2u * h->stack_trace_entry_count * sizeof(void *));
 }

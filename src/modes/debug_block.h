@@ -26,8 +26,14 @@
 #include <stdint.h>
 
 #include "core/compiler.h"
-#include "core/mode_hooks.h" /* debug_free, debug_realloc, debug_usable: the core calls them */
 #include "fastmm.h"
+
+/* ---- the debug block kind: a header word that says DEBUG sends a block here, in or out of a
+ * mode (the core answers such a word HEAP_NOT_MINE; entry/dispatch.c and mode_paths.c send it
+ * on). */
+int debug_free(void *p, const void *caller);
+void *debug_realloc(void *p, size_t size, const void *caller);
+size_t debug_usable(const void *p); /* 0 when p is not a valid live debug block */
 
 typedef fastmm_debug_block_header debug_header;
 
@@ -48,8 +54,6 @@ static inline debug_header *debug_header_of(const void *p) {
 static inline unsigned char *debug_footer_of(const debug_header *h) {
   return (unsigned char *)(h + 1) + h->user_size;
 }
-uint32_t debug_header_checksum(const debug_header *h);
-uint32_t debug_footer_checksum(const debug_header *h);
 
 /* Does a registered block's header still describe it (it fits its outer block, its checksum
  * holds)? The registry's lock is held. */

@@ -196,10 +196,6 @@ const void *debug_quarantine_pop_over(size_t max_blocks, size_t max_bytes) {
   return q->header;
 }
 
-size_t debug_quarantine_count(void) {
-  return ring_count;
-}
-
 void debug_quarantine_get_usage(debug_quarantine_usage *out) {
   *out = usage;
 }

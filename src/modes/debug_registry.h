@@ -66,7 +66,6 @@ void debug_quarantine_push(const void *header, size_t user_size, debug_outer_kin
 /* The oldest quarantined header while the quarantine is over (max_blocks, max_bytes), removed
  * from the quarantine (its registry entry stays); NULL when it is within them. */
 const void *debug_quarantine_pop_over(size_t max_blocks, size_t max_bytes);
-size_t debug_quarantine_count(void);
 
 /* The quarantine's outer blocks by kind: small[c] for each small class, medium, large. */
 typedef struct debug_quarantine_usage {

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* The debug block kind as the walk of the blocks (core/walk.c) sees it: the one function the core
- * calls to learn whether an outer block holds a debug block (core/mode_hooks.h). */
-#include "core/mode_hooks.h"
+/* The debug block kind as the walk of the blocks (core/walk.c) sees it: how the walk learns
+ * whether an outer block holds a debug block (the describe routine entry/startup.c lends the
+ * core, core/walk.h). */
+#include "debug_walk.h"
+
 #include "debug_block.h"
 
 int heap_describe_debug_block(const void *outer, heap_debug_view *view) {

@@ -1,13 +1,34 @@
 /* SPDX-License-Identifier: MIT */
-/* The mode word's bits, and the switch that keeps the gate tables in step with the word
- * (gate.c). core/mode_hooks.h says how the fast paths obey the word without reading it. */
+/* The mode word, its bits, and the switch that keeps the fast copies in step with it (gate.c).
+ *
+ * The mode word is non-zero while any mode is on (debug mode, the erase modes, scan before every
+ * operation). GetMem, FreeMem and ReallocMem must then leave their fast paths. A test of the word
+ * on every call cost the normal paths up to 9% of small churn, and a comparison with a gate
+ * variable still about 1% (one more load), so the fast paths (entry/alloc_fast.h) read two tables
+ * of the core's instead, which the gate closes while a mode is on: GetMem's class table
+ * (core/size_class.h, size_class_fast_lookup: every size to the always-empty bin) and the page
+ * map's fast copy (core/page_map.h: no region, so every pointer takes a foreign one's path).
+ *
+ * The slow-path dispatch (entry/dispatch.c) reads the word (heap_mode_now). Open, the tables are
+ * copies of the real ones and cost nothing over them. The gate writes the word first and then the
+ * tables, so on x86 a thread that finds a table closed finds the mode that closed it; one that
+ * finds it closed and the mode already off takes the normal slow path, which is correct too. A
+ * call racing with another thread's switch may take the path of the old mode. */
 #ifndef FASTMM_GATE_H
 #define FASTMM_GATE_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/mode_hooks.h"
+#include "core/atomics.h"
+#include "core/linkage.h"
+
+extern FMM_HIDDEN uint32_t heap_mode_word;
+
+/* The mode word, as the slow paths read it (a relaxed atomic load: it changes under them). */
+static inline uint32_t heap_mode_now(void) {
+  return fmm_load_u32_relaxed(&heap_mode_word);
+}
 
 /* The bits of the mode word: any of them closes the gate. */
 #define HEAP_MODE_DEBUG 1u

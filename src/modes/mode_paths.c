@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* GetMem, FreeMem and ReallocMem while a mode is on: the core's slow paths send every call here
- * (core/mode_hooks.h). Debug mode makes debug blocks; the erase modes fill what they hand out
+/* GetMem, FreeMem and ReallocMem while a mode is on: the slow-path dispatch sends every call here
+ * (entry/dispatch.c). Debug mode makes debug blocks; the erase modes fill what they hand out
  * or take back; scan-before-every-operation checks every debug block first. Everything else is
  * the normal path's, reached through the *_normal fast paths and heap_realloc_block. FastMM5's
  * debug entry points (FastMM_DebugGetMem & co.), which make debug blocks in any mode, are here
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "core/aligned.h"
-#include "core/alloc_fast.h"
+#include "core/inline_paths.h"
 #include "debug_block.h"
 #include "debug_report.h"
 #include "debug_settings.h"
@@ -24,7 +24,7 @@ static void scan_if_wanted(uint32_t mode) {
     debug_scan_blocks();
 }
 
-static void *get_special(size_t size, const void *caller, uint32_t mode) {
+static void *get_mode_on(size_t size, const void *caller, uint32_t mode) {
   if (mode & HEAP_MODE_DEBUG)
     return debug_get(size, caller, 1);
   void *p = fast_get_normal(size);
@@ -33,10 +33,10 @@ static void *get_special(size_t size, const void *caller, uint32_t mode) {
   return p;
 }
 
-FMM_NOINLINE void *heap_get_special(size_t size, const void *caller) {
+FMM_NOINLINE void *heap_get_mode_on(size_t size, const void *caller) {
   uint32_t mode = heap_mode_now();
   scan_if_wanted(mode);
-  return get_special(size, caller, mode);
+  return get_mode_on(size, caller, mode);
 }
 
 /* Is p (its header word h readable) a debug block, even one whose header word an underrun
@@ -45,7 +45,7 @@ static int is_debug_block(const void *p, uint32_t h) {
   return block_header_is_debug(h) || debug_is_registered(p);
 }
 
-static int free_special(void *p, const void *caller, uint32_t mode) {
+static int free_mode_on(void *p, const void *caller, uint32_t mode) {
   if (p == NULL)
     return FASTMM_OK;
   if (heap_header_readable(p)) {
@@ -70,17 +70,17 @@ static int free_special(void *p, const void *caller, uint32_t mode) {
   return result;
 }
 
-FMM_NOINLINE int heap_free_special(void *p, const void *caller) {
+FMM_NOINLINE int heap_free_mode_on(void *p, const void *caller) {
   uint32_t mode = heap_mode_now();
   scan_if_wanted(mode);
-  return free_special(p, caller, mode);
+  return free_mode_on(p, caller, mode);
 }
 
 /* p is not NULL and size not 0. A debug block goes to the debug block kind; anything else that
  * is no live block (a stale pointer to a debug block's outer block among them: its DEBUG_OUTER
  * bit fails every kind) gets NULL, reported in debug mode; a live block gets the policy of its
  * kind, whose moves come back through GetMem and FreeMem and so obey the mode. */
-static void *realloc_special(void *p, size_t size, const void *caller, uint32_t mode) {
+static void *realloc_mode_on(void *p, size_t size, const void *caller, uint32_t mode) {
   uint32_t h = heap_header_readable(p) ? block_header(p) : 0;
   if (h != 0 && is_debug_block(p, h))
     return debug_realloc(p, size, caller);
@@ -105,7 +105,7 @@ static void *realloc_special(void *p, size_t size, const void *caller, uint32_t 
  * new blocks (a debug block's outer block comes from GetMem, whose minimum alignment it keeps,
  * but ReallocMem of a debug block would not keep a per-block alignment); the scan runs first
  * when asked for. */
-FMM_NOINLINE void *heap_get_aligned_special(size_t size, size_t alignment, const void *caller) {
+FMM_NOINLINE void *heap_get_aligned_mode_on(size_t size, size_t alignment, const void *caller) {
   (void)caller;
   uint32_t mode = heap_mode_now();
   scan_if_wanted(mode);
@@ -115,19 +115,21 @@ FMM_NOINLINE void *heap_get_aligned_special(size_t size, size_t alignment, const
   return p;
 }
 
-FMM_NOINLINE void *heap_realloc_special(void *p, size_t size, const void *caller) {
+FMM_NOINLINE void *heap_realloc_mode_on(void *p, size_t size, const void *caller) {
   uint32_t mode = heap_mode_now();
   scan_if_wanted(mode);
   if (p == NULL)
-    return get_special(size, caller, mode);
+    return get_mode_on(size, caller, mode);
   if (size == 0) {
-    free_special(p, caller, mode);
+    free_mode_on(p, caller, mode);
     return NULL;
   }
-  return realloc_special(p, size, caller, mode);
+  return realloc_mode_on(p, size, caller, mode);
 }
 
 size_t caller_usable_size(const void *p) {
+  if (heap_header_readable(p) && block_header_is_debug(block_header(p)))
+    return debug_usable(p);
   return heap_usable_size(p); /* an outer block's DEBUG_OUTER bit makes it 0 */
 }
 
@@ -157,7 +159,7 @@ void *debug_entry_get(size_t size, const void *caller, int zero) {
 int debug_entry_free(void *p, const void *caller) {
   heap_ensure_initialized();
   entry_scan_if_wanted();
-  return free_special(p, caller, heap_mode_now());
+  return free_mode_on(p, caller, heap_mode_now());
 }
 
 void *debug_entry_realloc(void *p, size_t size, const void *caller) {
@@ -167,7 +169,7 @@ void *debug_entry_realloc(void *p, size_t size, const void *caller) {
   if (p == NULL)
     return debug_get(size, caller, 1);
   if (size == 0) {
-    free_special(p, caller, mode);
+    free_mode_on(p, caller, mode);
     return NULL;
   }
   uint32_t h = heap_header_readable(p) ? block_header(p) : 0;
@@ -177,11 +179,11 @@ void *debug_entry_realloc(void *p, size_t size, const void *caller) {
    * (FastMM5's FastMM_DebugReallocMem). */
   size_t usable = h != 0 ? heap_usable_size(p) : 0;
   if (usable == 0)
-    return realloc_special(p, size, caller, mode); /* refused, and reported in debug mode */
+    return realloc_mode_on(p, size, caller, mode); /* refused, and reported in debug mode */
   void *q = debug_get(size, caller, 0);
   if (q == NULL)
     return NULL;
   memcpy(q, p, usable < size ? usable : size);
-  free_special(p, caller, mode);
+  free_mode_on(p, caller, mode);
   return q;
 }

@@ -6,9 +6,16 @@
 
 #include <stddef.h>
 
-/* fastmm_usable_size and fastmm_owns_block: as the core's heap_usable_size, except that a
- * debug block of 0 usable bytes is still owned. The outer block of a debug block is the
- * manager's, not the caller's (0). */
+/* ---- the slow paths while a mode is on: entry/dispatch.c sends every call here then ---------- */
+void *heap_get_mode_on(size_t size, const void *caller);
+int heap_free_mode_on(void *p, const void *caller);
+void *heap_realloc_mode_on(void *p, size_t size, const void *caller);
+/* An aligned block (fastmm_getmem_aligned) while a mode is on. */
+void *heap_get_aligned_mode_on(size_t size, size_t alignment, const void *caller);
+
+/* fastmm_usable_size and fastmm_owns_block: as the core's heap_usable_size, and a debug block's
+ * data too (debug_usable); a debug block of 0 usable bytes is still owned. The outer block of a
+ * debug block is the manager's, not the caller's (0). */
 size_t caller_usable_size(const void *p);
 int caller_owns_block(const void *p);
 

@@ -13,4 +13,8 @@ void mode_erase_allocated_begin(void);
 void mode_erase_allocated_end(void);
 void mode_set_scan_every_operation(int on);
 
+/* The modes' start-up, run once by the heap's (entry/startup.c lends it to the core):
+ * FASTMMC_DEBUG_MODE, FASTMMC_STACK_DEPTH, the leak report at exit. */
+void modes_init(void);
+
 #endif

@@ -6,7 +6,7 @@
 ; Each returns the same pointer when the new size keeps the block in place under FastMM's policy
 ; (tested first, on the header word as it reads) and the block is a live small block of ours (1 <= new <= usable and new*4 + 64 >= usable, compared
 ; unsigned so a negative size is a huge one). Every other case goes to the C code in
-; src/core/realloc.c with its arguments untouched: the cdecl entry tail-jumps to heap_realloc_slow
+; src/entry/dispatch.c with its arguments untouched: the cdecl entry tail-jumps to heap_realloc_slow
 ; with the stack as it found it; the register entry tail-jumps to heap_realloc_slow_register
 ; (GCC's regparm(3), the same convention) with EAX and EDX as they came. EAX and EDX are kept;
 ; ECX is the scratch register, and EBX and ESI are pushed for the validation and popped before
@@ -20,8 +20,8 @@
 ; the page map; its tag (two words here) is the header's kind, class and slot under the key; the
 ; slot offset is a whole number of slots below the carved end (one multiply and compare). The
 ; table read is the page map's fast copy, page_map_fast_l2, which holds
-; no region while a debug or erase mode is on (src/core/mode_hooks.h): every pointer then takes
-; the slow path. layout.inc is made by the build from the C headers (src/asm/layout.c).
+; no region while a debug or erase mode is on (src/modes/gate.h): every pointer then takes
+; the slow path. layout.inc is made by the build from the C headers (src/asm_shared/layout.c).
 
 %include "layout.inc"
 %include "layout_assumptions.inc"

@@ -5,7 +5,7 @@
 ; It returns the same pointer when the new size keeps the block in place under FastMM's policy
 ; (tested first, on the header word as it reads) and the block is a live small block of ours (1 <= new <= usable and new*4 + 64 >= usable, compared
 ; unsigned so a negative size is a huge one). Every other case tail-jumps to the C code,
-; heap_realloc_slow in src/core/realloc.c, with RCX and RDX untouched: no frame, no pushes, only
+; heap_realloc_slow in src/entry/dispatch.c, with RCX and RDX untouched: no frame, no pushes, only
 ; volatile registers (RAX, R8-R11), and XMM registers are never touched.
 ;
 ; "A live small block of ours" is the validation contract of the C paths (small_block_span in
@@ -13,7 +13,7 @@
 ;  1. the page map says p's header word is in a medium span (where all small blocks live), so a
 ;     foreign or NULL pointer cannot fault here and a word inside a large block is not taken for
 ;     a header. The map read is its fast copy, page_map_fast_l1, which is empty while a debug or
-;     erase mode is on (src/core/mode_hooks.h): every pointer then takes the slow path;
+;     erase mode is on (src/modes/gate.h): every pointer then takes the slow path;
 ;  2. the span the header names (p - SMALL_SPAN_HEADER_SIZE - slot offset) is in p's 64 KB
 ;     region, or else both ends of its header are in the page map;
 ;  3. its tag is the header's kind, class and slot under the process's key (small_span_key):
@@ -21,8 +21,8 @@
 ;  4. the slot offset is a whole number of slots below the span's carved end (one multiply and
 ;     compare, small_slot_carved): p is where a block the span handed out begins.
 ; Cache lines touched: the page map's two entries (hot), the header word, the span's header.
-; The pure-C build compiles fast_realloc in src/core/alloc_fast.h instead of this file.
-; layout.inc is made by the build from the C headers (src/asm/layout.c).
+; The pure-C build compiles fast_realloc in src/entry/alloc_fast.h instead of this file.
+; layout.inc is made by the build from the C headers (src/asm_shared/layout.c).
 
 %include "layout.inc"
 %include "layout_assumptions.inc"
@@ -38,7 +38,7 @@ global fastmm_reallocmem
 
 section .text
 
-; The fast copy's first-level entries are biased (src/core/mode_hooks.h): entry i holds its
+; The fast copy's first-level entries are biased (src/core/page_map.h): entry i holds its
 ; second-level table's address less i << PAGE_MAP_L2_BITS, and every entry names a table (an
 ; all-zero one where no region is ours, and all of them while a mode is on), so the byte of
 ; address a is [entry(a >> (REGION_SHIFT + L2_BITS)) + (a >> REGION_SHIFT)]: no test, no mask.

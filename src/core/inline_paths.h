@@ -1,19 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* The hot paths of GetMem, FreeMem and ReallocMem, inlined into both the C exports and the
- * Delphi entry points (src/api/) so neither pays a second call.
- *
- * GetMem of a small size: read the thread cache pointer, pop the class's bin, clear the
- * block's FREE bit. FreeMem of a small block: look the pointer up in the page map, check the
- * header word and the span it names, set the FREE bit, push onto the bin. No lock, no atomic
- * instruction; everything else (empty or full bins, medium and large blocks, bad pointers)
- * leaves through one call.
- *
- * While a debug or erase mode is on, the tables these paths read (size_class_fast_lookup, the
- * page map's fast copy) send every call to the slow path: the modes cost the normal paths
- * nothing (mode_hooks.h). The *_normal variants below read the real tables: the modes use
- * them to allocate and free the blocks they build on. */
-#ifndef FASTMM_ALLOC_FAST_H
-#define FASTMM_ALLOC_FAST_H
+/* The inline parts of the fast paths that belong to the core: popping and pushing a thread
+ * cache's bin, the page map's fast copy as the fast paths look a pointer up in it, the validation
+ * contract's fast half, FastMM's in-place rules, the usable size, and the *_normal paths the
+ * modes allocate and free their blocks with. The fast paths of the exports (entry/alloc_fast.h)
+ * are built of these; the tables they read (size_class_fast_lookup, the page map's fast copy)
+ * are closed while a mode is on, so these parts send every call to a slow path then, and the
+ * *_normal paths read the real class lookup (heap_class_lookup). Nothing here calls above the
+ * core. */
+#ifndef FASTMM_INLINE_PATHS_H
+#define FASTMM_INLINE_PATHS_H
 
 #include "aligned.h"
 #include "block_header.h"
@@ -21,7 +16,7 @@
 #include "heap.h"
 #include "large.h"
 #include "medium.h"
-#include "mode_hooks.h"
+#include "page_map.h"
 #include "prim/prim.h"
 #include "size_class.h"
 #include "small.h"
@@ -29,7 +24,7 @@
 
 /* FASTMM_NO_MODES builds a DLL whose fast paths read the real tables (modes then do not reach
  * them): only for the benchmark that measures what the fast copies cost the normal paths. On
- * 64-bit builds its page map lookup is the fast copy's too (mode_hooks.h: the real first level
+ * 64-bit builds its page map lookup is the fast copy's too (page_map.h: the real first level
  * has no such form), so there the two builds differ only in GetMem's table. */
 #if defined(FASTMM_NO_MODES)
 #define FMM_FAST_CLASS_LOOKUP size_class_lookup
@@ -61,25 +56,6 @@ FMM_INLINE void *cache_pop(size_t size, const uint8_t *table) {
     }
   }
   return NULL;
-}
-
-FMM_INLINE void *fast_get(size_t size) {
-  if (FMM_LIKELY(size <= SMALL_MAX_USER)) {
-    void *p = cache_pop(size, FMM_FAST_CLASS_LOOKUP);
-    if (FMM_LIKELY(p != NULL))
-      return p;
-  }
-  return heap_get_slow(size, FMM_RETURN_ADDRESS());
-}
-
-/* The same, for code that knows the program's return address already (ReallocMem's moves). */
-FMM_INLINE void *fast_get_for(size_t size, const void *caller) {
-  if (FMM_LIKELY(size <= SMALL_MAX_USER)) {
-    void *p = cache_pop(size, FMM_FAST_CLASS_LOOKUP);
-    if (FMM_LIKELY(p != NULL))
-      return p;
-  }
-  return heap_get_slow(size, caller);
 }
 
 FMM_INLINE void *fast_get_normal(size_t size) {
@@ -132,8 +108,9 @@ FMM_INLINE small_span *fast_small_block(const void *p, uint32_t *h) {
 /* The part of FreeMem after the page map said "medium span": a live small block goes onto its
  * bin; when that has no room the slow path is told the block is valid (a thread that frees much
  * more of a class than anyone allocates sends every free of it there, thread_cache.c, and it is
- * validated once); everything else takes the slow path. */
-FMM_INLINE int free_in_span(void *p) {
+ * validated once); everything else takes the slow path, `slow` (a constant: the entry's FreeMem,
+ * which sends a debug block on, or the normal path's, heap_free_in_span_normal). */
+FMM_INLINE int free_in_span_then(void *p, int (*slow)(void *p, uint32_t h, int live_small)) {
   uint32_t h = block_header(p);
   int live_small = small_block_span(p, h) != NULL;
   if (FMM_LIKELY(live_small)) {
@@ -149,21 +126,11 @@ FMM_INLINE int free_in_span(void *p) {
       }
     }
   }
-  return heap_free_in_span(p, h, live_small);
+  return slow(p, h, live_small);
 }
 
-FMM_INLINE int fast_free(void *p) {
-  if (FMM_UNLIKELY(!fast_in_medium_span(p)))
-    return heap_free_slow(p, FMM_RETURN_ADDRESS());
-  return free_in_span(p);
-}
-
-FMM_INLINE int fast_free_for(void *p, const void *caller) {
-  if (FMM_UNLIKELY(!fast_in_medium_span(p)))
-    return heap_free_slow(p, caller);
-  return free_in_span(p);
-}
-
+/* FreeMem with no mode (the modes free the blocks they build on here): HEAP_NOT_MINE for a
+ * debug block. */
 FMM_INLINE int fast_free_normal(void *p) {
   unsigned region = heap_header_region(p);
   if (FMM_UNLIKELY(region != REGION_MEDIUM_SPAN)) {
@@ -182,7 +149,7 @@ FMM_INLINE int fast_free_normal(void *p) {
     }
     return heap_free_block(p, block_header(p));
   }
-  return free_in_span(p);
+  return free_in_span_then(p, heap_free_in_span_normal);
 }
 
 /* FastMM's small policy: a block stays where it is when the new size is not larger than its
@@ -223,12 +190,6 @@ FMM_INLINE int fast_realloc_stays(const void *p, size_t size) {
     return medium_stays_in_place(p, h, size);
   }
   return 0;
-}
-
-FMM_INLINE void *fast_realloc(void *p, size_t size) {
-  if (FMM_LIKELY(fast_realloc_stays(p, size)))
-    return p;
-  return heap_realloc_slow(p, size);
 }
 
 /* MemSize's fast path (fastmm_usable_size, the Pascal records' MemSize): the usable size of a

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT */
+/* The hot paths of GetMem, FreeMem and ReallocMem, inlined into both the C exports and the
+ * Delphi and Free Pascal entry points (src/api/) so neither pays a second call.
+ *
+ * GetMem of a small size: read the thread cache pointer, pop the class's bin, clear the
+ * block's FREE bit. FreeMem of a small block: look the pointer up in the page map, check the
+ * header word and the span it names, set the FREE bit, push onto the bin. No lock, no atomic
+ * instruction; everything else (empty or full bins, medium and large blocks, bad pointers)
+ * leaves through one call, to the slow paths of this folder (dispatch.h), which choose between
+ * the modes' paths and the core's normal ones.
+ *
+ * While a debug or erase mode is on, the tables these paths read (size_class_fast_lookup, the
+ * page map's fast copy) send every call to the slow path: the modes cost the normal paths
+ * nothing (modes/gate.h). The parts they are built of are the core's (core/inline_paths.h). */
+#ifndef FASTMM_ALLOC_FAST_H
+#define FASTMM_ALLOC_FAST_H
+
+#include "core/inline_paths.h"
+#include "dispatch.h"
+
+FMM_INLINE void *fast_get(size_t size) {
+  if (FMM_LIKELY(size <= SMALL_MAX_USER)) {
+    void *p = cache_pop(size, FMM_FAST_CLASS_LOOKUP);
+    if (FMM_LIKELY(p != NULL))
+      return p;
+  }
+  return heap_get_slow(size, FMM_RETURN_ADDRESS());
+}
+
+/* The same, for code that knows the program's return address already (ReallocMem's moves). */
+FMM_INLINE void *fast_get_for(size_t size, const void *caller) {
+  if (FMM_LIKELY(size <= SMALL_MAX_USER)) {
+    void *p = cache_pop(size, FMM_FAST_CLASS_LOOKUP);
+    if (FMM_LIKELY(p != NULL))
+      return p;
+  }
+  return heap_get_slow(size, caller);
+}
+
+/* The part of FreeMem after the page map's fast copy said "medium span" (core/inline_paths.h),
+ * its slow path this folder's. */
+FMM_INLINE int free_in_span(void *p) {
+  return free_in_span_then(p, heap_free_in_span);
+}
+
+FMM_INLINE int fast_free(void *p) {
+  if (FMM_UNLIKELY(!fast_in_medium_span(p)))
+    return heap_free_slow(p, FMM_RETURN_ADDRESS());
+  return free_in_span(p);
+}
+
+FMM_INLINE int fast_free_for(void *p, const void *caller) {
+  if (FMM_UNLIKELY(!fast_in_medium_span(p)))
+    return heap_free_slow(p, caller);
+  return free_in_span(p);
+}
+
+FMM_INLINE void *fast_realloc(void *p, size_t size) {
+  if (FMM_LIKELY(fast_realloc_stays(p, size)))
+    return p;
+  return heap_realloc_slow(p, size);
+}
+
+#endif

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+/* The slow-path dispatch: "a mode is on: the mode's path; else the core's normal path", and
+ * "a debug block: the debug block kind", chosen here, above both, so that the core never asks
+ * about a mode and never calls the modes (FastMM5 chooses its set of entry points the same way,
+ * above the routines it chooses between). */
+#include "dispatch.h"
+
+#include "alloc_fast.h"
+#include "core/realloc.h"
+#include "modes/debug_block.h"
+#include "modes/gate.h"
+#include "modes/mode_paths.h"
+
+FMM_NOINLINE void *heap_get_slow(size_t size, const void *caller) {
+  if (FMM_UNLIKELY(heap_mode_now() != 0))
+    return heap_get_mode_on(size, caller);
+  return heap_get_normal(size);
+}
+
+FMM_NOINLINE void *heap_get_aligned(size_t size, size_t alignment, const void *caller) {
+  if (FMM_UNLIKELY(heap_mode_now() != 0))
+    return heap_get_aligned_mode_on(size, alignment, caller);
+  return heap_get_aligned_normal(size, alignment);
+}
+
+/* The core's FreeMem result, with a debug block sent to its kind (which reports a double free). */
+static inline int free_or_debug(void *p, int result) {
+  return FMM_UNLIKELY(result == HEAP_NOT_MINE) ? debug_free(p, NULL) : result;
+}
+
+FMM_NOINLINE int heap_free_slow(void *p, const void *caller) {
+  if (FMM_UNLIKELY(heap_mode_now() != 0))
+    return heap_free_mode_on(p, caller);
+  return free_or_debug(p, fast_free_normal(p));
+}
+
+FMM_NOINLINE int heap_free_in_span(void *p, uint32_t h, int live_small) {
+  if (live_small)
+    return heap_free_live_small(p, h);
+  return free_or_debug(p, heap_free_block(p, h));
+}
+
+/* ReallocMem off the fast path with the program's return address known (the Pascal records'
+ * slow paths; heap_realloc_slow below). */
+FMM_NOINLINE void *heap_realloc_slow_for(void *p, size_t size, const void *caller) {
+  if (FMM_UNLIKELY(heap_mode_now() != 0))
+    return heap_realloc_mode_on(p, size, caller);
+  void *q = heap_realloc_normal(p, size, caller);
+  /* A debug block goes to its kind, which reports a freed one. */
+  return FMM_UNLIKELY(q == HEAP_NOT_MINE_PTR) ? debug_realloc(p, size, NULL) : q;
+}
+
+/* ReallocMem off the fast path: every pointer but an in-use small block that stays in place,
+ * and every pointer while a mode is on. A medium block that stays where it is (most resizes of a
+ * string or an array of 2.5-512 KB: FastMM's policy keeps it while the new size is between half
+ * its usable size and all of it) is answered first, checked as FreeMem checks it, with one page
+ * map lookup and no stack frame; a live large block goes straight to its policy (mostly in place
+ * too, beyond 512 KB), with the same lookup; everything else goes on. The lookup reads the fast
+ * paths' copy of the page map, which holds nothing while a mode is on: no mode word to read here
+ * (a call racing with a mode switch takes the old mode's path, as on the fast paths). */
+FMM_NOINLINE void *heap_realloc_slow(void *p, size_t size) {
+  unsigned region = fast_header_region(p);
+  if (region == REGION_MEDIUM_SPAN) {
+    if (medium_stays_in_place(p, block_header(p), size))
+      return p;
+  } else if (heap_large_to_resize(region, p, size)) {
+    return heap_realloc_large(p, size, FMM_RETURN_ADDRESS());
+  }
+  return heap_realloc_slow_for(p, size, FMM_RETURN_ADDRESS());
+}
+
+#if defined(FMM_ASM_REALLOC_REGISTER) && defined(__GNUC__)
+/* Where src/win32/realloc_fast.asm's register entry goes when the block cannot stay: the
+ * same convention, so EAX and EDX arrive as Delphi passed them. */
+void *FASTMM_DELPHI_CALL heap_realloc_slow_register(void *p, intptr_t size) {
+  return size >= 0 ? heap_realloc_slow(p, (size_t)size) : NULL;
+}
+#endif

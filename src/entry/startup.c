@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/* The library's start-up, above the layers it starts. When the library loads it fills the page
+ * map's fast copy and lends the core what the core needs from above (core/heap.h, heap_above):
+ * the modes' start-up, which the heap's own start-up (heap_init_slow, on the first slow path)
+ * runs once after the core's, and the routines a ReallocMem's move and the walk go through. */
+#include "alloc_fast.h"
+#include "dispatch.h"
+#include "modes/debug_walk.h"
+#include "modes/switches.h"
+
+/* What a ReallocMem that moves a block makes and frees the new and the old one with: GetMem and
+ * FreeMem as the program's own call goes, so a block moved while a mode is on is made and freed
+ * the mode's way. */
+static void *move_get(size_t size, const void *caller) {
+  return fast_get_for(size, caller);
+}
+
+static int move_free(void *p, const void *caller) {
+  return fast_free_for(p, caller);
+}
+
+static const heap_above above = {
+    .start = modes_init,
+    .get_for = move_get,
+    .get_aligned_for = heap_get_aligned,
+    .free_for = move_free,
+    .describe_debug_block = heap_describe_debug_block,
+};
+
+/* The fast paths of FreeMem, ReallocMem and the usable size read the page map's fast copy, which
+ * must be filled before the first of them runs: a foreign pointer would otherwise be looked up
+ * in a table that does not exist yet (tests/test_first_call.c). The loader runs this before the
+ * start-up code of every module that imports the library (the one exception: modules that import
+ * each other in a cycle). Nothing else is started here: the manager starts itself on its first
+ * slow path (heap_init_slow). */
+FMM_ON_LOAD(heap_on_load) {
+  heap_set_above(&above);
+  page_map_lock_writers();
+  page_map_fast_start();
+  page_map_unlock_writers();
+}
