@@ -45,9 +45,13 @@ FMM_NOINLINE int heap_free_in_span(void *p, uint32_t h, int live_small) {
 FMM_NOINLINE void *heap_realloc_slow_for(void *p, size_t size, const void *caller) {
   if (FMM_UNLIKELY(heap_mode_now() != 0))
     return heap_realloc_mode_on(p, size, caller);
-  void *q = heap_realloc_normal(p, size, caller);
-  /* A debug block goes to its kind, which reports a freed one. */
-  return FMM_UNLIKELY(q == HEAP_NOT_MINE_PTR) ? debug_realloc(p, size, NULL) : q;
+  return heap_realloc_normal(p, size, caller); /* a debug block comes back to its kind */
+}
+
+/* ReallocMem of a debug block with no mode on: the debug block kind's, which reports a freed
+ * one (lent to the core, heap_above). */
+void *heap_realloc_debug_block(void *p, size_t size) {
+  return debug_realloc(p, size, NULL);
 }
 
 /* ReallocMem off the fast path: every pointer but an in-use small block that stays in place,
