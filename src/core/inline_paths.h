@@ -153,9 +153,11 @@ FMM_INLINE int fast_free_then(void *p, const void *caller,
   return free_in_span_then(p, in_span);
 }
 
-/* FreeMem with no mode (the modes free the blocks they build on here): HEAP_NOT_MINE for a
- * debug block. */
-FMM_INLINE int fast_free_normal(void *p) {
+/* FreeMem with no mode, with the slow paths a block goes on to: `block` for a block by its header
+ * word (heap_free_block, or the entry's, which sends a debug block on), `in_span` as in
+ * free_in_span_then (constants where it is inlined, so that each is a tail call). */
+FMM_INLINE int free_normal_then(void *p, int (*block)(void *p, uint32_t h),
+                                int (*in_span)(void *p, uint32_t h, int live_small)) {
   unsigned region = heap_header_region(p);
   if (FMM_UNLIKELY(region != REGION_MEDIUM_SPAN)) {
     if (region == REGION_NOT_OURS)
@@ -171,9 +173,15 @@ FMM_INLINE int fast_free_normal(void *p) {
       if (result != LARGE_NOT_A_BLOCK)
         return result;
     }
-    return heap_free_block(p, block_header(p));
+    return block(p, block_header(p));
   }
-  return free_in_span_then(p, heap_free_in_span_normal);
+  return free_in_span_then(p, in_span);
+}
+
+/* FreeMem with no mode (the modes free the blocks they build on here): HEAP_NOT_MINE for a
+ * debug block. */
+FMM_INLINE int fast_free_normal(void *p) {
+  return free_normal_then(p, heap_free_block, heap_free_in_span_normal);
 }
 
 /* FastMM's small policy: a block stays where it is when the new size is not larger than its
