@@ -31,11 +31,17 @@ typedef struct heap_above {
   /* Run once by the core's start-up, after its own (the modes': FASTMMC_DEBUG_MODE and the leak
    * report at exit). */
   void (*start)(void);
-  /* GetMem, aligned GetMem and FreeMem as a program's call goes (a mode's way while one is on):
-   * a ReallocMem that moves a block makes and frees through these. */
-  void *(*get_for)(size_t size, const void *caller);
+  /* The slow paths of GetMem and FreeMem as a program's call goes (a mode's way while one is on),
+   * and aligned GetMem: a ReallocMem that moves a block makes and frees through the fast paths
+   * with these behind them (fast_get_then, fast_free_then), as the program's own calls would. */
+  void *(*get_slow)(size_t size, const void *caller);
   void *(*get_aligned_for)(size_t size, size_t alignment, const void *caller);
-  int (*free_for)(void *p, const void *caller);
+  int (*free_slow)(void *p, const void *caller);
+  /* ReallocMem of a debug block with no mode on (the debug block kind's, debug_realloc): the
+   * normal path hands it on with a tail call, so that it keeps the one stack frame it had when
+   * the debug block kind was its own to call (a flag returned to the slow path above, as FreeMem
+   * returns HEAP_NOT_MINE, cost a small block's move about 10% more instructions). */
+  void *(*realloc_debug_block)(void *p, size_t size);
   /* The walk's view of an outer block (walk.h, heap_debug_view): 1 when it holds a debug block. */
   int (*describe_debug_block)(const void *outer, struct heap_debug_view *view);
 } heap_above;
@@ -46,8 +52,6 @@ extern FMM_HIDDEN const heap_above *heap_above_routines;
 /* What a kind switch of the core answers for a debug block's header word (a FreeMem result):
  * the debug block kind lies above the core, and the caller above sends the block there. */
 #define HEAP_NOT_MINE 2
-/* The same for a ReallocMem (never a block's address: blocks are 16-aligned). */
-#define HEAP_NOT_MINE_PTR ((void *)(uintptr_t)1)
 
 /* ---- start-up ---------------------------------------------------------------------------- */
 extern volatile uint32_t heap_initialized;
@@ -109,11 +113,14 @@ int heap_free_in_span_normal(void *p, uint32_t h, int live_small);
 
 /* ---- ReallocMem (realloc.c) ------------------------------------------------------------------ */
 /* ReallocMem with no mode on, from its slow path (entry/dispatch.c): NULL allocates, size 0
- * frees, a live block gets FastMM's policy for its kind; HEAP_NOT_MINE_PTR for a debug block. */
+ * frees, a live block gets FastMM's policy for its kind, a debug block goes to heap_above's
+ * realloc_debug_block. */
 void *heap_realloc_normal(void *p, size_t size, const void *caller);
 /* FastMM's policy for a live block whose header word h is readable and fits its region (NULL for
- * anything else, a debug block's word among them). A block that moves is allocated and freed
- * through heap_above's GetMem and FreeMem, which obey the modes. */
+ * anything else; a debug block's word goes to heap_above's realloc_debug_block, which the modes
+ * never need: they send a debug block to its kind first). A block that moves is allocated and
+ * freed through GetMem's and FreeMem's fast paths with heap_above's slow paths behind them, which
+ * obey the modes. */
 void *heap_realloc_block(void *p, uint32_t h, size_t size, const void *caller);
 
 /* ---- queries (heap.c) -------------------------------------------------------------------- */

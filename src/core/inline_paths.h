@@ -58,6 +58,19 @@ FMM_INLINE void *cache_pop(size_t size, const uint8_t *table) {
   return NULL;
 }
 
+/* GetMem's fast path with the slow path `slow` (a constant where it is inlined: the entry's
+ * heap_get_slow, or the same routine as the core is lent it for a ReallocMem's move, heap_above):
+ * the block the gated class table names, else `slow`. */
+FMM_INLINE void *fast_get_then(size_t size, const void *caller,
+                               void *(*slow)(size_t size, const void *caller)) {
+  if (FMM_LIKELY(size <= SMALL_MAX_USER)) {
+    void *p = cache_pop(size, FMM_FAST_CLASS_LOOKUP);
+    if (FMM_LIKELY(p != NULL))
+      return p;
+  }
+  return slow(size, caller);
+}
+
 FMM_INLINE void *fast_get_normal(size_t size) {
   if (FMM_LIKELY(size <= SMALL_MAX_USER)) {
     /* The minimum alignment's classes (modes allocate here: their blocks obey it too). */
@@ -129,9 +142,22 @@ FMM_INLINE int free_in_span_then(void *p, int (*slow)(void *p, uint32_t h, int l
   return slow(p, h, live_small);
 }
 
-/* FreeMem with no mode (the modes free the blocks they build on here): HEAP_NOT_MINE for a
- * debug block. */
-FMM_INLINE int fast_free_normal(void *p) {
+/* FreeMem's fast path with its slow paths: `outside` for a pointer the page map's fast copy does
+ * not put in a medium span (every pointer while a mode is on), `in_span` for a block the bin
+ * cannot take (constants where it is inlined, as for fast_get_then). */
+FMM_INLINE int fast_free_then(void *p, const void *caller,
+                              int (*outside)(void *p, const void *caller),
+                              int (*in_span)(void *p, uint32_t h, int live_small)) {
+  if (FMM_UNLIKELY(!fast_in_medium_span(p)))
+    return outside(p, caller);
+  return free_in_span_then(p, in_span);
+}
+
+/* FreeMem with no mode, with the slow paths a block goes on to: `block` for a block by its header
+ * word (heap_free_block, or the entry's, which sends a debug block on), `in_span` as in
+ * free_in_span_then (constants where it is inlined, so that each is a tail call). */
+FMM_INLINE int free_normal_then(void *p, int (*block)(void *p, uint32_t h),
+                                int (*in_span)(void *p, uint32_t h, int live_small)) {
   unsigned region = heap_header_region(p);
   if (FMM_UNLIKELY(region != REGION_MEDIUM_SPAN)) {
     if (region == REGION_NOT_OURS)
@@ -147,9 +173,15 @@ FMM_INLINE int fast_free_normal(void *p) {
       if (result != LARGE_NOT_A_BLOCK)
         return result;
     }
-    return heap_free_block(p, block_header(p));
+    return block(p, block_header(p));
   }
-  return free_in_span_then(p, heap_free_in_span_normal);
+  return free_in_span_then(p, in_span);
+}
+
+/* FreeMem with no mode (the modes free the blocks they build on here): HEAP_NOT_MINE for a
+ * debug block. */
+FMM_INLINE int fast_free_normal(void *p) {
+  return free_normal_then(p, heap_free_block, heap_free_in_span_normal);
 }
 
 /* FastMM's small policy: a block stays where it is when the new size is not larger than its

@@ -14,16 +14,26 @@
 /* Allocates `alloc_size`, copies `copy_size` bytes, frees the old block: through GetMem and
  * FreeMem, so a block moved while a mode is on is made and freed the mode's way. A block that
  * keeps an alignment (fastmm_getmem_aligned's) moves to a block aligned as much. */
+/* The slow paths of a move's GetMem and FreeMem: the ones the core is lent (heap_above), read
+ * only when a fast path fails. */
+static FMM_NOINLINE void *move_get_slow(size_t size, const void *caller) {
+  return heap_above_routines->get_slow(size, caller);
+}
+
+static FMM_NOINLINE int move_free_slow(void *p, const void *caller) {
+  return heap_above_routines->free_slow(p, caller);
+}
+
 static void *move_block(void *p, size_t alloc_size, size_t copy_size, const void *caller,
                         uint32_t keep_alignment) {
-  const heap_above *above = heap_above_routines;
   void *q = keep_alignment > ALIGNMENT_MIN
-                ? above->get_aligned_for(alloc_size, keep_alignment, caller)
-                : above->get_for(alloc_size, caller);
+                ? heap_above_routines->get_aligned_for(alloc_size, keep_alignment, caller)
+                : fast_get_then(alloc_size, caller, move_get_slow);
   if (q == NULL)
     return NULL;
   fmm_copy(q, p, copy_size);
-  above->free_for(p, caller);
+  /* p is no debug block (the debug block kind moves its own): the normal in-span path. */
+  fast_free_then(p, caller, move_free_slow, heap_free_in_span_normal);
   return q;
 }
 
@@ -106,7 +116,7 @@ FMM_NOINLINE void *heap_realloc_large_moves(void *p, size_t size, const void *ca
   return move_block(p, size, size, caller, keep);
 }
 
-static inline void *realloc_block(void *p, uint32_t h, size_t size, const void *caller) {
+FMM_INLINE void *realloc_block(void *p, uint32_t h, size_t size, const void *caller) {
   switch (h & BLOCK_KIND_MASK) {
   case BLOCK_FLAG_SMALL:
     return small_block_span(p, h) != NULL ? realloc_small(p, h, size, caller) : NULL;
@@ -114,8 +124,9 @@ static inline void *realloc_block(void *p, uint32_t h, size_t size, const void *
     return medium_block_plausible(p, h) ? realloc_medium(p, size, caller) : NULL;
   case BLOCK_FLAG_LARGE:
     return large_is_live(p) ? heap_realloc_large(p, size, caller) : NULL;
-  default: /* a debug block (the debug block kind's, above), or no block at all */
-    return NULL;
+  default: /* a debug block (the debug block kind's, above: the modes send theirs there before
+              they come here), or no block at all */
+    return block_header_is_debug(h) ? heap_above_routines->realloc_debug_block(p, size) : NULL;
   }
 }
 
@@ -135,15 +146,13 @@ FMM_NOINLINE void *heap_realloc_normal(void *p, size_t size, const void *caller)
     return heap_realloc_large(p, size, caller);
   }
   if (p == NULL)
-    return heap_above_routines->get_for(size, caller);
+    return fast_get_then(size, caller, move_get_slow);
   if (size == 0) {
-    heap_above_routines->free_for(p, caller);
+    heap_above_routines->free_slow(p, caller);
     return NULL;
   }
   uint32_t h = heap_header_readable(p) ? block_header(p) : 0;
   if (h == 0 || !heap_kind_fits_region(h, p))
     return NULL;
-  if (block_header_is_debug(h))
-    return HEAP_NOT_MINE_PTR;
   return realloc_block(p, h, size, caller);
 }

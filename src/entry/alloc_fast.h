@@ -29,12 +29,7 @@ FMM_INLINE void *fast_get(size_t size) {
 
 /* The same, for code that knows the program's return address already (ReallocMem's moves). */
 FMM_INLINE void *fast_get_for(size_t size, const void *caller) {
-  if (FMM_LIKELY(size <= SMALL_MAX_USER)) {
-    void *p = cache_pop(size, FMM_FAST_CLASS_LOOKUP);
-    if (FMM_LIKELY(p != NULL))
-      return p;
-  }
-  return heap_get_slow(size, caller);
+  return fast_get_then(size, caller, heap_get_slow);
 }
 
 /* The part of FreeMem after the page map's fast copy said "medium span" (core/inline_paths.h),
@@ -50,9 +45,7 @@ FMM_INLINE int fast_free(void *p) {
 }
 
 FMM_INLINE int fast_free_for(void *p, const void *caller) {
-  if (FMM_UNLIKELY(!fast_in_medium_span(p)))
-    return heap_free_slow(p, caller);
-  return free_in_span(p);
+  return fast_free_then(p, caller, heap_free_slow, heap_free_in_span);
 }
 
 FMM_INLINE void *fast_realloc(void *p, size_t size) {

@@ -28,16 +28,23 @@ static inline int free_or_debug(void *p, int result) {
   return FMM_UNLIKELY(result == HEAP_NOT_MINE) ? debug_free(p, NULL) : result;
 }
 
-FMM_NOINLINE int heap_free_slow(void *p, const void *caller) {
-  if (FMM_UNLIKELY(heap_mode_now() != 0))
-    return heap_free_mode_on(p, caller);
-  return free_or_debug(p, fast_free_normal(p));
+/* A block by its header word: the core's kinds, a debug block to its kind. */
+static FMM_NOINLINE int free_block(void *p, uint32_t h) {
+  return free_or_debug(p, heap_free_block(p, h));
 }
 
 FMM_NOINLINE int heap_free_in_span(void *p, uint32_t h, int live_small) {
   if (live_small)
     return heap_free_live_small(p, h);
-  return free_or_debug(p, heap_free_block(p, h));
+  return free_block(p, h);
+}
+
+FMM_NOINLINE int heap_free_slow(void *p, const void *caller) {
+  if (FMM_UNLIKELY(heap_mode_now() != 0))
+    return heap_free_mode_on(p, caller);
+  /* The normal path with this layer's slow paths behind it: a large block's free stays a tail
+   * call. */
+  return free_normal_then(p, free_block, heap_free_in_span);
 }
 
 /* ReallocMem off the fast path with the program's return address known (the Pascal records'
@@ -45,9 +52,13 @@ FMM_NOINLINE int heap_free_in_span(void *p, uint32_t h, int live_small) {
 FMM_NOINLINE void *heap_realloc_slow_for(void *p, size_t size, const void *caller) {
   if (FMM_UNLIKELY(heap_mode_now() != 0))
     return heap_realloc_mode_on(p, size, caller);
-  void *q = heap_realloc_normal(p, size, caller);
-  /* A debug block goes to its kind, which reports a freed one. */
-  return FMM_UNLIKELY(q == HEAP_NOT_MINE_PTR) ? debug_realloc(p, size, NULL) : q;
+  return heap_realloc_normal(p, size, caller); /* a debug block comes back to its kind */
+}
+
+/* ReallocMem of a debug block with no mode on: the debug block kind's, which reports a freed
+ * one (lent to the core, heap_above). */
+void *heap_realloc_debug_block(void *p, size_t size) {
+  return debug_realloc(p, size, NULL);
 }
 
 /* ReallocMem off the fast path: every pointer but an in-use small block that stays in place,

@@ -32,6 +32,8 @@ int heap_free_in_span(void *p, uint32_t h, int live_small);
 void *heap_realloc_slow(void *p, size_t size);
 /* The same, for code that knows the program's return address already (the Pascal records). */
 void *heap_realloc_slow_for(void *p, size_t size, const void *caller);
+/* A debug block's ReallocMem with no mode on (the core is lent it: core/heap.h). */
+void *heap_realloc_debug_block(void *p, size_t size);
 #if defined(FMM_ASM_REALLOC_REGISTER)
 /* The Win32 assembly's entry for the Delphi record, and the slow path it jumps to. */
 void *FASTMM_DELPHI_CALL fastmm_delphi_realloc_mem(void *p, intptr_t size);

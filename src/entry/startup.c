@@ -8,22 +8,12 @@
 #include "modes/debug_walk.h"
 #include "modes/switches.h"
 
-/* What a ReallocMem that moves a block makes and frees the new and the old one with: GetMem and
- * FreeMem as the program's own call goes, so a block moved while a mode is on is made and freed
- * the mode's way. */
-static void *move_get(size_t size, const void *caller) {
-  return fast_get_for(size, caller);
-}
-
-static int move_free(void *p, const void *caller) {
-  return fast_free_for(p, caller);
-}
-
 static const heap_above above = {
     .start = modes_init,
-    .get_for = move_get,
+    .get_slow = heap_get_slow,
     .get_aligned_for = heap_get_aligned,
-    .free_for = move_free,
+    .free_slow = heap_free_slow,
+    .realloc_debug_block = heap_realloc_debug_block,
     .describe_debug_block = heap_describe_debug_block,
 };
 
