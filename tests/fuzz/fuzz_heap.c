@@ -2,7 +2,9 @@
  *
  * The input is a program: each operation is an opcode byte and its arguments (a slot, a size
  * selector). Operations run over a table of SLOTS live blocks: GetMem, AllocMem, FreeMem,
- * ReallocMem (through the C exports and through the Delphi record, negative sizes included),
+ * ReallocMem (through the C exports, Delphi's record, its bound form and Free Pascal's record,
+ * negative sizes included), large blocks resized by random amounts, modes nested and left while
+ * blocks live, pending frees processed and free memory released mid-program,
  * the usable size, interior and stale pointers, interior pointers under forged small headers,
  * impossible sizes, a memory usage limit that
  * makes the OS mappings fail, and the consistency walk. Sizes come from a table of the policy
@@ -24,9 +26,12 @@
  *     sizes that header's own numbers would keep in place;
  *   - ReallocMem that fails returns NULL and leaves the old block intact (only allowed while
  *     a memory usage limit is set);
- *   - fastmm_check_heap() == 0 every few operations and at the end;
+ *   - the bound records hand a pointer to the previous manager exactly when it lies in no
+ *     memory of ours, report the others (FreeMem's result, heap_error 204), never a live block;
+ *   - fastmm_check_heap() == 0 on a schedule (CHECK_FIRST) and at the end;
  *   - at the end of every input, once everything is freed: no block in use of any kind, no
- *     block cached, and the OS bytes back to exactly where the first input started.
+ *     block cached; for short inputs and one in DEEP_END_EVERY, after a release, the OS bytes
+ *     back to exactly where the first input started.
  * Any violation prints what it saw and aborts (libFuzzer keeps the input as a crash artifact).
  *
  * Pattern bytes are all odd: a header word built from a program's data then always has the
