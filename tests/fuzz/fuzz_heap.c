@@ -1219,7 +1219,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     slot *s = &slots[rd8(&r) % SLOTS];
     /* The entry point of the operations that take any (the C exports, Delphi's record, its bound
      * form, Free Pascal's), and of those that take a Pascal record. */
-    int via = (int)(op / 23u % VIA_COUNT), pascal = 1 + (int)(op / 23u % 3u);
+    int via = (int)(op / 23u % VIA_COUNT), pascal_via = 1 + (int)(op / 23u % 3u);
     op_index = n;
     /* op % 23 == 19 was "flush and check" only; with the top bit it is the forged header, so the
      * corpus made before it decodes as it did, but for those opcodes. */
@@ -1272,15 +1272,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       break;
     case 10:
       op_name = "Pascal GetMem/AllocMem";
-      do_get(s, pick_size(&r, s), op & 0x40, pascal);
+      do_get(s, pick_size(&r, s), op & 0x40, pascal_via);
       break;
     case 11:
       op_name = "Pascal ReallocMem";
-      do_realloc(s, size_cap(pick_size(&r, s), FUZZ_LARGE_CAP), pascal);
+      do_realloc(s, size_cap(pick_size(&r, s), FUZZ_LARGE_CAP), pascal_via);
       break;
     case 12:
       op_name = "Pascal FreeMem";
-      free_slot(s, pascal);
+      free_slot(s, pascal_via);
       break;
     case 13:
       op_name = "negative size";
