@@ -41,7 +41,13 @@
  * Built two ways (tests/fuzz/CMakeLists.txt): with libFuzzer (clang, native-asan preset), and
  * with replay_main.c, which runs the seed corpus as a plain regression test on every preset,
  * Wine included. */
+#if !defined(_WIN32) && !defined(_POSIX_C_SOURCE)
+#define _POSIX_C_SOURCE 200809L /* pipe, for byte_readable */
+#endif
 #include "test_util.h"
+#if !defined(_WIN32)
+#include <unistd.h>
+#endif
 
 #include "core/block_header.h"
 #include "core/policy.h"
@@ -521,9 +527,39 @@ static size_t blocks_in_use(void) {
  * The bound records pass a pointer in no memory of ours to the previous manager and report one
  * in ours: Delphi's FreeMem by a non-zero result, its ReallocMem and Free Pascal's FreeMem,
  * FreeMemSize and ReAllocMem by heap_error(204); Free Pascal's MemSize is 0 for it. */
+/* Can the byte at p be read? Asked without reading it: the OS copies it into a pipe or says it
+ * cannot (POSIX), or the page is committed and readable (Windows). */
+static int byte_readable(const void *p) {
+#if defined(_WIN32)
+  MEMORY_BASIC_INFORMATION m;
+  if (VirtualQuery(p, &m, sizeof m) == 0 || m.State != MEM_COMMIT)
+    return 0;
+  return (m.Protect & (PAGE_NOACCESS | PAGE_GUARD)) == 0;
+#else
+  static int fds[2] = {-1, -1};
+  char c;
+  if (fds[0] < 0 && pipe(fds) != 0)
+    return 1;
+  if (write(fds[1], p, 1) != 1)
+    return 0;
+  return read(fds[0], &c, 1) == 1;
+#endif
+}
+
+/* The bound records' rule for a pointer that is not a live block: reported when it lies in
+ * memory of ours (fastmm_heap_contains), handed to the previous manager otherwise. Once they
+ * also count memory whose byte cannot be read as ours (so that a stale pointer to memory given
+ * back to the OS is reported, never handed on), 1 here checks that rule. */
+#ifndef FUZZ_UNREADABLE_IS_OURS
+#define FUZZ_UNREADABLE_IS_OURS 0
+#endif
+static int bound_records_call_it_ours(const void *p) {
+  return fastmm_heap_contains(p) || (FUZZ_UNREADABLE_IS_OURS && !byte_readable(p));
+}
+
 static void refused_header(void *p, const char *what, int header_readable) {
   size_t before = blocks_in_use();
-  int ours = p != NULL && fastmm_heap_contains(p);
+  int ours = p != NULL && bound_records_call_it_ours(p);
   unsigned calls = previous_calls, e204 = errors_204, e203 = errors_203;
   unsigned want_calls = 0, want_204 = 0;
   if (header_readable) {
@@ -1190,6 +1226,7 @@ static void finish_input(int deep) {
   FUZZ_CHECK(fault == 0, "fastmm_check_heap() = %d after freeing everything", fault);
   for (i = 0; i < STALE_RING; i++)
     stale[i] = NULL;
+  stale_next = 0; /* the next input's stale pointers are numbered from 0, as in a replay */
 }
 
 /* The input's hash: what it picks is the same when the input is replayed alone. */

@@ -287,6 +287,14 @@ for k in (200, 201):
 s += op(CHECK, 0)
 seeds["pascal-out-of-memory"] = s
 
+# A large block freed, the free memory released (given back to the OS), then its stale pointer
+# through every entry: the bound records must report it as ours (FUZZ_UNREADABLE_IS_OURS);
+# and again with a medium block whose span goes back.
+s = op(GET, 0, large(3000000)) + op(FILL, 0) + op(FREE, 0) + op(PENDING, 0, bytes([1]))
+s += op(STALE, 0, bytes([0])) + op(GET, 1, medium(200000)) + op(FREE, 1)
+s += op(PENDING, 0, bytes([1])) + op(STALE, 0, bytes([1])) + op(CHECK, 0)
+seeds["stale-released"] = s
+
 rng = random.Random(7)
 for k in range(4):
     seeds["random-%d" % k] = bytes(rng.randrange(256) for _ in range(600))
