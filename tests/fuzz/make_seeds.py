@@ -3,8 +3,10 @@
 """Writes the hand-made seeds of fuzz_heap's corpus (tests/fuzz/corpus/seed-*).
 
 The encoding is fuzz_heap.c's: an opcode byte (op % 23 picks the operation; 19 with the top bit
-set is the forged header, without it flush and check), a slot byte, then
-the operation's arguments; a size is a selector byte (selector % 10: 0-1 a boundary-table
+set is the forged header, without it flush and check; op // 23 % 4 picks the entry point of the
+operations that take any: the C exports, Delphi's record, its bound form, Free Pascal's record;
+op // 23 % 3 that of the Pascal operations 10-12: Delphi, bound Delphi, Free Pascal), a slot
+byte, then the operation's arguments; a size is a selector byte (selector % 10: 0-1 a boundary-table
 index, 2 a 16-bit small size, 3 a 24-bit medium size, 4 a 24-bit large size, 5 the usable
 size plus a signed byte, 6 the small in-place downsize edge, 7 half the usable size, 8 growth,
 9 a tiny size). The corpus also holds inputs libFuzzer found (merged with -merge=1); this
@@ -15,7 +17,7 @@ script only rewrites the seed-* files.
 import os
 import random
 
-GET, ALLOC, FREE, REALLOC, REALLOC0, FILL = 0, 2, 3, 5, 8, 9
+GET, GET_ANY, ALLOC, FREE, FREE_ANY, REALLOC, LARGE, PENDING, REALLOC0, FILL = range(10)
 DGET, DREALLOC, DFREE, NEG, HUGE, INTERIOR, STALE, FOREIGN, LIMIT, CHECK = (
     10, 11, 12, 13, 14, 15, 16, 17, 18, 19)
 DEBUG, ERASE, LEAK = 20, 21, 22
@@ -56,6 +58,24 @@ def grow(extra=0):
 
 def op(code, slot, *args):
     return bytes([code, slot]) + b"".join(args)
+
+
+def opcode(code, entry, ways, bit=0, on=False):
+    """The first opcode byte for operation `code` through entry point `entry` of `ways` (4:
+    0 C, 1 Delphi, 2 bound Delphi, 3 Free Pascal; 3 for the Pascal operations 10-12: 0 Delphi,
+    1 bound Delphi, 2 Free Pascal) with `bit` set or clear (0x40 AllocMem, 0x80 freed twice)."""
+    for b in range(256):
+        if b % 23 == code and b // 23 % ways == entry and bool(b & bit) == on:
+            return b
+    raise ValueError((code, entry, ways, bit, on))
+
+
+def via(code, entry, bit=0, on=False):
+    return opcode(code, entry, 4, bit, on)
+
+
+def pascal(code, record, bit=0, on=False):
+    return opcode(code, record, 3, bit, on)
 
 
 seeds = {}
@@ -142,12 +162,12 @@ seeds["forged-headers"] = s
 # The Delphi record: GetMem, AllocMem, ReallocMem, FreeMem, with negative sizes in between.
 s = b""
 for i in range(24):
-    s += op(DGET | (0x40 if i % 2 else 0), i, boundary(i * 5))
+    s += op(pascal(DGET, 0, 0x40, i % 2 == 1), i, boundary(i * 5))
     s += op(DREALLOC, i, boundary(i * 11 + 1))
     s += op(NEG, i, bytes([i]))
     if i % 2:
         s += op(DFREE, i)
-s += op(REALLOC0, 3) + op(REALLOC0 | 0x80, 5) + op(CHECK, 0)
+s += op(REALLOC0, 3) + op(via(REALLOC0, 1), 5) + op(CHECK, 0)
 seeds["delphi"] = s
 
 # Many small blocks of one class freed out of order: span free lists, thread-cache flushes.
@@ -192,6 +212,89 @@ for i in range(6, 12):
     s += op(FREE, i) + op(FREE, 20 + i)
 s += op(ERASE, 0, bytes([1])) + op(ERASE, 0, bytes([0])) + op(CHECK, 0)
 seeds["debug-mode"] = s
+
+# Every entry point: blocks made, resized, measured and freed through the C exports, Delphi's
+# record, its bound form and Free Pascal's (FreeMem and FreeMemSize by the block's seed), each
+# block freed through another one than made it; ReallocMem to 0 and of nil through each.
+s = b""
+for e in range(4):
+    for i in range(8):
+        slot = 8 * e + i
+        s += op(via(GET_ANY, e, 0x40, i % 2 == 1), slot, boundary(e * 40 + i * 9))
+        s += op(via(REALLOC0, (e + 1) % 4) if i == 7 else pascal(DREALLOC, e % 3), slot,
+                boundary(i * 31 + e))
+    for i in range(0, 8, 2):
+        s += op(via(FREE_ANY, (e + i // 2) % 4), 8 * e + i)
+    for r in range(3):
+        s += op(pascal(DGET, r), 40 + r, small(100 + r)) + op(pascal(DFREE, (r + 1) % 3), 40 + r)
+        s += op(pascal(DREALLOC, r), 44 + r, medium(3000 + r))  # ReallocMem(nil)
+s += op(CHECK, 0)
+seeds["entry-points"] = s
+
+# Bad pointers through every entry: double frees at once (FREE_ANY with the top bit), stale,
+# interior and foreign pointers, in and out of debug mode.
+s = b""
+for rnd in range(2):
+    for i, size in enumerate((small(24), small(900), medium(5000), medium(300000), large(800000))):
+        s += op(GET, i, size) + op(FILL, i)
+        s += op(INTERIOR, i, bytes([17 + i, 0, 0, 1]))
+        s += op(via(FREE_ANY, i % 4, 0x80, True), i)  # freed, then again through every entry
+        s += op(STALE, 0, bytes([i])) + op(FOREIGN, 0, bytes([i * 41 & 0xFF, i]))
+    s += op(DEBUG, 0, bytes([4 + rnd * 2]))
+s += op(DEBUG, 0, bytes([0])) + op(CHECK, 0)
+seeds["bad-pointers"] = s
+
+# Large blocks grown and shrunk in place by random amounts (LARGE's how byte: bit 6 shrinks,
+# how % 6 scales the amount), through every entry, one of them while debug mode is on.
+s = b""
+for e in range(4):
+    for k in range(6):
+        s += op(via(LARGE, e), 20 + e, bytes([k | (0x40 if k == 4 else 0), 0x10 * k + 3, k]))
+        if k == 2:
+            s += op(FILL, 20 + e)
+    if e == 2:
+        s += op(DEBUG, 0, bytes([0]))
+s += op(DEBUG, 0, bytes([0])) + op(CHECK, 0)
+seeds["large-growth"] = s
+
+# Modes nested up to three deep and left while blocks live (debug mode through the export and
+# through fastmm_get_memory_manager_debug's record; both erase modes); pending frees processed,
+# free memory released and an idle pass, with the quarantine full and empty.
+s = b""
+for i in range(6):
+    s += op(GET, i, boundary(i * 17)) + op(FILL, i)
+for k in (1, 3, 1):  # deeper: enter, through the record, enter
+    s += op(DEBUG, 0, bytes([k])) + op(GET, 10 + k, small(64 * k)) + op(FREE, 10 + k)
+s += op(ERASE, 0, bytes([3])) + op(ERASE, 0, bytes([3])) + op(ERASE, 0, bytes([2]))
+for i in range(6):
+    s += op(FREE, i) + op(GET, i, boundary(i * 23)) + op(PENDING, 0, bytes([i % 3]))
+for k in range(3):
+    s += op(DEBUG, 0, bytes([0])) + op(PENDING, 0, bytes([k])) + op(ERASE, 0, bytes([k % 2]))
+s += op(CHECK, 0)
+seeds["modes-nested"] = s
+
+# Out of memory through the Pascal records: under a memory limit, Free Pascal's GetMem,
+# AllocMem and ReAllocMem report 203 (heap_error) or give nil (ReturnNilIfGrowHeapFails, the
+# limit byte's parity), the blocks kept.
+s = op(GET, 1, large(700000)) + op(pascal(DGET, 2), 2, medium(300000))
+for k in (200, 201):
+    s += op(LIMIT, 0, bytes([k]))
+    for i in range(4):
+        s += op(pascal(DGET, 2, 0x40, i % 2 == 1), 10 + i, large(1500000 + i * 300000))
+        s += op(pascal(DREALLOC, 2), 2, large(2500000 + i * 100000))
+        s += op(pascal(DREALLOC, 1), 1, large(3000000 + i * 100000))
+        s += op(HUGE, 2, bytes([i]))
+    s += op(LIMIT, 0, bytes([0]))
+s += op(CHECK, 0)
+seeds["pascal-out-of-memory"] = s
+
+# A large block freed, the free memory released (given back to the OS), then its stale pointer
+# through every entry: the bound records must report it as ours (FUZZ_UNREADABLE_IS_OURS);
+# and again with a medium block whose span goes back.
+s = op(GET, 0, large(3000000)) + op(FILL, 0) + op(FREE, 0) + op(PENDING, 0, bytes([1]))
+s += op(STALE, 0, bytes([0])) + op(GET, 1, medium(200000)) + op(FREE, 1)
+s += op(PENDING, 0, bytes([1])) + op(STALE, 0, bytes([1])) + op(CHECK, 0)
+seeds["stale-released"] = s
 
 rng = random.Random(7)
 for k in range(4):
