@@ -25,8 +25,8 @@ static int short_string_name(const unsigned char *s, char *out, size_t size) {
   return 1;
 }
 
-static int named(intptr_t instance_size, size_t user_size, const void *name, char *out,
-                 size_t size, size_t *instance_size_out) {
+static int named(intptr_t instance_size, size_t user_size, const void *name, char *out, size_t size,
+                 size_t *instance_size_out) {
   if (instance_size <= 0 || (size_t)instance_size > user_size ||
       !short_string_name((const unsigned char *)name, out, size))
     return 0;
