@@ -93,6 +93,14 @@ static int leak_event(const void *header, fastmm_debug_event *e) {
   return live;
 }
 
+/* A live leaked block's first pointer (its class, if it is an object), or NULL. */
+static const void *first_pointer(const fastmm_debug_event *e) {
+  const void *first = NULL;
+  if (e->user_size >= sizeof(void *))
+    memcpy(&first, e->block, sizeof first);
+  return first;
+}
+
 size_t debug_report_leaks(void) {
   static fmm_lock leak_lock; /* one leak report at a time */
   heap_ensure_initialized();
@@ -102,6 +110,7 @@ size_t debug_report_leaks(void) {
   lock_release(&count_lock);
   const debug_writer *w = handler == NULL ? writer : NULL;
   size_t leaks = 0, expected = 0;
+  expected_leaks_match_begin();
   debug_snapshot snap;
   debug_registry_lock();
   debug_registry_snapshot(&snap);
@@ -111,7 +120,7 @@ size_t debug_report_leaks(void) {
     if (debug_entry_state_of(snap.entries[i]) != DEBUG_ENTRY_LIVE ||
         !leak_event(debug_entry_header(snap.entries[i]), &e))
       continue;
-    if (e.debug_header != NULL && expected_leaks_contains(e.block)) {
+    if (e.debug_header != NULL && expected_leaks_match(e.block, e.user_size, first_pointer(&e))) {
       expected++;
       continue;
     }
