@@ -35,11 +35,15 @@ set(FASTMM_MODES_SOURCES
   src/modes/stack_trace.c
   src/modes/debug_registry.c
   src/modes/debug_block.c
+  src/modes/delphi_class.c
   src/modes/debug_report.c
   src/modes/debug_walk.c
 )
 # The reports: formatted output built from what the modes and the core record.
 set(FASTMM_REPORT_SOURCES
+  src/report/text.c
+  src/report/event_log.c
+  src/report/debug_text.c
   src/report/usage_report.c
 )
 # The entry: the fast paths' slow-path dispatch (a mode on, or the core's normal path) and the

@@ -89,6 +89,47 @@ FASTMM_API int FASTMM_CDECL fastmm_heap_contains(const void *p);
 FASTMM_API int FASTMM_CDECL fastmm_register_expected_leak(void *p);
 FASTMM_API int FASTMM_CDECL fastmm_unregister_expected_leak(void *p);
 
+/* The same registry counted as FastMM5 counts it (the Pascal unit's
+ * FastMM_RegisterExpectedMemoryLeak): any pointer, a second registration counted twice. Returns
+ * 1, or 0 when out of memory; unregister: 1 when p was registered (one count off; the last one
+ * removes it), else 0. */
+FASTMM_API int FASTMM_CDECL fastmm_register_expected_leak_counted(const void *p);
+FASTMM_API int FASTMM_CDECL fastmm_unregister_expected_leak_counted(const void *p);
+/* Expected leaks by class and by size, FastMM5's other two kinds. A class is its VMT (Delphi's
+ * TClass), with its instance size. `count` is added to the registration's count (unregister:
+ * taken off). Returns 1 on success; 0 when vmt is NULL, size is negative (register), count is 0
+ * (unregister: not above 0), the count would drop below 0, nothing is registered to take it
+ * from, or out of memory. A count that reaches 0 removes the registration. */
+FASTMM_API int FASTMM_CDECL fastmm_register_expected_class_leak(const void *vmt,
+                                                                size_t instance_size, int count);
+FASTMM_API int FASTMM_CDECL fastmm_unregister_expected_class_leak(const void *vmt, int count);
+FASTMM_API int FASTMM_CDECL fastmm_register_expected_size_leak(ptrdiff_t size, int count);
+FASTMM_API int FASTMM_CDECL fastmm_unregister_expected_size_leak(ptrdiff_t size, int count);
+
+/* One registration: by pointer (`pointer` set), by class (`vmt` set, with its instance size) or
+ * by size (neither set), and its count. */
+typedef struct fastmm_expected_leak {
+  const void *pointer;
+  const void *vmt;
+  size_t instance_size;
+  ptrdiff_t size;
+  size_t count;
+} fastmm_expected_leak;
+/* Copies up to `capacity` registrations to out (by pointer first, then by class and size);
+ * returns how many there are, so a larger buffer can be asked for. out may be NULL when
+ * capacity is 0. */
+FASTMM_API size_t FASTMM_CDECL fastmm_get_expected_leaks(fastmm_expected_leak *out,
+                                                         size_t capacity);
+/* FastMM5's matching of leaked blocks against the registrations, which debug mode's leak report
+ * uses too. begin takes a copy of the counts by class and size; then each leaked block is
+ * matched once: 1 when it is an expected leak (registered by pointer; else its first pointer,
+ * first_pointer, is a registered class whose instance fits in its `usable` bytes; else the
+ * closest registered size it holds), which takes one off the copy's count; 0 when it is not.
+ * One matching at a time in a process. */
+FASTMM_API void FASTMM_CDECL fastmm_begin_expected_leak_match(void);
+FASTMM_API int FASTMM_CDECL fastmm_match_expected_leak(const void *block, size_t usable,
+                                                       const void *first_pointer);
+
 /* What the manager holds. All byte figures are in bytes; "usable" is what callers may use. */
 typedef struct fastmm_kind_usage {
   size_t blocks_in_use;  /* live blocks of this kind */

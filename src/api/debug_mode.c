@@ -11,6 +11,7 @@
 #include "modes/gate.h"
 #include "modes/mode_paths.h"
 #include "modes/switches.h"
+#include "report/event_log.h"
 
 #include <string.h>
 
@@ -69,15 +70,15 @@ int FASTMM_CDECL fastmm_erase_allocated_block_content_active(void) {
 }
 
 void FASTMM_CDECL fastmm_set_event_log_filename(const char *path) {
-  debug_set_event_log_path(path);
+  event_log_set_path(path);
 }
 
 const char *FASTMM_CDECL fastmm_get_event_log_filename(void) {
-  return debug_event_log_path();
+  return event_log_path();
 }
 
 void FASTMM_CDECL fastmm_set_output_debug_string_events(int on) {
-  debug_set_output_debug_string(on);
+  event_log_set_output_debug_string(on);
 }
 
 size_t FASTMM_CDECL fastmm_report_leaks(void) {

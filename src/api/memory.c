@@ -64,11 +64,49 @@ int FASTMM_CDECL fastmm_heap_contains(const void *p) {
 }
 
 int FASTMM_CDECL fastmm_register_expected_leak(void *p) {
-  return caller_owns_block(p) ? expected_leaks_add(p) : 0;
+  return caller_owns_block(p) ? expected_leaks_add_once(p) : 0;
 }
 
 int FASTMM_CDECL fastmm_unregister_expected_leak(void *p) {
   return expected_leaks_remove(p);
+}
+
+int FASTMM_CDECL fastmm_register_expected_leak_counted(const void *p) {
+  return expected_leaks_add(p);
+}
+
+int FASTMM_CDECL fastmm_unregister_expected_leak_counted(const void *p) {
+  return expected_leaks_remove(p);
+}
+
+int FASTMM_CDECL fastmm_register_expected_class_leak(const void *vmt, size_t instance_size,
+                                                     int count) {
+  return vmt != NULL && expected_leaks_adjust(vmt, instance_size, 0, count);
+}
+
+int FASTMM_CDECL fastmm_unregister_expected_class_leak(const void *vmt, int count) {
+  return vmt != NULL && count > 0 && expected_leaks_adjust(vmt, 0, 0, -count);
+}
+
+int FASTMM_CDECL fastmm_register_expected_size_leak(ptrdiff_t size, int count) {
+  return size >= 0 && expected_leaks_adjust(NULL, 0, size, count);
+}
+
+int FASTMM_CDECL fastmm_unregister_expected_size_leak(ptrdiff_t size, int count) {
+  return count > 0 && expected_leaks_adjust(NULL, 0, size, -count);
+}
+
+size_t FASTMM_CDECL fastmm_get_expected_leaks(fastmm_expected_leak *out, size_t capacity) {
+  return expected_leaks_list(out, out != NULL ? capacity : 0);
+}
+
+void FASTMM_CDECL fastmm_begin_expected_leak_match(void) {
+  expected_leaks_match_begin();
+}
+
+int FASTMM_CDECL fastmm_match_expected_leak(const void *block, size_t usable,
+                                            const void *first_pointer) {
+  return expected_leaks_match(block, usable, first_pointer);
 }
 
 size_t FASTMM_CDECL fastmm_small_class_slot_size(size_t class_index) {

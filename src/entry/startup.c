@@ -2,11 +2,14 @@
 /* The library's start-up, above the layers it starts. When the library loads it fills the page
  * map's fast copy and lends the core what the core needs from above (core/heap.h, heap_above):
  * the modes' start-up, which the heap's own start-up (heap_init_slow, on the first slow path)
- * runs once after the core's, and the routines a ReallocMem's move and the walk go through. */
+ * runs once after the core's, and the routines a ReallocMem's move and the walk go through; and
+ * it gives the modes the writer of debug mode's reports (report/debug_text.c), which they may
+ * not call by name from below. */
 #include "alloc_fast.h"
 #include "dispatch.h"
 #include "modes/debug_walk.h"
 #include "modes/switches.h"
+#include "report/debug_text.h"
 
 static const heap_above above = {
     .start = modes_init,
@@ -25,6 +28,7 @@ static const heap_above above = {
  * slow path (heap_init_slow). */
 FMM_ON_LOAD(heap_on_load) {
   heap_set_above(&above);
+  debug_report_set_writer(&debug_text_writer);
   page_map_lock_writers();
   page_map_fast_start();
   page_map_unlock_writers();

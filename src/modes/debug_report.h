@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Debug mode's reports (debug_report.c): every detected error, and the leak report, written to
- * the event log or handed to the program's event handler. */
+/* Debug mode's reports (debug_report.c): every detected error, and the leak report, decided
+ * here and handed to the program's event handler or, without one, to the writer registered at
+ * start-up (report/debug_text.c, the event log's text). */
 #ifndef FASTMM_DEBUG_REPORT_H
 #define FASTMM_DEBUG_REPORT_H
 
@@ -29,10 +30,19 @@ void debug_report_leaks_at_exit(void);
  * off: debug_set_leak_report_at_exit). */
 extern volatile uint32_t debug_ever_active;
 
+/* Who writes the reports when the program set no event handler. The leak report calls `leak`
+ * for each unexpected leak (its event counted already) and then `leaks_end` once, with the
+ * unexpected leaks and those registered as expected, whether there were any or not; one leak
+ * report runs at a time. */
+typedef struct debug_writer {
+  void (*event)(const fastmm_debug_event *e);
+  void (*leak)(const fastmm_debug_event *e);
+  void (*leaks_end)(size_t leaks, size_t expected);
+} debug_writer;
+/* Set once, when the library loads (entry/startup.c); NULL: reports are counted, not written. */
+void debug_report_set_writer(const debug_writer *w);
+
 /* Settings and queries behind the API. */
-void debug_set_event_log_path(const char *path); /* NULL or empty: the default */
-const char *debug_event_log_path(void);
-void debug_set_output_debug_string(int on);
 void debug_set_event_handler(fastmm_event_handler handler);
 void debug_set_leak_report_at_exit(int on);
 size_t debug_event_count(int kind);
