@@ -3,11 +3,12 @@
 gains and peak memory for the terminal and for results.md, and results.json."""
 
 import json
+import math
 import os
 
 from .progress import fmt_duration
 from .targets import PLATFORMS
-from .workloads import MEMORY_WORKLOADS, WORKLOAD_NAMES
+from .workloads import MEMORY_WORKLOADS, WORKLOAD_NAMES, threads_of
 
 # What each program's peak-memory figure is (its "mem_kind"), said in every table that shows one.
 MEM_KIND_LABELS = {
@@ -78,6 +79,7 @@ def target_checks(comps):
             throughput(t, w, "c-export", 1 / 1.2, "<= 1.2x the C export's time")
         for w in ("pas_string_grow", "pas_realloc_grow", "pas_getmem_freemem"):
             throughput(t, w, "fpc-heap", 1.0, ">= Free Pascal's heap")
+    checks += contract_checks(comps)
     mixed = [c for c in comps if c["target"] == "native" and c["workload"] == "mixed"
              and not c.get("error")]
     if mixed:
@@ -87,13 +89,52 @@ def target_checks(comps):
         checks.append(("native mixed: peak memory <= 1.2x peak live bytes", met,
                        "%.3fx (%s above base, %s live)" % (cand, mb(mixed[0]["candidate_peak_mem"]),
                                                            mb(live))))
-        best = min(mixed, key=lambda c: c["baseline_peak_mem"])
+        # The peers, not fastmm-c's own builds (debug mode, the yardsticks).
+        peers = [c for c in mixed if not c["baseline"].startswith("fastmm-c")] or mixed
+        best = min(peers, key=lambda c: c["baseline_peak_mem"])
         bratio = best["baseline_peak_mem"] / live
         met = cand <= bratio
         fig = "%.3fx vs %s %.3fx" % (cand, best["baseline"], bratio)
         if not met:
             fig += ", %.1f%% more" % ((cand / bratio - 1) * 100)
         checks.append(("native mixed: peak memory no worse than the best peer", met, fig))
+    return checks
+
+
+# The validation contract's price: fastmm-c's time over the unchecked yardstick build's
+# (bench/targets.conf), at most CONTRACT_GEOMEAN over a platform's single-thread workloads and
+# at most CONTRACT_ANY on any workload.
+CONTRACT_BASELINE = "fastmm-c-unchecked"
+CONTRACT_GEOMEAN = 1.03
+CONTRACT_ANY = 1.06
+
+
+def contract_checks(comps):
+    """(description, met?, figure) per platform that ran the yardstick: the geometric mean of
+    the single-thread workloads' time ratios and the worst workload's ratio with its interval."""
+    checks = []
+    for platform in PLATFORMS:
+        rows = [c for c in comps if c["target"] == platform and c["baseline"] == CONTRACT_BASELINE
+                and not c.get("error")]
+        if not rows:
+            continue
+        # time ratio = 1 / (peer time / fastmm-c time); the interval's ends swap.
+        cost = {c["workload"]: 1.0 / ratio_of(c) for c in rows}
+        single = [cost[c["workload"]] for c in rows if threads_of(c["workload"]) == 1]
+        if single:
+            g = math.exp(sum(math.log(x) for x in single) / len(single))
+            checks.append(("%s: the validation contract costs <= %+.0f%% (geometric mean of %d "
+                           "single-thread workloads' time over %s)" % (
+                               platform, (CONTRACT_GEOMEAN - 1) * 100, len(single),
+                               CONTRACT_BASELINE), g <= CONTRACT_GEOMEAN, "%+.1f%%" % ((g - 1) * 100)))
+        worst = max(rows, key=lambda c: cost[c["workload"]])
+        w = cost[worst["workload"]]
+        lo = 1.0 / (1.0 + worst["ci_high_pct"] / 100.0)
+        hi = 1.0 / (1.0 + worst["ci_low_pct"] / 100.0)
+        checks.append(("%s: the validation contract costs <= %+.0f%% on every workload" % (
+            platform, (CONTRACT_ANY - 1) * 100), w <= CONTRACT_ANY,
+            "worst %s %+.1f%% [%+.1f,%+.1f]" % (worst["workload"], (w - 1) * 100, (lo - 1) * 100,
+                                                (hi - 1) * 100)))
     return checks
 
 

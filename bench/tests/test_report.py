@@ -104,3 +104,31 @@ class ReportTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class ContractPriceTest(unittest.TestCase):
+    """The validation contract's price against the unchecked yardstick: the geometric mean of the
+    single-thread workloads' time ratios, and the worst workload with its interval."""
+
+    def test_geomean_and_worst(self):
+        # fastmm-c 2% and 8% slower on two single-thread workloads (gain = 1/cost - 1), and a
+        # two-thread workload that counts only for the worst case.
+        comps = [
+            comparison("win32", "small_churn_lifo", "fastmm-c-unchecked", (1 / 1.02 - 1) * 100,
+                       "peak-working-set"),
+            comparison("win32", "mixed", "fastmm-c-unchecked", (1 / 1.08 - 1) * 100,
+                       "peak-working-set"),
+            comparison("win32", "mt_churn", "fastmm-c-unchecked", 0.0, "peak-working-set"),
+        ]
+        checks = report.contract_checks(comps)
+        self.assertEqual(len(checks), 2)
+        geo, worst = checks
+        self.assertIn("geometric mean of 2 single-thread", geo[0])
+        self.assertEqual(geo[2], "%+.1f%%" % (((1.02 * 1.08) ** 0.5 - 1) * 100))
+        self.assertFalse(geo[1])  # +5.0% > 3%
+        self.assertFalse(worst[1])
+        self.assertTrue(worst[2].startswith("worst mixed +8.0% ["), worst[2])
+
+    def test_no_yardstick_no_check(self):
+        self.assertEqual(report.contract_checks(
+            [comparison("native", "mixed", "mimalloc", 5.0, "peak-rss")]), [])

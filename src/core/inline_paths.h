@@ -99,24 +99,43 @@ FMM_INLINE unsigned fast_header_region(const void *p) {
 #endif
 }
 
+#if defined(FASTMM_UNCHECKED)
+/* FASTMM_UNCHECKED (presets *-unchecked, benchmark only, never shipped) is the yardstick that
+ * prices the validation contract: its fast paths trust the header word as FastMM does (kind and
+ * FREE bit only), with no page map lookup, no span tag, key or slot test and no boundary tags.
+ * The slow paths are the shipped ones. Modes do not reach its fast paths and bad pointers are
+ * not refused there: it runs the benchmark's workloads and nothing else. */
+FMM_INLINE int fast_in_medium_span(const void *p) {
+  return p != NULL && (block_header(p) & (BLOCK_FLAG_SMALL | BLOCK_FLAG_MEDIUM)) != 0;
+}
+FMM_INLINE int fast_small_live(const void *p, uint32_t h) {
+  (void)p;
+  return (h & BLOCK_KIND_MASK) == BLOCK_FLAG_SMALL; /* the kind, FREE and outer bits */
+}
+FMM_INLINE int fast_medium_live(const void *p, uint32_t h) {
+  (void)p;
+  return (h & ~(uint32_t)((ARENA_COUNT - 1u) << MEDIUM_ARENA_SHIFT)) == BLOCK_FLAG_MEDIUM;
+}
+#else
 /* Is p's header word in a medium-span region (where every small block lives) as the fast
  * copy of the page map sees it? */
 FMM_INLINE int fast_in_medium_span(const void *p) {
   return fast_header_region(p) == REGION_MEDIUM_SPAN;
 }
 
-/* The validation contract's fast half (ARCHITECTURE.md), the one test every fast path of FreeMem,
- * ReallocMem and the usable size makes before it trusts a header: the page map's fast copy says
- * p's header word is in a medium span, and small_block_span (small.h) finds p to be a live small
- * block. Returns its span and sets *h to its header word, or returns NULL: then p is anything
- * else (a medium, large or debug block, free, interior, forged, foreign, or any pointer while a
- * mode is on), for the slow path to sort out. */
-FMM_INLINE small_span *fast_small_block(const void *p, uint32_t *h) {
-  if (FMM_UNLIKELY(!fast_in_medium_span(p)))
-    return NULL;
-  *h = block_header(p);
-  return small_block_span(p, *h);
+/* The validation contract's fast half (ARCHITECTURE.md), the test every fast path of FreeMem,
+ * ReallocMem and the usable size makes before it trusts a header: after fast_in_medium_span said
+ * p's header word h is in a medium span, small_block_span (small.h) finds p to be a live small
+ * block, or medium_block_plausible (medium.h) a live medium block. False for anything else (a
+ * large or debug block, free, interior, forged, foreign, or any pointer while a mode is on), for
+ * the slow path to sort out. */
+FMM_INLINE int fast_small_live(const void *p, uint32_t h) {
+  return small_block_span(p, h) != NULL;
 }
+FMM_INLINE int fast_medium_live(const void *p, uint32_t h) {
+  return medium_block_plausible(p, h);
+}
+#endif
 
 /* The part of FreeMem after the page map said "medium span": a live small block goes onto its
  * bin; when that has no room the slow path is told the block is valid (a thread that frees much
@@ -125,7 +144,7 @@ FMM_INLINE small_span *fast_small_block(const void *p, uint32_t *h) {
  * which sends a debug block on, or the normal path's, heap_free_in_span_normal). */
 FMM_INLINE int free_in_span_then(void *p, int (*slow)(void *p, uint32_t h, int live_small)) {
   uint32_t h = block_header(p);
-  int live_small = small_block_span(p, h) != NULL;
+  int live_small = fast_small_live(p, h);
   if (FMM_LIKELY(live_small)) {
     thread_cache *tc = (thread_cache *)prim_tls_get_fast();
     if (FMM_LIKELY(PRIM_TLS_FAST_NEVER_NULL || tc != NULL)) {
@@ -197,7 +216,7 @@ FMM_INLINE int small_stays_in_place(size_t size, size_t usable) {
  * size lies between half its usable size and all of it. Most resizes of a string or an array of
  * 2.5-512 KB end here. */
 FMM_INLINE int medium_stays_in_place(const void *p, uint32_t h, size_t size) {
-  if (!medium_block_plausible(p, h))
+  if (!fast_medium_live(p, h))
     return 0;
   size_t usable = medium_usable(p);
   return size <= usable && size >= usable / 2u;
@@ -205,7 +224,7 @@ FMM_INLINE int medium_stays_in_place(const void *p, uint32_t h, size_t size) {
 
 /* ReallocMem's in-place test, shared by fastmm_reallocmem and the Pascal records' ReallocMem
  * (src/api/), with one page map lookup: p is a live small block (the validation contract,
- * fast_small_block's test) and size keeps it where it is, or p is a live medium block that stays
+ * fast_small_live's test) and size keeps it where it is, or p is a live medium block that stays
  * (medium_stays_in_place). The small size test comes first, on the header word as it reads: a
  * small resize that moves goes to the slow path, which validates the pointer its own way, without
  * paying for it twice. A medium header word fails that size test at once (its slot field reads 0:
@@ -218,7 +237,7 @@ FMM_INLINE int fast_realloc_stays(const void *p, size_t size) {
   if (FMM_LIKELY(fast_in_medium_span(p))) {
     uint32_t h = block_header(p);
     if (FMM_LIKELY(small_stays_in_place(size, small_header_usable(h))))
-      return FMM_LIKELY(small_block_span(p, h) != NULL);
+      return FMM_LIKELY(fast_small_live(p, h));
     return medium_stays_in_place(p, h, size);
   }
   return 0;
@@ -234,9 +253,9 @@ FMM_INLINE size_t fast_usable_size(const void *p) {
   if (FMM_LIKELY(fast_in_medium_span(p))) {
     uint32_t h = block_header(p);
     if (FMM_LIKELY(h & BLOCK_FLAG_SMALL)) {
-      if (FMM_LIKELY(small_block_span(p, h) != NULL))
+      if (FMM_LIKELY(fast_small_live(p, h)))
         return small_header_usable(h);
-    } else if (medium_block_plausible(p, h)) {
+    } else if (fast_medium_live(p, h)) {
       return medium_usable(p);
     }
   }

@@ -50,6 +50,15 @@ section .text
 ; IN_PLACE_OR slow: EAX = pointer, EDX = size; returns (EAX unchanged) when in place, else
 ; jumps to `slow` with EAX and EDX unchanged. Uses ECX, and EBX and ESI saved on the stack.
 %macro IN_PLACE_OR 1
+%ifdef FASTMM_UNCHECKED
+  ; The yardstick build (inline_paths.h): the header word is trusted, as FastMM trusts it.
+  test eax, eax
+  jz %1
+  mov ecx, [eax - BLOCK_HEADER_SIZE]
+  and ecx, BLOCK_KIND_MASK           ; the kind, FREE and outer bits
+  cmp ecx, BLOCK_FLAG_SMALL
+  jne %1
+%else
   lea ecx, [eax - BLOCK_HEADER_SIZE]
   shr ecx, PAGE_MAP_REGION_SHIFT
   cmp byte [FAST_L2 + ecx], REGION_MEDIUM_SPAN
@@ -57,6 +66,7 @@ section .text
                                      ; wraps to a region never ours), or a mode is on
   test al, BLOCK_ALIGNMENT - 1
   jnz %1
+%endif
   ; FastMM's in-place rule first, on the header word as it reads: a resize that moves goes to
   ; the slow path, which validates the pointer itself.
   mov ecx, [eax - BLOCK_HEADER_SIZE]
@@ -73,6 +83,10 @@ section .text
   shr ecx, REALLOC_SMALL_DOWNSIZE_SHIFT ; the smallest size with size*4 + 64 >= usable
   cmp edx, ecx
   jb %1
+%ifdef FASTMM_UNCHECKED
+%%validate:
+  ret
+%else
   ; Then the validation contract.
 %%validate:
   push ebx
@@ -115,6 +129,7 @@ section .text
   pop esi
   pop ebx
   jmp %1
+%endif
 %endmacro
 
 align 16

@@ -60,6 +60,16 @@ section .text
 
 align 16
 fastmm_reallocmem:
+%ifdef FASTMM_UNCHECKED
+  ; The yardstick build (inline_paths.h): the header word is trusted, as FastMM trusts it.
+  test rcx, rcx
+  jz .slow
+  mov eax, [rcx - BLOCK_HEADER_SIZE]
+  mov r8d, eax
+  and r8d, BLOCK_KIND_MASK           ; the kind, FREE and outer bits
+  cmp r8d, BLOCK_FLAG_SMALL
+  jne .slow
+%else
   lea rax, [rcx - BLOCK_HEADER_SIZE]
   mov r8, rax
   shr r8, PAGE_MAP_REGION_SHIFT + PAGE_MAP_L2_BITS
@@ -73,6 +83,7 @@ fastmm_reallocmem:
   test cl, BLOCK_ALIGNMENT - 1
   jnz .slow
   mov eax, [rcx - BLOCK_HEADER_SIZE] ; the header word
+%endif
   ; FastMM's in-place rule first, on the header as it reads: a resize that moves goes to the
   ; slow path, which validates the pointer itself.
   mov r8d, eax
@@ -85,6 +96,7 @@ fastmm_reallocmem:
   lea r9, [rdx * 4 + REALLOC_SMALL_DOWNSIZE_ADDER]
   cmp r9, r8
   jb .slow                           ; shrinks too far: moves to a smaller class
+%ifndef FASTMM_UNCHECKED
   ; Then the validation contract.
   mov r8d, eax
   shr r8d, SMALL_SPAN_OFFSET_SHIFT
@@ -105,11 +117,13 @@ fastmm_reallocmem:
   imul r8d, [r9 + SMALL_SPAN_DIVISOR_OFFSET]
   cmp r8d, [r9 + SMALL_SPAN_LIMIT_OFFSET]
   jae .slow                          ; inside a block, in the uncarved tail, or past the span
+%endif
   mov rax, rcx
   ret
 .slow:
   jmp heap_realloc_slow
 
+%ifndef FASTMM_UNCHECKED
 ; The span header is in another 64 KB region than p: it is read only if the page map holds both
 ; of its ends (RAX is free here: the header word is read again).
 .span_elsewhere:
@@ -118,6 +132,7 @@ fastmm_reallocmem:
   REGION_OR_SLOW rax, r10, r11
   mov eax, [rcx - BLOCK_HEADER_SIZE]
   jmp .span_readable
+%endif
 
 %if REALLOC_SMALL_DOWNSIZE_SHIFT != 2
   %error "the downsize test multiplies by 4 in one lea"
