@@ -23,6 +23,8 @@
 #   --fresh        empty the folder first
 #   --nice N       niceness of the fuzzer (default 10: the machine is shared)
 #   --max-len N    libFuzzer's -max_len (default 4096)
+#   --jobs N       pieces at once, 1 or 2 (default 1; 2 runs an ASan+UBSan piece and a plain
+#                  one side by side on one corpus, for a machine with two free cores)
 #   --no-build     use the binaries as they are
 #
 # Each piece prints one line: its sanitizers, operations, inputs, coverage (libFuzzer's cov and
@@ -42,6 +44,7 @@ dir=${FASTMM_FUZZ_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/fastmm-c/fuzz}
 fresh=0
 niceness=10
 max_len=4096
+jobs=1
 build=1
 
 die() {
@@ -60,6 +63,7 @@ while [ $# -gt 0 ]; do
   --fresh) fresh=1 ;;
   --nice) number "$1" "${2-}" && niceness=$2 && shift ;;
   --max-len) number "$1" "${2-}" && max_len=$2 && shift ;;
+  --jobs) number "$1" "${2-}" && jobs=$2 && shift ;;
   --no-build) build=0 ;;
   -h | --help)
     sed -n '3,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'
@@ -71,6 +75,9 @@ while [ $# -gt 0 ]; do
 done
 if [ "$piece" -gt 600 ] || [ "$piece" -lt 1 ]; then
   die "--piece must be 1..600 seconds"
+fi
+if [ "$jobs" -lt 1 ] || [ "$jobs" -gt 2 ]; then
+  die "--jobs must be 1 or 2"
 fi
 
 asan_bin=$repo/build/fuzz-asan/bin/fuzz_heap
@@ -132,27 +139,26 @@ minimise() {
     "$crash.log" | sed 's/^/    /' || true
 }
 
-while [ "$total_ops" -lt "$target_ops" ]; do
-  elapsed=$((SECONDS - start))
-  length=$piece
-  if [ "$time_budget" -gt 0 ]; then
-    [ "$elapsed" -lt "$time_budget" ] || break
-    [ $((time_budget - elapsed)) -ge "$length" ] || length=$((time_budget - elapsed))
-  fi
-  if [ $((pieces % 2)) = 0 ]; then kind=asan bin=$asan_bin; else kind=plain bin=$plain_bin; fi
-  n=$((pieces + 1))
-  log=$dir/logs/piece-$n.log
-  count=$dir/piece.count
-  rm -f "$count"
-  ls "$dir/crashes" >"$dir/crashes.before"
-  t0=$SECONDS
-  rc=0
-  FASTMM_FUZZ_COUNT_FILE=$count nice -n "$niceness" "$bin" -max_total_time="$length" \
+# run_piece N KIND BIN LENGTH: one libFuzzer piece; its exit code goes to piece-N.rc, its counts
+# to piece-N.count (fuzz_heap writes them), its output to logs/piece-N.log.
+run_piece() {
+  local n=$1 bin=$3 length=$4 rc=0
+  rm -f "$dir/piece-$n.count" "$dir/piece-$n.rc"
+  FASTMM_FUZZ_COUNT_FILE=$dir/piece-$n.count nice -n "$niceness" "$bin" -max_total_time="$length" \
     -max_len="$max_len" -timeout=120 -rss_limit_mb=3072 -print_final_stats=1 \
-    -artifact_prefix="$dir/crashes/" "$dir/corpus" tests/fuzz/corpus >"$log" 2>&1 || rc=$?
-  secs=$((SECONDS - t0))
-  ops=0 inputs=0
-  if [ -s "$count" ]; then read -r ops inputs <"$count"; fi
+    -artifact_prefix="$dir/crashes/" "$dir/corpus" tests/fuzz/corpus >"$dir/logs/piece-$n.log" 2>&1 ||
+    rc=$?
+  echo "$rc" >"$dir/piece-$n.rc"
+}
+
+# account_piece N KIND SECONDS: adds a finished piece to the totals, prints its line and
+# minimises what it found (the crash files that appeared since crashes.before).
+account_piece() {
+  local n=$1 kind=$2 secs=$3 rc ops=0 inputs=0 cov result f bin=$asan_bin
+  [ "$kind" = plain ] && bin=$plain_bin
+  local log=$dir/logs/piece-$n.log
+  rc=$(cat "$dir/piece-$n.rc" 2>/dev/null || echo 1)
+  if [ -s "$dir/piece-$n.count" ]; then read -r ops inputs <"$dir/piece-$n.count"; fi
   cov=$(grep -oE 'cov: [0-9]+ ft: [0-9]+' "$log" | tail -n 1 | sed 's/cov: \([0-9]*\) ft: \([0-9]*\)/cov \1 ft \2/')
   cov=${cov:-cov - ft -}
   last_cov[$kind]=$cov
@@ -160,16 +166,18 @@ while [ "$total_ops" -lt "$target_ops" ]; do
   total_inputs=$((total_inputs + inputs))
   run_ops=$((run_ops + ops))
   run_inputs=$((run_inputs + inputs))
-  pieces=$n
-  seconds=$((seconds + secs))
+  pieces=$((pieces + 1))
   result=clean
-  mapfile -t found < <(comm -13 "$dir/crashes.before" <(ls "$dir/crashes") | grep -E '^(crash|leak|timeout|oom|slow-unit)-' || true)
+  # A crash file names no piece: with two at once, the log that mentions it is its piece's.
+  mapfile -t found < <(comm -13 "$dir/crashes.before" <(ls "$dir/crashes") |
+    grep -E '^(crash|leak|timeout|oom|slow-unit)-' | while read -r f; do
+      grep -q -F "$f" "$log" && echo "$f"
+    done || true)
   if [ "$rc" != 0 ] || [ ${#found[@]} -gt 0 ]; then
     result="CRASH (exit $rc)"
     crashes=$((crashes + 1))
     run_crashes=$((run_crashes + 1))
   fi
-  save_state
   printf 'piece %d (%s, %d s): %d operations, %d inputs (%d op/s), %s, %s\n' "$n" "$kind" "$secs" \
     "$ops" "$inputs" $((ops / (secs > 0 ? secs : 1))) "$cov" "$result"
   for f in "${found[@]}"; do
@@ -180,10 +188,36 @@ while [ "$total_ops" -lt "$target_ops" ]; do
     echo "    no input saved; the end of $log:"
     tail -n 5 "$log" | sed 's/^/    /'
   fi
-done
-rm -f "$dir/crashes.before" "$dir/piece.count"
+  rm -f "$dir/piece-$n.count" "$dir/piece-$n.rc"
+}
 
-echo "fuzz-campaign: $total_ops operations in $total_inputs inputs over $pieces pieces ($seconds s in all; this run $run_ops operations, $run_inputs inputs, $((SECONDS - start)) s), coverage at the last pieces: asan ${last_cov[asan]}, plain ${last_cov[plain]}; $crashes crashes ($run_crashes this run, $new_regressions new regression inputs in tests/fuzz/corpus)"
+while [ "$total_ops" -lt "$target_ops" ]; do
+  elapsed=$((SECONDS - start))
+  length=$piece
+  if [ "$time_budget" -gt 0 ]; then
+    [ "$elapsed" -lt "$time_budget" ] || break
+    [ $((time_budget - elapsed)) -ge "$length" ] || length=$((time_budget - elapsed))
+  fi
+  ls "$dir/crashes" >"$dir/crashes.before"
+  t0=$SECONDS
+  kinds=()
+  for ((j = 0; j < jobs; j++)); do
+    if [ $(((pieces + j) % 2)) = 0 ]; then kind=asan bin=$asan_bin; else kind=plain bin=$plain_bin; fi
+    kinds+=("$kind")
+    run_piece $((pieces + 1 + j)) "$kind" "$bin" "$length" &
+  done
+  wait
+  secs=$((SECONDS - t0))
+  seconds=$((seconds + secs * jobs))
+  first=$((pieces + 1))
+  for ((j = 0; j < jobs; j++)); do
+    account_piece $((first + j)) "${kinds[$j]}" "$secs"
+  done
+  save_state
+done
+rm -f "$dir/crashes.before"
+
+echo "fuzz-campaign: $total_ops operations in $total_inputs inputs over $pieces pieces ($seconds s of pieces in all; this run $run_ops operations, $run_inputs inputs, $((SECONDS - start)) s), coverage at the last pieces: asan ${last_cov[asan]}, plain ${last_cov[plain]}; $crashes crashes ($run_crashes this run, $new_regressions new regression inputs in tests/fuzz/corpus)"
 [ "$run_crashes" = 0 ]
 exit
 }
