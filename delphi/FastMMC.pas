@@ -387,8 +387,9 @@ function FastMM_WalkBlocks(ACallBack: TFastMM_WalkBlocksCallback; AWalkBlockType
 {Whether the AAvailableSpaceInBlock bytes at APMemoryBlock look like the start of a string
 block of this compiler's RTL (header, then characters of at least #9, then #0).}
 function FastMM_DetectStringData(APMemoryBlock: Pointer; AAvailableSpaceInBlock: NativeInt): TFastMM_StringDataType;
-{The class of the object at APointer (at least one pointer readable there), or nil: the first
-pointer must be a VMT whose parent chain is valid readable memory.}
+{The class of the object at APointer, or nil: the DLL reads the first pointer there and takes it
+for a class when it is a VMT that agrees with itself and names the class
+(fastmm_get_block_class); nil before the DLL is loaded and with a DLL older than that export.}
 function FastMM_DetectClassInstance(APointer: Pointer): TClass;
 {Checks every debug block, live or quarantined. On damage it reports each fault (FastMM5's
 event, template and routing) and raises EInvalidPointer (run-time error 204 without SysUtils),
@@ -677,7 +678,6 @@ var
   OwnerMapping: NativeUInt;
 
   EventLogFilename: array[0..CMaxPath] of WideChar;
-  LeakLock: TFMMC_CriticalSection;
 
 {$I FastMMC.Text.inc}
 {$I FastMMC.Dll.inc}
@@ -777,7 +777,6 @@ procedure ReportDebugBlockLeakDetails;
 begin
   if EventHandlerSet and DllHas(Dll.ReportLeaks) then
   begin
-    PrepareLeakMatching;
     Dll.ReportLeaks();
     DebugLeakDetailsWritten := True;
   end;
@@ -910,7 +909,6 @@ end;
 
 initialization
   DllUseStubs;
-  FMMC_InitializeCriticalSection(LeakLock);
   FMMC_InitializeCriticalSection(ModeLock);
   FastMM_GetStackTrace := @FastMM_NoOpGetStackTrace;
   FastMM_ConvertStackTraceToText := @FastMM_NoOpConvertStackTraceToText;
@@ -922,6 +920,5 @@ finalization
 {$ifndef FastMM_DisableAutomaticInstall}
   FastMM_Finalize;
 {$endif}
-  {LeakLock stays: a late FastMM_*ExpectedMemoryLeak call must still find it.}
 
 end.

@@ -130,6 +130,16 @@ FASTMM_API void FASTMM_CDECL fastmm_begin_expected_leak_match(void);
 FASTMM_API int FASTMM_CDECL fastmm_match_expected_leak(const void *block, size_t usable,
                                                        const void *first_pointer);
 
+/* The Delphi or Free Pascal class of the object at p (a block, or any memory holding an object)
+ * as the leak reports name it: its first pointer must be a VMT that agrees with itself (Delphi's
+ * self pointer, Free Pascal's instance size and its negation), with a class name, whose
+ * instances fit in the `size` bytes at p (SIZE_MAX when that is not known). Returns that VMT
+ * (Delphi's TClass), its name in name (at most capacity - 1 characters and a 0; a name has at
+ * most 255); else NULL and "" in name. name may be NULL when capacity is 0. Every byte is read
+ * only after the OS says it can be, so any pointer may be asked about. */
+FASTMM_API const void *FASTMM_CDECL fastmm_get_block_class(const void *p, size_t size, char *name,
+                                                           size_t capacity);
+
 /* What the manager holds. All byte figures are in bytes; "usable" is what callers may use. */
 typedef struct fastmm_kind_usage {
   size_t blocks_in_use;  /* live blocks of this kind */

@@ -6,6 +6,7 @@
 #include "core/expected_leaks.h"
 #include "core/size_class.h"
 #include "entry/alloc_fast.h"
+#include "modes/delphi_class.h"
 #include "modes/gate.h"
 #include "modes/mode_paths.h"
 
@@ -107,6 +108,11 @@ void FASTMM_CDECL fastmm_begin_expected_leak_match(void) {
 int FASTMM_CDECL fastmm_match_expected_leak(const void *block, size_t usable,
                                             const void *first_pointer) {
   return expected_leaks_match(block, usable, first_pointer);
+}
+
+const void *FASTMM_CDECL fastmm_get_block_class(const void *p, size_t size, char *name,
+                                                size_t capacity) {
+  return delphi_class_of_object(p, size, name, name != NULL ? capacity : 0);
 }
 
 size_t FASTMM_CDECL fastmm_small_class_slot_size(size_t class_index) {

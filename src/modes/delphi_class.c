@@ -10,13 +10,18 @@
 #include "core/page_map.h"
 #include "prim/prim.h"
 
+/* A class name as the compilers write them: identifiers (UTF-8 in Delphi, whose bytes from 0x80
+ * on are taken as letters), with '.' between nested and unit names, '<', '>' and ',' around a
+ * generic's parameters and '$' in the names of the classes the compilers make themselves (a
+ * closure's frame, TForm1.Button1Click$ActRec). A ShortString holds up to 255 of them; a
+ * specialized generic's name often passes 63. */
 static int short_string_name(const unsigned char *s, char *out, size_t size) {
-  if (!prim_readable(s, 1) || s[0] == 0 || s[0] > 63 || !prim_readable(s, (size_t)s[0] + 1))
+  if (!prim_readable(s, 1) || s[0] == 0 || !prim_readable(s, (size_t)s[0] + 1))
     return 0;
   for (unsigned i = 1; i <= s[0]; i++) {
     unsigned char c = s[i];
     if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
-          c == '.' || c == '<' || c == '>' || c == ','))
+          c == '.' || c == '<' || c == '>' || c == ',' || c == '$' || c >= 0x80))
       return 0;
   }
   size_t n = s[0] < size - 1 ? s[0] : size - 1;
@@ -64,6 +69,20 @@ int delphi_class_of_vmt(const void *vmt, size_t user_size, char *out, size_t siz
       return 1;
   }
   return 0;
+}
+
+const void *delphi_class_of_object(const void *p, size_t size, char *out, size_t out_size) {
+  char name[DELPHI_CLASS_NAME_MAX];
+  const void *vmt;
+  if (out == NULL || out_size == 0) {
+    out = name;
+    out_size = sizeof name;
+  }
+  out[0] = 0;
+  if (size < sizeof(void *) || !prim_readable(p, sizeof(void *)))
+    return NULL;
+  memcpy(&vmt, p, sizeof vmt);
+  return delphi_class_of_vmt(vmt, size, out, out_size, NULL) ? vmt : NULL;
 }
 
 int debug_event_freed(const fastmm_debug_event *e) {

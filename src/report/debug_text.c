@@ -58,7 +58,7 @@ static void put_block(text *t, const fastmm_debug_event *e) {
       text_put(t, ", freed by thread 0x");
       text_put_hex(t, h->freed_by_thread, 0);
     }
-    char name[72];
+    char name[DELPHI_CLASS_NAME_MAX];
     if (delphi_class_of_event(e, name, sizeof name)) {
       text_put(t, freed ? ", last used by class " : ", class ");
       text_put(t, name);
@@ -127,7 +127,7 @@ static void write_event(const fastmm_debug_event *e) {
 #define LEAKS_DETAILED 32
 
 typedef struct leak_group {
-  char name[72]; /* class name, or empty for "by size" */
+  char name[DELPHI_CLASS_NAME_MAX]; /* class name, or empty for "by size" */
   size_t size;
   size_t count;
 } leak_group;
@@ -141,7 +141,7 @@ static struct {
 } scan;
 
 static void group_leak(const fastmm_debug_event *e) {
-  char name[72] = {0};
+  char name[DELPHI_CLASS_NAME_MAX] = {0};
   if (!delphi_class_of_event(e, name, sizeof name))
     name[0] = 0;
   size_t i;

@@ -140,12 +140,14 @@ type
   public
     Corners: Integer;
   end;
+  {A name longer than 63 characters, as specialized generics often have.}
+  TShapeWithAVeryLongNameOfTheKindThatSpecializedGenericClassesOftenHave = class(TShape);
 
 procedure TestDetectClassInstance;
 var
   List: TStringList;
   Shape: TShape;
-  Plain: TObject;
+  Plain, Long: TObject;
   Buffer: array[0..7] of Pointer;
 begin
   List := TStringList.Create;
@@ -154,6 +156,10 @@ begin
   Check(FastMM_DetectClassInstance(Pointer(List)) = TStringList, 'a TStringList is found to be one');
   Check(FastMM_DetectClassInstance(Pointer(Shape)) = TShape, 'an object of the program''s own class');
   Check(FastMM_DetectClassInstance(Pointer(Plain)) = TObject, 'a TObject');
+  Long := TShapeWithAVeryLongNameOfTheKindThatSpecializedGenericClassesOftenHave.Create;
+  Check(FastMM_DetectClassInstance(Pointer(Long)) = TShapeWithAVeryLongNameOfTheKindThatSpecializedGenericClassesOftenHave,
+    'a class whose name is longer than 63 characters');
+  Long.Free;
   FillChar(Buffer, SizeOf(Buffer), 0);
   Check(FastMM_DetectClassInstance(@Buffer) = nil, 'zeros are no object');
   Buffer[0] := @Buffer[1];
