@@ -32,13 +32,14 @@ case $name in
     # the DLL serves only the calls the workload makes through mi_*, not the C runtime's.
     # MI_WIN_USE_FIXED_TLS: the default heap in a TlsAlloc slot read from the TEB (newer
     # mimalloc has it; Debian's 2.0.9 has it from our patch).
-    # Newer mimalloc has Windows TLS callbacks; some versions place them with MSVC pragmas
-    # only, which GCC ignores: such a build never sees a thread end (bench/peers/README.md).
-    prim=$src/src/prim/windows/prim.c
-    if [ -f "$prim" ] && grep -q 'CRT\$XLB' "$prim" && ! grep -q 'section(".CRT\$XLB")' "$prim"; then
-      echo "bench/peers/build.sh: warning: $prim places its TLS callbacks for MSVC only; under MinGW this mimalloc never sees a thread end" >&2
-    fi
     sources=("$src/src/static.c")
+    # Newer mimalloc has Windows TLS callbacks; the versions that place them with MSVC pragmas
+    # only (GCC ignores those: no process attach, no thread end) get ours beside them.
+    prim=$src/src/prim/windows/prim.c
+    if [ -f "$prim" ] && grep -q '_mi_tls_callback_pre\[\] *=' "$prim" &&
+      ! grep -q 'section(".CRT\$XLB")' "$prim"; then
+      sources+=("$here/mimalloc-mingw-tls.c")
+    fi
     cflags=(-O2 -DNDEBUG -DMI_WIN_USE_FIXED_TLS=1 -I"$src/include")
     exports=(mi_malloc mi_free mi_realloc)
     libs=(-lpsapi -lshell32 -luser32 -ladvapi32 -lbcrypt)
@@ -49,7 +50,7 @@ esac
 stamp_of() {
   local cc=$1
   {
-    sha256sum "${BASH_SOURCE[0]}"
+    sha256sum "${BASH_SOURCE[0]}" "${sources[@]:1}"
     "$cc" --version | head -n 1
     echo "${cflags[*]}"
     (cd "$src" && find . -type f \( -name '*.c' -o -name '*.h' \) -printf '%p %s %T@\n' | sort)
@@ -69,11 +70,11 @@ for platform in "${platforms[@]}"; do
     continue
   fi
   mkdir -p "$dir"
-  rm -f "$dir/.stamp" "$dir/$name.dll" "$dir/lib$name.a"
+  rm -f "$dir/.stamp" "$dir/$name.dll" "$dir/lib$name.a" "$dir/build.log"
   objs=()
   for s in "${sources[@]}"; do
     o=$dir/$(basename "${s%.*}").o
-    "$cc" "${cflags[@]}" -c "$s" -o "$o" 2>"$dir/build.log" || { cat "$dir/build.log" >&2; die "$name did not compile for $platform"; }
+    "$cc" "${cflags[@]}" -c "$s" -o "$o" 2>>"$dir/build.log" || { cat "$dir/build.log" >&2; die "$name did not compile for $platform"; }
     objs+=("$o")
   done
   ${cc%gcc}ar rcs "$dir/lib$name.a" "${objs[@]}"
