@@ -52,7 +52,7 @@ stamp_of() {
   {
     sha256sum "${BASH_SOURCE[0]}" "${sources[@]:1}"
     "$cc" --version | head -n 1
-    echo "${cflags[*]}"
+    echo "$src ${cflags[*]}"
     (cd "$src" && find . -type f \( -name '*.c' -o -name '*.h' \) -printf '%p %s %T@\n' | sort)
   } | sha256sum | cut -d' ' -f1
 }
