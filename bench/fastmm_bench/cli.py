@@ -13,7 +13,7 @@ import sys
 import tempfile
 import time
 
-from . import callgrind, chart, programs, report, runner, stats
+from . import callgrind, chart, peers, programs, report, runner, stats
 from .comparisons import compare
 from .errors import BenchError
 from .machine import machine_info
@@ -34,7 +34,7 @@ CALLGRIND_SCALE = 0.1
 # intervals are wide; a figure worth quoting comes from the default run or --pairs 100. An
 # option given on the command line overrides the quick mode's value.
 QUICK = {"pairs": 3, "warmups": 0, "scale": 0.2, "no_callgrind": True,
-         "targets": "native:glibc,native:mimalloc,win*:heapalloc,pascal-*:fpc-heap"}
+         "targets": "native:glibc,*:mimalloc,win*:heapalloc,pascal-*:fpc-heap"}
 
 
 def select(names, patterns, what):
@@ -69,6 +69,8 @@ def help_epilog():
         for t in read_targets():
             path = t.lib_path()
             state = "" if path is None or os.path.exists(path) else "  [not built]"
+            if state and peers.peer_of(t):
+                state = "  [bench/run builds it from its source]"
             only = "" if t.workloads == "all" else "  (workloads: %s)" % t.workloads
             lines.append("  %-24s %-9s %-6s %s%s%s" % (t.key, t.role, t.kind, t.lib or "-", only,
                                                       state))
@@ -101,6 +103,10 @@ def parse_args(argv=None):
                          "the candidate's library once more as an A/A control")
     ap.add_argument("--targets", help="comma-separated platform:name patterns to keep, e.g. "
                     "'native:mimalloc,win*:heapalloc' (the candidates are always kept)")
+    ap.add_argument("--peer-source", action="append", metavar="NAME=DIR",
+                    help="build the Windows peer NAME (mimalloc) from the source folder DIR "
+                    "instead of the one scripts/fetch-peer-mimalloc.sh fetched from Debian "
+                    "(bench/peers/README.md); repeatable")
     ap.add_argument("--scale", type=float,
                     help="multiplies every workload's operation count (default 1)")
     ap.add_argument("--cpu", type=int, help="the CPU for single-thread runs (default: the last "
@@ -155,6 +161,8 @@ def main(argv=None):
         keep = select([t.key for t in targets], args.targets, "target")
         # The candidate of a platform is always kept: every comparison needs it.
         targets = [t for t in targets if t.key in keep or t.role == "candidate"]
+    notes = []
+    targets = peers.prepare(targets, platforms, peers.parse_peer_sources(args.peer_source), notes)
     allowed = sorted(os.sched_getaffinity(0))
     cpu = args.cpu if args.cpu is not None else allowed[-1]
     if cpu not in allowed:
@@ -169,7 +177,6 @@ def main(argv=None):
     print("bench/run: %d pairs after %d warmups, scale %g, single-thread runs on CPU %d, "
           "2-thread runs on CPUs %s" % (args.pairs, args.warmups, args.scale, cpu,
                                         ",".join(map(str, sorted(multi_cpus)))), file=sys.stderr)
-    notes = []
     if any(p != "native" for p in platforms):
         programs.prepare_wine()
         programs.keep_wineserver()

@@ -1,0 +1,90 @@
+# SPDX-License-Identifier: MIT
+"""The peers bench/run builds itself from a source folder for the Windows platforms
+(bench/peers/README.md): a target of bench/targets.conf whose library lies under
+build/peers/<name>/ is built there by bench/peers/build.sh on demand, from the folder
+scripts/fetch-peer-mimalloc.sh fills or from `--peer-source NAME=DIR`. Without a source the
+target drops out with one note."""
+
+import hashlib
+import os
+import subprocess
+
+from .errors import BenchError
+from .paths import BENCH, REPO
+
+PEERS_BUILD = os.path.join("build", "peers")
+BUILD_SH = os.path.join(BENCH, "peers", "build.sh")
+# name -> the command that puts its source in the default folder
+FETCH = {"mimalloc": "bash scripts/fetch-peer-mimalloc.sh"}
+
+
+def default_source(name):
+    """The folder the fetch script fills (outside the tree, as the script says)."""
+    base = os.environ.get("FASTMM_PEERS_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "fastmm-c", "peers")
+    return os.path.join(base, name)
+
+
+def parse_peer_sources(values):
+    """--peer-source NAME=DIR (repeatable) -> {name: absolute DIR}."""
+    sources = {}
+    for v in values or []:
+        name, sep, folder = v.partition("=")
+        if not sep or not folder:
+            raise BenchError("--peer-source wants NAME=DIR, not %r" % v)
+        if name not in FETCH:
+            raise BenchError("--peer-source: no recipe for %r (known: %s)"
+                             % (name, ", ".join(sorted(FETCH))))
+        if not os.path.isdir(folder):
+            raise BenchError("--peer-source %s: %s is no folder" % (name, folder))
+        sources[name] = os.path.abspath(folder)
+    return sources
+
+
+def peer_of(target):
+    """The peer a target is built from (`build/peers/<name>/<platform>/...`), or None."""
+    if target.lib is None:
+        return None
+    parts = target.lib.split("/")
+    if len(parts) >= 4 and "/".join(parts[:2]) == PEERS_BUILD:
+        return parts[2]
+    return None
+
+
+def prepare(targets, platforms, sources, notes, run=subprocess.run):
+    """Builds the peers that the chosen platforms' targets need and points those targets at the
+    build; returns the targets that remain. A --peer-source build goes to a folder of its own
+    (named after the source folder), so it never replaces the default source's build."""
+    keep, missing = [], {}
+    built = {}
+    for t in targets:
+        name = peer_of(t)
+        if name is None or t.platform not in platforms:
+            keep.append(t)
+            continue
+        src = sources.get(name) or default_source(name)
+        if not os.path.isdir(src):
+            missing.setdefault(name, []).append(t.key)
+            continue
+        if src not in built:
+            out = os.path.join(PEERS_BUILD, name)
+            if name in sources:
+                out += "-src-" + hashlib.sha256(src.encode()).hexdigest()[:10]
+            proc = run(["bash", BUILD_SH, name, src, os.path.join(REPO, out)],
+                       capture_output=True, text=True)
+            built[src] = out if proc.returncode == 0 else None
+            if proc.returncode != 0:
+                tail = (proc.stderr.strip() or proc.stdout.strip())[-400:]
+                notes.append("%s skipped: its build from %s failed: %s" % (name, src, tail))
+            elif proc.stdout.strip():
+                notes.append(proc.stdout.strip().replace("\n", "; "))
+        out = built[src]
+        if out is None:
+            continue
+        rest = t.lib.split("/", 3)[3]  # <platform>/<file>
+        t.lib = "%s/%s" % (out, rest)
+        keep.append(t)
+    for name, keys in sorted(missing.items()):
+        notes.append("%s skipped: no %s source (%s, or bench/run --peer-source %s=DIR)"
+                     % (", ".join(keys), name, FETCH[name], name))
+    return keep
