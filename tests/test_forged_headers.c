@@ -135,7 +135,7 @@ static void filled_blocks(void) {
   words[1] = 0x01010101u * BLOCK_FLAG_SMALL;          /* the bytes, today's SMALL */
   words[2] = small_header_make(16, 1024, 64);         /* a perfect header, span 64 back */
   words[3] = small_header_make(0, 16, 64 + 16 * 100); /* class 0, 100 slots in */
-  words[4] = small_header_make(SMALL_CLASS_COUNT - 1, 2560, 64 + 2560);
+  words[4] = small_header_make(SMALL_CLASS_COUNT - 1, SMALL_MAX_SLOT, 64 + SMALL_MAX_SLOT);
   words[5] = 0x02020202u; /* the bytes as written (SMALL was 2 then; DEBUG_OUTER now) */
   for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
     uint32_t *p = (uint32_t *)fastmm_getmem(sizes[i]);
