@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 # Checks the include hierarchy of src/ (ARCHITECTURE.md, "Layers"): a C file or header may
-# include headers of its own folder and of the folders below it, and include/fastmm.h:
+# include headers of its own folder and of the folders below it, and include/fastmm.h (api also
+# include/fastmm_test.h, the exports only the tests call):
 #
 #   prim  <-  core  <-  modes  <-  report  <-  entry  <-  api    (asm_shared: what the NASM of src/win32 and src/win64 share, above core)
 #
@@ -58,6 +59,13 @@ foreach(f IN LISTS files)
     cmake_path(NORMAL_PATH target)
     cmake_path(RELATIVE_PATH target BASE_DIRECTORY "${REPO}")
     if(target STREQUAL "include/fastmm.h")
+      continue()
+    endif()
+    # The exports only the tests call are defined by the exports' layer alone.
+    if(target STREQUAL "include/fastmm_test.h")
+      if(NOT layer STREQUAL "api")
+        string(APPEND problems "  - ${f} (${layer}) includes include/fastmm_test.h, which only api may include\n")
+      endif()
       continue()
     endif()
     string(REGEX MATCH "^src/([^/]+)/[^/]+$" _ "${target}")

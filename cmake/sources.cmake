@@ -15,6 +15,7 @@ set(FASTMM_CORE_SOURCES
   src/core/small.c
   src/core/medium.c
   src/core/large.c
+  src/core/idle_clock.c
   src/core/release.c
   src/core/thread_cache.c
   src/core/page_map.c
@@ -41,6 +42,7 @@ set(FASTMM_MODES_SOURCES
 )
 # The reports: formatted output built from what the modes and the core record.
 set(FASTMM_REPORT_SOURCES
+  src/report/stack_text.c
   src/report/text.c
   src/report/event_log.c
   src/report/debug_text.c

@@ -20,11 +20,11 @@ extern "C" {
 #define FASTMM_CDECL
 #endif
 
-/* FASTMM_API marks what the library exports: exactly the functions declared with it here. The
- * build defines FASTMM_BUILDING_LIBRARY for the library's own sources: the DLL then exports them
- * (dllexport; cdecl names are undecorated on Win32 too), and the shared library, built with
- * hidden visibility, makes them its only visible symbols. A program that uses the library sees
- * plain declarations. */
+/* FASTMM_API marks what the library exports: exactly the functions declared with it here and in
+ * fastmm_test.h (the ones only the project's tests call). The build defines FASTMM_BUILDING_LIBRARY
+ * for the library's own sources: the DLL then exports them (dllexport; cdecl names are undecorated
+ * on Win32 too), and the shared library, built with hidden visibility, makes them its only visible
+ * symbols. A program that uses the library sees plain declarations. */
 #if defined(_WIN32)
 #if defined(FASTMM_BUILDING_LIBRARY)
 #define FASTMM_API __declspec(dllexport)
@@ -328,7 +328,6 @@ FASTMM_API int FASTMM_CDECL fastmm_erase_allocated_block_content_active(void);
 /* The event log's path (empty or NULL: the default beside the program), and whether events
  * also go to OutputDebugString (standard error natively). */
 FASTMM_API void FASTMM_CDECL fastmm_set_event_log_filename(const char *path);
-FASTMM_API const char *FASTMM_CDECL fastmm_get_event_log_filename(void);
 FASTMM_API void FASTMM_CDECL fastmm_set_output_debug_string_events(int on);
 /* Writes the leak report of live debug blocks not registered as expected leaks; returns how
  * many there were. It runs by itself when the process ends if debug mode was ever on. */
@@ -474,7 +473,6 @@ FASTMM_API void *FASTMM_CDECL fastmm_debug_allocmem(intptr_t size);
                                           */
 #define FASTMM_DMO_NO_BLOCK_CHECKSUMS 8u /* no header and footer checksums */
 FASTMM_API void FASTMM_CDECL fastmm_set_debug_mode_options(uint32_t options);
-FASTMM_API uint32_t FASTMM_CDECL fastmm_get_debug_mode_options(void);
 
 /* ---- FastMM5's variables ------------------------------------------------------------------
  * FastMM5 keeps some settings and counters in variables a program reads and writes. A program

@@ -2,6 +2,7 @@
 /* Debug mode (issue 6): every fault class is injected on purpose and must be detected,
  * counted, reported to the event log with the allocation stack frame of the function that
  * allocated the block, and leave a heap that still works. */
+#include "fastmm_test.h"
 #include "test_blocks.h"
 
 #include <setjmp.h>
@@ -104,7 +105,7 @@ static const unsigned char fake_class_name[] = "\x0bTLeakedItem";
 int main(void) {
   remove(log_name);
   fastmm_set_event_log_filename(log_name);
-  CHECK(strcmp(fastmm_get_event_log_filename(), log_name) == 0);
+  CHECK(strcmp(fastmm_test_get_event_log_filename(), log_name) == 0);
   CHECK_EQ(fastmm_get_debug_mode_stack_trace_entry_count(), 20);
 
   /* The nesting counter follows the calls. */
@@ -283,6 +284,6 @@ int main(void) {
   CHECK(!fastmm_heap_contains(&local));
 
   CHECK_EQ(fastmm_check_heap(), 0);
-  printf("event log: %s\n", fastmm_get_event_log_filename());
+  printf("event log: %s\n", fastmm_test_get_event_log_filename());
   return tu_finish("test_debug");
 }

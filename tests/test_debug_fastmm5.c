@@ -16,6 +16,7 @@
  *   - a virtual call on a freed object names its slot and its block.
  *
  * Every event goes to the null device or to the handler. */
+#include "fastmm_test.h"
 #include "test_blocks.h"
 
 #include <setjmp.h>
@@ -283,10 +284,10 @@ static void entry_points(void) {
 }
 
 static void options(void) {
-  CHECK_EQ(fastmm_get_debug_mode_options(),
+  CHECK_EQ(fastmm_test_get_debug_mode_options(),
            FASTMM_DMO_NEVER_FREE_SMALL_BLOCK_SPANS | FASTMM_DMO_NEVER_MERGE_FREE_MEDIUM_BLOCKS);
   fastmm_set_debug_mode_options(0xFFu);
-  CHECK_EQ(fastmm_get_debug_mode_options(), 15);
+  CHECK_EQ(fastmm_test_get_debug_mode_options(), 15);
 
   /* No checksums: the block says so, and an overrun is not caught (FastMM5). */
   fastmm_set_debug_mode_options(FASTMM_DMO_NO_BLOCK_CHECKSUMS);

@@ -5,6 +5,7 @@
 #include "core/compiler.h"
 #include "core/contention.h"
 #include "core/os_memory.h"
+#include "fastmm_test.h"
 #include "modes/debug_block.h"
 #include "modes/debug_report.h"
 #include "modes/debug_settings.h"
@@ -73,7 +74,7 @@ void FASTMM_CDECL fastmm_set_event_log_filename(const char *path) {
   event_log_set_path(path);
 }
 
-const char *FASTMM_CDECL fastmm_get_event_log_filename(void) {
+const char *FASTMM_CDECL fastmm_test_get_event_log_filename(void) {
   return event_log_path();
 }
 
@@ -127,7 +128,7 @@ void FASTMM_CDECL fastmm_set_debug_mode_options(uint32_t options) {
   debug_set_options(options);
 }
 
-uint32_t FASTMM_CDECL fastmm_get_debug_mode_options(void) {
+uint32_t FASTMM_CDECL fastmm_test_get_debug_mode_options(void) {
   return debug_options();
 }
 

@@ -7,10 +7,7 @@
  * src/win32/delphi_register_thunks.asm, which move EAX/EDX onto the stack and call the cdecl
  * functions below. Win64 and native builds have one convention and use these directly.
  * The fast paths are inlined here (alloc_fast.h), so a Delphi GetMem is one call. */
-#include "core/lock.h"
 #include "entry/alloc_fast.h"
-#include "modes/gate.h"
-#include "modes/mode_paths.h"
 #include "modes/switches.h"
 #include "pascal_records.h"
 
@@ -128,28 +125,21 @@ void FASTMM_CDECL fastmm_get_memory_manager_debug(fastmm_memory_manager_ex *mm) 
  * that is not a live block reports itself through heap_error (FastMM raises EInvalidPointer
  * there). */
 
-typedef struct delphi_slot {
-  fastmm_delphi_bindings b;
-} delphi_slot;
-
-PASCAL_BINDINGS_ARE_POINTERS(fastmm_delphi_bindings, 3);
-static delphi_slot delphi_slots[PASCAL_SLOT_COUNT];
-static pascal_slot_table delphi_table = {
-    delphi_slots, sizeof(delphi_slot), sizeof(fastmm_delphi_bindings), {0}, {0}};
+PASCAL_SLOT_TABLE(delphi_slot, fastmm_delphi_bindings, 3, delphi_slots, delphi_table);
 
 /* FreeMem of anything but a small or medium block of a medium span: the previous manager's
  * block, a large block, any pointer while a mode is on. */
 static FMM_NOINLINE int32_t delphi_free_slow(void *p, const delphi_slot *s) {
-  if (p != NULL && !pascal_in_our_memory(p))
+  if (pascal_previous_block(p))
     return s->b.previous_free_mem(p);
   return heap_free_slow(p, FMM_RETURN_ADDRESS());
 }
 
-/* ReallocMem's rare cases: nil, a size of 0 or below, and while a mode is on the previous
- * manager's block (debug mode would report it as a bad pointer). */
+/* ReallocMem's rare cases (PASCAL_REALLOC_IS_RARE): nil, a size of 0 or below, and while a mode
+ * is on the previous manager's block. */
 static FMM_NOINLINE void *delphi_realloc_rare(void *p, intptr_t size, const delphi_slot *s,
                                               const void *caller) {
-  if (p != NULL && !pascal_in_our_memory(p))
+  if (pascal_previous_block(p))
     return s->b.previous_realloc_mem(p, size);
   if (size < 0)
     return NULL;
@@ -161,14 +151,14 @@ static FMM_NOINLINE void *delphi_realloc_rare(void *p, intptr_t size, const delp
   return NULL;
 }
 
-/* A pointer the core's ReallocMem refused or could not serve: the previous manager's block goes
- * to it; a block of ours that found no memory stays as it was (NULL: System raises
- * EOutOfMemory); anything else of ours is 204. */
+/* A pointer the core's ReallocMem refused or could not serve (pascal_refused); a block of ours
+ * that found no memory gives NULL (System raises EOutOfMemory). */
 static FMM_NOINLINE void *delphi_realloc_refused(void *p, intptr_t size, const delphi_slot *s,
                                                  const void *caller) {
-  if (!pascal_in_our_memory(p))
+  int refused = pascal_refused(p);
+  if (refused == PASCAL_REFUSED_PREVIOUS)
     return s->b.previous_realloc_mem(p, size);
-  if (!caller_owns_block(p))
+  if (refused == PASCAL_REFUSED_INVALID)
     s->b.heap_error(PASCAL_ERROR_INVALID_POINTER, caller);
   return NULL;
 }
@@ -177,7 +167,7 @@ static FMM_NOINLINE void *delphi_realloc_refused(void *p, intptr_t size, const d
  * Pascal's (fpc_api.c, fpc_realloc_slow). */
 FMM_INLINE void *delphi_realloc_slow(void *p, intptr_t size, const delphi_slot *s,
                                      const void *caller) {
-  if (FMM_UNLIKELY(p == NULL || size <= 0 || (heap_mode_now() != 0 && !pascal_in_our_memory(p))))
+  if (FMM_UNLIKELY(PASCAL_REALLOC_IS_RARE(p, size <= 0)))
     return delphi_realloc_rare(p, size, s, caller);
   void *q = heap_realloc_slow_for(p, (size_t)size, caller);
   if (FMM_UNLIKELY(q == NULL))
@@ -214,34 +204,21 @@ FMM_INLINE void *delphi_bound_realloc_mem(void *p, intptr_t size,
 
 PASCAL_SLOTS(DELPHI_SLOT_ENTRY_POINTS)
 
-#if defined(FASTMM_DELPHI_THUNKS)
 #define DELPHI_SLOT_THUNKS(n)                                                                      \
-  void fastmm_delphi_free_mem_##n##_register(void);                                                \
-  void fastmm_delphi_realloc_mem_##n##_register(void);
+  PASCAL_THUNK(fastmm_delphi_free_mem, n) PASCAL_THUNK(fastmm_delphi_realloc_mem, n)
 PASCAL_SLOTS(DELPHI_SLOT_THUNKS)
-#define DELPHI_ENTRY(field, name, n) *(void **)&mm->field = (void *)name##_##n##_register
-#else
-#define DELPHI_ENTRY(field, name, n) mm->field = name##_##n
-#endif
 
 #define DELPHI_FILL_SLOT(n)                                                                        \
   case n:                                                                                          \
-    DELPHI_ENTRY(free_mem, fastmm_delphi_free_mem, n);                                             \
-    DELPHI_ENTRY(realloc_mem, fastmm_delphi_realloc_mem, n);                                       \
+    PASCAL_FILL(mm, free_mem, fastmm_delphi_free_mem, n);                                          \
+    PASCAL_FILL(mm, realloc_mem, fastmm_delphi_realloc_mem, n);                                    \
     break;
 
 int FASTMM_CDECL fastmm_get_memory_manager_with_previous(fastmm_memory_manager_ex *mm,
                                                          const fastmm_delphi_bindings *b) {
-  if (mm == NULL || !pascal_bindings_complete(&delphi_table, b))
-    return 0;
-  int slot = pascal_bind(&delphi_table, b);
+  int slot = pascal_bind(&delphi_table, mm, b);
   if (slot < 0)
     return 0;
   fastmm_get_memory_manager(mm);
-  switch (slot) {
-    PASCAL_SLOTS(DELPHI_FILL_SLOT)
-  default:
-    return 0;
-  }
-  return 1;
+  PASCAL_FILL_SLOT(slot, DELPHI_FILL_SLOT);
 }

@@ -11,20 +11,10 @@
  * the program's: debug mode records it, and heap_error gets it. On Win32 the functions are
  * regparm(3), which is Free Pascal's default `register` convention for these one- and
  * two-argument functions (delphi_api.c says more). */
-#include "core/lock.h"
 #include "entry/alloc_fast.h"
-#include "modes/gate.h"
-#include "modes/mode_paths.h"
 #include "pascal_records.h"
 
-typedef struct fpc_slot {
-  fastmm_fpc_bindings b;
-} fpc_slot;
-
-PASCAL_BINDINGS_ARE_POINTERS(fastmm_fpc_bindings, 7);
-static fpc_slot fpc_slots[PASCAL_SLOT_COUNT];
-static pascal_slot_table fpc_table = {
-    fpc_slots, sizeof(fpc_slot), sizeof(fastmm_fpc_bindings), {0}, {0}};
+PASCAL_SLOT_TABLE(fpc_slot, fastmm_fpc_bindings, 7, fpc_slots, fpc_table);
 
 /* ---- Slow paths ------------------------------------------------------------------------- */
 
@@ -52,7 +42,7 @@ static FMM_NOINLINE size_t fpc_free_slow(void *p, const fpc_slot *s) {
   const void *caller = FMM_RETURN_ADDRESS();
   if (p == NULL)
     return 0;
-  if (!pascal_in_our_memory(p))
+  if (pascal_previous_block(p))
     return s->b.previous_free_mem(p);
   if (heap_free_slow(p, caller) != FASTMM_OK)
     s->b.heap_error(PASCAL_ERROR_INVALID_POINTER, caller);
@@ -77,7 +67,7 @@ static FMM_NOINLINE void *fpc_realloc_rare(void **pp, size_t size, const fpc_slo
     *pp = q;
     return q;
   }
-  if (!pascal_in_our_memory(p))
+  if (pascal_previous_block(p))
     return s->b.previous_realloc_mem(pp, size);
   if (heap_free_slow(p, caller) != FASTMM_OK) { /* size 0 */
     s->b.heap_error(PASCAL_ERROR_INVALID_POINTER, caller);
@@ -87,29 +77,25 @@ static FMM_NOINLINE void *fpc_realloc_rare(void **pp, size_t size, const fpc_slo
   return NULL;
 }
 
-/* A pointer the core's ReallocMem refused or could not serve: the previous manager's block
- * goes to it; a block of ours that found no memory stays as it was (203 or NULL); anything
- * else of ours is 204. */
+/* A pointer the core's ReallocMem refused or could not serve (pascal_refused); a block of ours
+ * that found no memory gives 203 or NULL (fpc_out_of_memory). */
 static FMM_NOINLINE void *fpc_realloc_refused(void **pp, size_t size, const fpc_slot *s,
                                               const void *caller) {
-  void *p = *pp;
-  if (!pascal_in_our_memory(p))
+  int refused = pascal_refused(*pp);
+  if (refused == PASCAL_REFUSED_PREVIOUS)
     return s->b.previous_realloc_mem(pp, size);
-  if (caller_owns_block(p))
+  if (refused == PASCAL_REFUSED_NO_MEMORY)
     return fpc_out_of_memory(s, caller);
   s->b.heap_error(PASCAL_ERROR_INVALID_POINTER, caller);
   return NULL;
 }
 
 /* ReAllocMem of everything but a small block that stays in place, made once per slot (so the
- * slot is a constant there, and the only value kept across the call is pp). The core's slow
- * path resizes a block of ours or refuses anything else without touching it, the previous
- * manager's blocks included, which are sorted out only then: the common case (a block that
- * moves, a medium block) pays no lookup of its own. While a mode is on, the previous manager's
- * blocks are sorted out first (debug mode would report them as bad pointers). */
+ * slot is a constant there, and the only value kept across the call is pp), routed as Delphi's
+ * (PASCAL_REALLOC_IS_RARE, pascal_refused). */
 FMM_INLINE void *fpc_realloc_slow(void **pp, size_t size, const fpc_slot *s, const void *caller) {
   void *p = *pp;
-  if (FMM_UNLIKELY(p == NULL || size == 0 || (heap_mode_now() != 0 && !pascal_in_our_memory(p))))
+  if (FMM_UNLIKELY(PASCAL_REALLOC_IS_RARE(p, size == 0)))
     return fpc_realloc_rare(pp, size, s, caller);
   void *q = heap_realloc_slow_for(p, size, caller);
   if (FMM_UNLIKELY(q == NULL))
@@ -122,7 +108,7 @@ FMM_INLINE void *fpc_realloc_slow(void **pp, size_t size, const fpc_slot *s, con
 static FMM_NOINLINE size_t fpc_mem_size_slow(void *p, const fpc_slot *s) {
   if (p == NULL)
     return 0;
-  if (!pascal_in_our_memory(p))
+  if (pascal_previous_block(p))
     return s->b.previous_mem_size(p);
   return caller_usable_size(p);
 }
@@ -203,41 +189,28 @@ FMM_INLINE size_t fpc_mem_size(void *p, const fpc_slot *s) {
 
 PASCAL_SLOTS(FPC_SLOT_ENTRY_POINTS)
 
-#if defined(FASTMM_DELPHI_THUNKS)
-/* MSVC Win32: the register-convention thunks that call the functions above. The record's C
- * types cannot say so. */
+/* MSVC Win32: the register-convention thunks that call the functions above. */
 #define FPC_SLOT_THUNKS(n)                                                                         \
-  void fastmm_fpc_get_mem_##n##_register(void);                                                    \
-  void fastmm_fpc_free_mem_##n##_register(void);                                                   \
-  void fastmm_fpc_free_mem_size_##n##_register(void);                                              \
-  void fastmm_fpc_alloc_mem_##n##_register(void);                                                  \
-  void fastmm_fpc_realloc_mem_##n##_register(void);                                                \
-  void fastmm_fpc_mem_size_##n##_register(void);
+  PASCAL_THUNK(fastmm_fpc_get_mem, n)                                                              \
+  PASCAL_THUNK(fastmm_fpc_free_mem, n)                                                             \
+  PASCAL_THUNK(fastmm_fpc_free_mem_size, n)                                                        \
+  PASCAL_THUNK(fastmm_fpc_alloc_mem, n)                                                            \
+  PASCAL_THUNK(fastmm_fpc_realloc_mem, n)                                                          \
+  PASCAL_THUNK(fastmm_fpc_mem_size, n)
 PASCAL_SLOTS(FPC_SLOT_THUNKS)
-#define FPC_ENTRY(field, name, n) *(void **)&mm->field = (void *)name##_##n##_register
-#else
-#define FPC_ENTRY(field, name, n) mm->field = name##_##n
-#endif
 
 #define FPC_FILL_SLOT(n)                                                                           \
   case n:                                                                                          \
-    FPC_ENTRY(get_mem, fastmm_fpc_get_mem, n);                                                     \
-    FPC_ENTRY(free_mem, fastmm_fpc_free_mem, n);                                                   \
-    FPC_ENTRY(free_mem_size, fastmm_fpc_free_mem_size, n);                                         \
-    FPC_ENTRY(alloc_mem, fastmm_fpc_alloc_mem, n);                                                 \
-    FPC_ENTRY(realloc_mem, fastmm_fpc_realloc_mem, n);                                             \
-    FPC_ENTRY(mem_size, fastmm_fpc_mem_size, n);                                                   \
+    PASCAL_FILL(mm, get_mem, fastmm_fpc_get_mem, n);                                               \
+    PASCAL_FILL(mm, free_mem, fastmm_fpc_free_mem, n);                                             \
+    PASCAL_FILL(mm, free_mem_size, fastmm_fpc_free_mem_size, n);                                   \
+    PASCAL_FILL(mm, alloc_mem, fastmm_fpc_alloc_mem, n);                                           \
+    PASCAL_FILL(mm, realloc_mem, fastmm_fpc_realloc_mem, n);                                       \
+    PASCAL_FILL(mm, mem_size, fastmm_fpc_mem_size, n);                                             \
     break;
 
 int FASTMM_CDECL fastmm_get_fpc_memory_manager(fastmm_fpc_memory_manager *mm,
                                                const fastmm_fpc_bindings *b) {
-  if (mm == NULL || !pascal_bindings_complete(&fpc_table, b))
-    return 0;
-  int slot = pascal_bind(&fpc_table, b);
-  switch (slot) {
-    PASCAL_SLOTS(FPC_FILL_SLOT)
-  default:
-    return 0;
-  }
-  return 1;
+  int slot = pascal_bind(&fpc_table, mm, b);
+  PASCAL_FILL_SLOT(slot, FPC_FILL_SLOT);
 }

@@ -19,6 +19,8 @@
 #include "core/lock.h"
 #include "core/page_map.h"
 #include "core/policy.h"
+#include "modes/gate.h"
+#include "modes/mode_paths.h"
 #include "prim/prim.h"
 
 /* Applies f(n) to every slot number: the entry points of each slot are made with it. */
@@ -40,6 +42,36 @@ static inline int pascal_in_our_memory(const void *p) {
   return page_map_get(p) != REGION_NOT_OURS || !prim_readable(p, 1);
 }
 
+/* ---- the router of both records: where a pointer off the fast path goes ---------------------
+ * Both records' slow paths sort a pointer the same way, here; each then answers in its own
+ * record's terms (Delphi's a result, Free Pascal's heap_error, ReturnNilIfGrowHeapFails and the
+ * var pointer). */
+
+/* A block of the previous manager's: not nil and not in our memory. */
+static inline int pascal_previous_block(const void *p) {
+  return p != NULL && !pascal_in_our_memory(p);
+}
+
+/* Does a ReallocMem off the fast path take the record's rare path: nil, a size the core does not
+ * resize to (`no_size`: 0, for Delphi 0 and below), and while a mode is on the previous
+ * manager's block (debug mode would report it as a bad pointer)? The core's slow path resizes
+ * everything else of ours or refuses it untouched, the previous manager's blocks included,
+ * which are sorted out only then (pascal_refused): the common case (a block that moves, a
+ * medium block) pays no lookup of its own. A macro: as an inline function it let GCC test the
+ * size before the pointer and lay the slow paths out anew. */
+#define PASCAL_REALLOC_IS_RARE(p, no_size)                                                         \
+  ((p) == NULL || (no_size) || (heap_mode_now() != 0 && !pascal_in_our_memory(p)))
+
+/* What a pointer the core's ReallocMem refused or could not serve is: the previous manager's
+ * block (it goes to that manager), a block of ours that found no memory (it stays as it was),
+ * or no block of ours at all (204). */
+enum { PASCAL_REFUSED_PREVIOUS, PASCAL_REFUSED_NO_MEMORY, PASCAL_REFUSED_INVALID };
+static inline int pascal_refused(const void *p) {
+  if (!pascal_in_our_memory(p))
+    return PASCAL_REFUSED_PREVIOUS;
+  return caller_owns_block(p) ? PASCAL_REFUSED_NO_MEMORY : PASCAL_REFUSED_INVALID;
+}
+
 /* FastMM's and the RTL's error codes (Delphi's reOutOfMemory and reInvalidPtr as run-time
  * errors). */
 #define PASCAL_ERROR_OUT_OF_MEMORY 203
@@ -56,22 +88,47 @@ typedef struct pascal_slot_table {
   uint32_t bound[PASCAL_SLOT_COUNT];
   fmm_lock lock;
 } pascal_slot_table;
-/* Does b, a bindings struct of t's kind, cover t's size and set every pointer? */
-int pascal_bindings_complete(const pascal_slot_table *t, const void *b);
-/* The slot bound to the same bindings, else a free one bound to them now; -1 when none is left.
- * b must be complete. */
-int pascal_bind(pascal_slot_table *t, const void *b);
+/* The slot bound to the same bindings, else a free one bound to them now; -1 when none is left,
+ * when `record` (the record to fill) is NULL or when b is not complete (it must cover t's size
+ * and set every pointer). */
+int pascal_bind(pascal_slot_table *t, const void *record, const void *b);
 /* A bindings struct the router may compare and copy by its bytes: pointers after the size. */
 #define PASCAL_BINDINGS_ARE_POINTERS(type, pointers)                                               \
   FMM_STATIC_ASSERT(sizeof(type) == sizeof(size_t) + (pointers) * sizeof(void *),                  \
                     #type " is a size and " #pointers " pointers, no padding")
+/* A record's slots: the struct `slot` (its bindings, `b`), the array `slots` of them and their
+ * table `table`, for `bindings` of `pointers` pointers. */
+#define PASCAL_SLOT_TABLE(slot, bindings, pointers, slots, table)                                  \
+  typedef struct slot {                                                                            \
+    bindings b;                                                                                    \
+  } slot;                                                                                          \
+  PASCAL_BINDINGS_ARE_POINTERS(bindings, pointers);                                                \
+  static slot slots[PASCAL_SLOT_COUNT];                                                            \
+  static pascal_slot_table table = {slots, sizeof(slot), sizeof(bindings), {0}, {0}}
+/* The end of a record's getter: the record given slot `slot`'s entry points by fill(n), a
+ * `case n:` of them for each slot n, and 1 returned; 0 for no slot (-1). */
+#define PASCAL_FILL_SLOT(slot, fill)                                                               \
+  switch (slot) {                                                                                  \
+    PASCAL_SLOTS(fill)                                                                             \
+  default:                                                                                         \
+    return 0;                                                                                      \
+  }                                                                                                \
+  return 1
 
 /* A slot's entry points are static, except in the MSVC Win32 build, whose register thunks
- * (src/win32/delphi_register_thunks.asm) call them by name. */
+ * (src/win32/delphi_register_thunks.asm) call them by name: PASCAL_THUNK(name, n) declares slot
+ * n's thunk of entry point name_n, and PASCAL_FILL(record, field, name, n) puts slot n's entry
+ * point (its thunk there) into a record's field. The record's C types cannot say that a thunk
+ * follows the register convention. */
 #if defined(FASTMM_DELPHI_THUNKS)
 #define PASCAL_ENTRY
+#define PASCAL_THUNK(name, n) void name##_##n##_register(void);
+#define PASCAL_FILL(record, field, name, n)                                                        \
+  *(void **)&(record)->field = (void *)name##_##n##_register
 #else
 #define PASCAL_ENTRY static
+#define PASCAL_THUNK(name, n)
+#define PASCAL_FILL(record, field, name, n) (record)->field = name##_##n
 #endif
 
 #endif

@@ -15,7 +15,8 @@ static void *slot_bindings(const pascal_slot_table *t, int i) {
   return (char *)t->slots + (size_t)i * t->stride;
 }
 
-int pascal_bindings_complete(const pascal_slot_table *t, const void *b) {
+/* Does b, a bindings struct of t's kind, cover t's size and set every pointer? */
+static int bindings_complete(const pascal_slot_table *t, const void *b) {
   if (b == NULL || *(const size_t *)b < t->size)
     return 0;
   size_t n;
@@ -29,7 +30,9 @@ int pascal_bindings_complete(const pascal_slot_table *t, const void *b) {
   return 1;
 }
 
-int pascal_bind(pascal_slot_table *t, const void *b) {
+int pascal_bind(pascal_slot_table *t, const void *record, const void *b) {
+  if (record == NULL || !bindings_complete(t, b))
+    return -1;
   size_t n;
   const char *wanted = binding_pointers(t, b, &n);
   int slot = -1;

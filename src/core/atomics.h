@@ -40,6 +40,7 @@
 #define fmm_store_u32_release(p, v) (_ReadWriteBarrier(), *(volatile uint32_t *)(p) = (v))
 #define fmm_store_u32_relaxed(p, v) (*(volatile uint32_t *)(p) = (v))
 #define fmm_load_size_relaxed(p) (*(volatile size_t *)(p))
+#define fmm_store_size_relaxed(p, v) (*(volatile size_t *)(p) = (v))
 #define fmm_cpu_relax() _mm_pause()
 #else
 #define fmm_xchg_ptr(p, v) __atomic_exchange_n((p), (v), __ATOMIC_ACQ_REL)
@@ -61,6 +62,7 @@
 #define fmm_store_u32_release(p, v) __atomic_store_n((p), (uint32_t)(v), __ATOMIC_RELEASE)
 #define fmm_store_u32_relaxed(p, v) __atomic_store_n((p), (uint32_t)(v), __ATOMIC_RELAXED)
 #define fmm_load_size_relaxed(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+#define fmm_store_size_relaxed(p, v) __atomic_store_n((p), (size_t)(v), __ATOMIC_RELAXED)
 #if defined(__i386__) || defined(__x86_64__)
 #define fmm_cpu_relax() __builtin_ia32_pause()
 #else

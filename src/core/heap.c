@@ -112,17 +112,33 @@ FMM_NOINLINE int heap_free_block(void *p, uint32_t h) {
     if (small_block_span(p, h) == NULL)
       return FASTMM_ERROR_INVALID_POINTER;
     return heap_free_live_small(p, h);
-  case BLOCK_FLAG_MEDIUM:
+  case BLOCK_FLAG_MEDIUM: {
     if (!medium_block_plausible(p, h))
       return FASTMM_ERROR_INVALID_POINTER;
-    return medium_free(p);
+    int result = medium_free(p);
+    release_poll(); /* its span may have become a spare */
+    return result;
+  }
   case BLOCK_FLAG_LARGE:
-    return large_free(p); /* looked up in the page map before the header is trusted */
+    return heap_free_large(p); /* looked up in the page map before the header is trusted */
   default: /* a debug block (the debug block kind's, above: it reports a double free), or no
               block at all; a stale pointer to a debug block's outer block has DEBUG_OUTER and
               lands here */
     return block_header_is_debug(h) ? HEAP_NOT_MINE : FASTMM_ERROR_INVALID_POINTER;
   }
+}
+
+FMM_NOINLINE int heap_free_large(void *p) {
+  int result = large_free(p);
+  release_poll();
+  return result;
+}
+
+FMM_NOINLINE int heap_free_large_unaligned_start(void *p) {
+  int result = large_free_unaligned_start(p);
+  if (result == FASTMM_OK)
+    release_poll();
+  return result;
 }
 
 FMM_NOINLINE int heap_free_in_span_normal(void *p, uint32_t h, int live_small) {

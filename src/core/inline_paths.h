@@ -186,9 +186,9 @@ FMM_INLINE int free_normal_then(void *p, int (*block)(void *p, uint32_t h),
      * unmapped. Elsewhere in a large block's first region p may be an aligned large block
      * (decided under the lock too) or a debug block inside one; further on only the latter. */
     if (((uintptr_t)p & (LARGE_GRANULARITY - 1)) == LARGE_HEADER_SIZE)
-      return large_free(p);
+      return heap_free_large(p);
     if (region == REGION_LARGE_START) {
-      int result = large_free_unaligned_start(p);
+      int result = heap_free_large_unaligned_start(p);
       if (result != LARGE_NOT_A_BLOCK)
         return result;
     }

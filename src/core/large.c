@@ -25,19 +25,21 @@
 
 #include "contention.h"
 #include "heap.h"
+#include "idle_clock.h"
 #include "lock.h"
 #include "os_memory.h"
 #include "page_map.h"
 #include "policy.h"
-#include "release.h"
 
 static fmm_lock large_lock;
 static list_node large_blocks = LIST_INIT(large_blocks);
 static list_node large_cache = LIST_INIT(large_cache); /* most recently cached first */
 static size_t large_count, large_user_bytes, large_committed_bytes;
 static size_t large_user_peak; /* the most large_user_bytes has been */
-static size_t cache_count, cache_committed_bytes;
-static size_t cache_plain_bytes; /* of cache_committed_bytes, the blocks FreeMem freed */
+static size_t cache_count;
+/* The cache's committed bytes: written under the lock, read without it too (large.h). */
+size_t large_cache_bytes;
+static size_t cache_plain_bytes; /* of large_cache_bytes, the blocks FreeMem freed */
 
 /* The block size (whole regions) for `user_size` bytes at `user_offset` from the header. */
 static inline size_t mapping_for(size_t user_size, size_t user_offset) {
@@ -106,7 +108,7 @@ static void give_back(large_header *h) {
 static void cache_remove_locked(large_header *h) {
   list_remove(&h->link);
   cache_count--;
-  cache_committed_bytes -= h->committed;
+  fmm_store_size_relaxed(&large_cache_bytes, large_cache_bytes - h->committed);
   if (!h->user_size)
     cache_plain_bytes -= h->committed;
 }
@@ -119,7 +121,7 @@ static FMM_NOINLINE void evict_some_locked(size_t share, size_t room, size_t inc
                                            size_t max_count, size_t plain_in, list_node *gone) {
   for (list_node *n = large_cache.prev, *prev; n != &large_cache; n = prev) {
     prev = n->prev;
-    int over_all = cache_committed_bytes + incoming > share || cache_count > max_count;
+    int over_all = large_cache_bytes + incoming > share || cache_count > max_count;
     int over_room = cache_plain_bytes + plain_in > room;
     if (!over_all && !over_room)
       break;
@@ -136,7 +138,7 @@ static inline void evict_locked(size_t share, size_t room, size_t incoming, int 
                                 list_node *gone) {
   size_t max_count = incoming != 0 ? LARGE_CACHE_MAX_BLOCKS - 1u : LARGE_CACHE_MAX_BLOCKS;
   size_t plain_in = incoming_plain ? incoming : 0;
-  if (cache_committed_bytes + incoming > share || cache_count > max_count ||
+  if (large_cache_bytes + incoming > share || cache_count > max_count ||
       cache_plain_bytes + plain_in > room)
     evict_some_locked(share, room, incoming, max_count, plain_in, gone);
 }
@@ -407,11 +409,11 @@ static int large_is_live_outer(const void *p) {
 }
 
 FMM_INLINE void cache_insert_locked(large_header *h, int for_realloc) {
-  h->u.cached_at = release_now();
+  h->u.cached_at = idle_clock_now();
   h->user_size = (size_t)for_realloc; /* in the cache: kept for a ReallocMem */
   list_insert_after(&large_cache, &h->link);
   cache_count++;
-  cache_committed_bytes += h->committed;
+  fmm_store_size_relaxed(&large_cache_bytes, large_cache_bytes + h->committed);
   if (!for_realloc)
     cache_plain_bytes += h->committed;
 }
@@ -422,20 +424,16 @@ static FMM_NOINLINE void free_locked_slow(large_header *h) {
   list_node gone = LIST_INIT(gone);
   int for_realloc = (h->u.live_state & LARGE_LIVE_RESIZED) != 0;
   size_t share = cache_share_locked(), room = cache_room_locked();
-  size_t kept = 0;
   if (h->committed <= (for_realloc || share < room ? share : room) &&
       !(h->u.live_state & LARGE_LIVE_OUTGROWN)) {
     evict_locked(share, room, h->committed, !for_realloc, &gone);
     cache_insert_locked(h, for_realloc);
-    kept = cache_committed_bytes;
   } else {
     unmark_locked(h);
     list_insert_after(&gone, &h->link);
   }
   lock_release(&large_lock);
   release_gone(&gone);
-  if (kept != 0)
-    release_note_large_kept(kept);
 }
 
 /* large_lock held, h live: off the live list and into the cache or back to the OS. Releases the
@@ -446,13 +444,11 @@ static inline void free_locked(large_header *h) {
   h->flags = BLOCK_FLAG_LARGE | BLOCK_FLAG_FREE;
   size_t committed = h->committed;
   if (FMM_LIKELY(!(h->u.live_state & (LARGE_LIVE_RESIZED | LARGE_LIVE_OUTGROWN))) &&
-      cache_committed_bytes + committed <= cache_share_locked() &&
+      large_cache_bytes + committed <= cache_share_locked() &&
       cache_plain_bytes + committed <= cache_room_locked() &&
       cache_count < LARGE_CACHE_MAX_BLOCKS) {
     cache_insert_locked(h, 0);
-    size_t kept = cache_committed_bytes;
     lock_release(&large_lock);
-    release_note_large_kept(kept);
     return;
   }
   free_locked_slow(h);
@@ -586,13 +582,13 @@ void large_stats(fastmm_kind_usage *u) {
   u->blocks_in_use = large_count;
   u->bytes_in_use = large_user_bytes;
   /* Cached blocks are memory this kind holds from the OS: reserved, not in use. */
-  u->bytes_reserved = large_committed_bytes + cache_committed_bytes;
+  u->bytes_reserved = large_committed_bytes + large_cache_bytes;
   lock_release(&large_lock);
 }
 
 size_t large_cached_bytes(void) {
   lock_acquire(&large_lock);
-  size_t bytes = cache_committed_bytes;
+  size_t bytes = large_cache_bytes;
   lock_release(&large_lock);
   return bytes;
 }
@@ -663,7 +659,7 @@ int large_check(uint64_t lock_timeout_ns) {
   }
   if (!fault &&
       (n != large_count || committed != large_committed_bytes || user != large_user_bytes ||
-       cn != cache_count || ccommitted != cache_committed_bytes || cplain != cache_plain_bytes))
+       cn != cache_count || ccommitted != large_cache_bytes || cplain != cache_plain_bytes))
     fault = 304;
   lock_release(&large_lock);
   return fault;

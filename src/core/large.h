@@ -7,9 +7,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "atomics.h"
 #include "block_header.h"
 #include "compiler.h"
 #include "fastmm.h"
+#include "linkage.h"
 #include "list.h"
 #include "policy.h"
 
@@ -28,7 +30,7 @@ typedef struct large_header {
   size_t user_size; /* live: what the caller asked for last; cached: 1 when a ReallocMem that
                        moved it freed it (large.c keeps those under a larger bound), else 0 */
   union {
-    uint32_t cached_at;  /* in the cache: the release tick it went there (release.h) */
+    uint32_t cached_at;  /* in the cache: the idle clock's tick it went there (idle_clock.h) */
     uint32_t live_state; /* live: LARGE_LIVE_* */
   } u;
   /* Where the user pointer is, from the header: LARGE_HEADER_SIZE, or for a block aligned
@@ -113,8 +115,13 @@ size_t large_count_now(void);
 
 /* The cache of freed blocks (release.c decides when it shrinks): gives back the blocks cached
  * at or before `up_to_tick`, returning the bytes given back; large_cached_bytes says what it
- * holds. */
+ * holds, read under the large lock. large_cached_bytes_now reads it without the lock (a FreeMem
+ * asks after every large block it frees, release.h: inline, no locked instruction). */
 size_t large_release_cached(uint32_t up_to_tick);
 size_t large_cached_bytes(void);
+extern FMM_HIDDEN size_t large_cache_bytes;
+static inline size_t large_cached_bytes_now(void) {
+  return fmm_load_size_relaxed(&large_cache_bytes);
+}
 
 #endif

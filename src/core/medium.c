@@ -16,9 +16,9 @@
 
 #include "bits.h"
 #include "heap.h"
+#include "idle_clock.h"
 #include "os_memory.h"
 #include "page_map.h"
-#include "release.h"
 
 medium_arena medium_arenas[ARENA_COUNT];
 /* Empty spans kept for reuse by any arena (policy.h: MEDIUM_SPARE_MAX_SPANS): each slot is taken
@@ -190,16 +190,16 @@ static int span_add(medium_arena *a) {
 }
 
 /* Keeps the emptied span s as a spare if a slot the bound allows is free, else unmaps it; and
- * unmaps the spares the bound no longer allows (the heap shrank). Returns 1 when s was kept:
- * the caller tells release.c once the arena's lock is released (release_note_kept may start a
- * thread: release.h). */
-static int span_remove(medium_arena *a, medium_span *s) {
+ * unmaps the spares the bound no longer allows (the heap shrank). Nothing here tells release.c:
+ * medium_free's callers ask it once they return (release_poll, release.h), with the arena's
+ * lock released. */
+static void span_remove(medium_arena *a, medium_span *s) {
   list_remove(&s->arena_link);
   a->span_count--;
   a->span_bytes -= s->size;
   fmm_add_size(&arena_span_bytes, (size_t)0 - s->size);
   s->magic = 0;
-  s->spare_since = release_now();
+  s->spare_since = idle_clock_now();
   unsigned allowed = spare_allowed(s->size);
   int kept = 0;
   fmm_add_size(&medium_spare_total, s->size);
@@ -214,7 +214,6 @@ static int span_remove(medium_arena *a, medium_span *s) {
     if (old != NULL)
       unmap_span(old);
   }
-  return kept;
 }
 
 /* Cuts p's block to `size` bytes: the rest becomes a block of its own (its boundary tags
@@ -243,8 +242,8 @@ static void split(medium_arena *a, void *p, uint32_t size) {
 }
 
 /* Marks `p` (its header already holding its size) free, merges it with free neighbours, and
- * bins it or gives the span back; returns span_remove's "tell release.c". */
-static int free_block(medium_arena *a, void *p) {
+ * bins it or gives the span back (span_remove). */
+static void free_block(medium_arena *a, void *p) {
   medium_header *h = medium_header_of(p);
   /* Flagged free first: if it merges into its predecessor, its header stays behind inside a
    * free block, and a second FreeMem of it must find it free. */
@@ -267,11 +266,10 @@ static int free_block(medium_arena *a, void *p) {
   next = next_block(p);
   medium_header_of(next)->prev_size = h->size;
   if (h->prev_size == 0 && (medium_header_of(next)->flags & MEDIUM_FLAG_SENTINEL)) {
-    return span_remove(a,
-                       (medium_span *)((char *)p - MEDIUM_HEADER_SIZE - MEDIUM_SPAN_HEADER_SIZE));
+    span_remove(a, (medium_span *)((char *)p - MEDIUM_HEADER_SIZE - MEDIUM_SPAN_HEADER_SIZE));
+    return;
   }
   bin_insert(a, p);
-  return 0;
 }
 
 static inline uint32_t block_size_for(size_t user_size) {
@@ -422,10 +420,8 @@ int medium_free(void *p) {
     a->blocks_in_use--;
     a->bytes_in_use -= h->size - MEDIUM_HEADER_SIZE;
   }
-  int kept = free_block(a, p);
+  free_block(a, p);
   lock_release(&a->lock);
-  if (kept)
-    release_note_kept();
   return FASTMM_OK;
 }
 

@@ -30,7 +30,7 @@ typedef struct medium_span {
   uint32_t arena;
   list_node arena_link; /* on its arena's spans */
   size_t size;
-  uint32_t spare_since; /* the release tick at which it became the spare (release.h) */
+  uint32_t spare_since; /* the idle clock's tick at which it became the spare (idle_clock.h) */
 } medium_span;
 FMM_STATIC_ASSERT(sizeof(medium_span) <= MEDIUM_SPAN_HEADER_SIZE, "medium span header too big");
 
@@ -107,7 +107,7 @@ int medium_shrink_in_place(void *p, size_t new_user);
  * comes out, possibly counting it already or still: release.c only weighs it). */
 size_t medium_release_spare(uint32_t up_to_tick);
 extern FMM_HIDDEN size_t medium_spare_total;
-/* Inline: a large block's FreeMem asks on every call (release_note_large_kept). */
+/* Inline: a medium or large block's FreeMem asks on every call (release_poll, release.h). */
 static inline size_t medium_spare_bytes(void) {
   return fmm_load_size_relaxed(&medium_spare_total);
 }

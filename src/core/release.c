@@ -10,13 +10,15 @@
  * "Unused for a whole period" needs something that runs while the program makes no call at all:
  * a program that frees everything and then waits makes none. So a thread of the manager's own
  * counts the periods: it sleeps RELEASE_IDLE_INTERVAL_MS, advances the idle clock and gives
- * back what aged, and ends when nothing has been kept for two periods. It is started by the
+ * back what aged, and ends when nothing has been kept for two periods. It is started after the
  * slow path that sets memory aside (a large block cached, a span made spare) once more than
- * RELEASE_THREAD_MIN_KEPT is kept, and by nothing else, so the fast paths pay nothing for it,
+ * RELEASE_THREAD_MIN_KEPT is kept (release_poll, asked by that path's caller: the keepers
+ * never call here), and by nothing else, so the fast paths pay nothing for it,
  * and a program that never frees a large block or empties more than one span never has it. Its
  * cost: one wake-up per period while memory is kept, and the memory of a thread (policy.h). */
 #include "release.h"
 
+#include "idle_clock.h"
 #include "large.h"
 #include "lock.h"
 #include "medium.h"
@@ -24,7 +26,6 @@
 #include "policy.h"
 #include "prim/prim.h"
 
-uint32_t release_tick;
 static uint32_t interval_ms = RELEASE_IDLE_INTERVAL_MS;
 uint32_t release_thread_running; /* 1 from the start of the idle thread until it ends */
 static fmm_lock pass_lock;
@@ -39,15 +40,15 @@ static size_t give_back_up_to(uint32_t tick) {
 
 void release_idle_pass(void) {
   lock_acquire(&pass_lock);
-  uint32_t now = release_tick + 1u;
-  fmm_store_u32_relaxed(&release_tick, now);
+  uint32_t now = idle_clock_tick + 1u;
+  fmm_store_u32_relaxed(&idle_clock_tick, now);
   give_back_up_to(now - 2u);
   lock_release(&pass_lock);
 }
 
 size_t release_all(void) {
   lock_acquire(&pass_lock);
-  size_t bytes = give_back_up_to(release_now());
+  size_t bytes = give_back_up_to(idle_clock_now());
   lock_release(&pass_lock);
   return bytes;
 }
@@ -73,7 +74,7 @@ static void idle_thread(void) {
   for (;;) {
     idle_loop();
     /* An exchange, a full barrier: a block kept meanwhile is seen below, or its keeper sees the
-     * thread gone and starts another (release_note_kept). */
+     * thread gone and starts another (release_poll). */
     fmm_xchg_u32(&release_thread_running, 0u);
     if (fmm_load_u32_relaxed(&interval_ms) == 0 || kept_bytes() == 0 ||
         fmm_xchg_u32(&release_thread_running, 1u) != 0)
@@ -88,11 +89,6 @@ void release_start_thread(void) {
    * ending, sees the block (idle_thread). */
   if (fmm_xchg_u32(&release_thread_running, 1u) == 0 && !prim_start_thread(idle_thread))
     fmm_store_u32_relaxed(&release_thread_running, 0u);
-}
-
-void release_note_kept(void) {
-  if (kept_bytes() > RELEASE_THREAD_MIN_KEPT)
-    release_start_thread();
 }
 
 static size_t on_pressure(void) {
@@ -115,8 +111,8 @@ void release_set_interval(unsigned ms) {
     /* Off means off: wait for a running thread to see it (it does at its next wake-up). */
     while (fmm_load_u32_relaxed(&release_thread_running) != 0)
       prim_sleep_ms(1);
-  } else if (kept_bytes() != 0) {
-    release_note_kept();
+  } else if (kept_bytes() > RELEASE_THREAD_MIN_KEPT) {
+    release_start_thread();
   }
 }
 

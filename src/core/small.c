@@ -8,6 +8,7 @@
 #include "contention.h"
 #include "medium.h"
 #include "prim/prim.h"
+#include "release.h"
 #include "size_class.h"
 
 small_manager small_managers[ARENA_COUNT][SMALL_CLASS_COUNT];
@@ -97,6 +98,7 @@ static void span_release(small_manager *m, small_span *s) {
   s->tag = 0;
   m->span_count--;
   medium_free(s);
+  release_poll(); /* the medium span may have become a spare (release.h) */
 }
 
 /* Frees one FREE-flagged block of m's class into its span; m->lock is held. */

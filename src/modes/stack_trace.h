@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Debug blocks' stack traces (stack_trace.c): taken through the program's FastMM_GetStackTrace
  * when it bound one (fastmm_bind_variables), else by the manager's own walk, which needs no
- * support library (FastMM5 records nothing without one); written as text through the program's
- * FastMM_ConvertStackTraceToText when bound, else as module+offset. */
+ * support library (FastMM5 records nothing without one). report/stack_text.h writes them as
+ * text. */
 #ifndef FASTMM_STACK_TRACE_H
 #define FASTMM_STACK_TRACE_H
 
@@ -14,9 +14,6 @@
 unsigned stack_trace_capture(void **frames, unsigned depth, const void *caller);
 /* How many of the first `depth` entries come before the first 0. */
 unsigned stack_trace_count(void *const *frames, unsigned depth);
-/* Writes the trace of `count` frames as UTF-8 lines (each "  " text "\r\n") to out, at most
- * `size` bytes with the terminating 0; returns the bytes written. */
-size_t stack_trace_text(void *const *frames, unsigned count, char *out, size_t size);
 /* Looks up this module's extent once, so traces can leave out the manager's own frames. */
 void stack_trace_init(void);
 

@@ -3,8 +3,8 @@
 #include "text.h"
 
 #include "fastmm.h"
-#include "modes/stack_trace.h"
 #include "prim/prim.h"
+#include "stack_text.h"
 
 #define TEXT_BYTES ((size_t)64 * 1024)
 

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: MIT */
+/* Exports that only the project's own tests call: reads of settings a program sets but has no
+ * need to read back, which the tests use to check that the setters took. The library exports
+ * them like the others (FASTMM_API, include/fastmm.h) so that the tests reach them through the
+ * DLL; the fastmm_test_ prefix says they are not part of the interface a program uses, and this
+ * header is not installed with fastmm.h. */
+#ifndef FASTMM_TEST_H
+#define FASTMM_TEST_H
+
+#include "fastmm.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What fastmm_set_event_log_filename set: the event log's path (the default when it was given
+ * an empty path or NULL). */
+FASTMM_API const char *FASTMM_CDECL fastmm_test_get_event_log_filename(void);
+/* What fastmm_set_debug_mode_options set (FASTMM_DMO_*). */
+FASTMM_API uint32_t FASTMM_CDECL fastmm_test_get_debug_mode_options(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
