@@ -16,6 +16,7 @@ set(FASTMM_CORE_SOURCES
   src/core/medium.c
   src/core/large.c
   src/core/idle_clock.c
+  src/core/region_handover.c
   src/core/release.c
   src/core/thread_cache.c
   src/core/page_map.c

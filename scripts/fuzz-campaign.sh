@@ -126,7 +126,9 @@ save_state() {
 minimise() {
   local crash=$1 bin=$2 out sha
   out=$dir/crashes/min-$(basename "$crash")
-  nice -n "$niceness" "$bin" -minimize_crash=1 -runs=20000 -max_total_time=300 \
+  # libFuzzer's -max_total_time does not bound the first replay of the input, which a crash that
+  # needs another thread's timing (the idle release) may never end: the whole of it is bounded.
+  timeout -k 10 330 nice -n "$niceness" "$bin" -minimize_crash=1 -runs=2000 -max_total_time=300 \
     -exact_artifact_path="$out" "$crash" >"$out.log" 2>&1 || true
   [ -s "$out" ] || cp "$crash" "$out"
   sha=$(sha1sum "$out" | cut -c1-40)

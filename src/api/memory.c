@@ -4,6 +4,7 @@
 #include "core/aligned.h"
 #include "core/copy.h"
 #include "core/expected_leaks.h"
+#include "core/region_handover.h"
 #include "core/size_class.h"
 #include "entry/alloc_fast.h"
 #include "modes/delphi_class.h"
@@ -61,7 +62,7 @@ int FASTMM_CDECL fastmm_owns_block(const void *p) {
 }
 
 int FASTMM_CDECL fastmm_heap_contains(const void *p) {
-  return page_map_get(p) != REGION_NOT_OURS;
+  return region_ours(p, 0);
 }
 
 int FASTMM_CDECL fastmm_register_expected_leak(void *p) {

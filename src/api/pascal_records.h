@@ -19,6 +19,7 @@
 #include "core/lock.h"
 #include "core/page_map.h"
 #include "core/policy.h"
+#include "core/region_handover.h"
 #include "modes/gate.h"
 #include "modes/mode_paths.h"
 #include "prim/prim.h"
@@ -39,7 +40,7 @@ FMM_STATIC_ASSERT(PASCAL_SLOT_COUNT == 8, "PASCAL_SLOTS lists 8 slots");
  * blocks, the rare case. (Address space we gave back and the OS then mapped for someone else is
  * that someone's: a stale pointer into it does reach the previous manager. fastmm.h says so.) */
 static inline int pascal_in_our_memory(const void *p) {
-  return page_map_get(p) != REGION_NOT_OURS || !prim_readable(p, 1);
+  return region_ours(p, 1);
 }
 
 /* ---- the router of both records: where a pointer off the fast path goes ---------------------

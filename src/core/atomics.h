@@ -36,6 +36,9 @@
 #define fmm_store_ptr_release(p, v) (_ReadWriteBarrier(), *(void *volatile *)(p) = (void *)(v))
 #define fmm_load_ptr_acquire(p) (*(void *volatile *)(p))
 #define fmm_load_u32_relaxed(p) (*(volatile uint32_t *)(p))
+#define fmm_add_u32_seq_cst(p, v)                                                                  \
+  ((uint32_t)_InterlockedExchangeAdd((volatile long *)(p), (long)(v)))
+#define fmm_load_u32_seq_cst(p) (_ReadWriteBarrier(), *(volatile uint32_t *)(p))
 #define fmm_load_u32_acquire(p) (*(volatile uint32_t *)(p)) /* MSVC: volatile reads acquire */
 #define fmm_store_u32_release(p, v) (_ReadWriteBarrier(), *(volatile uint32_t *)(p) = (v))
 #define fmm_store_u32_relaxed(p, v) (*(volatile uint32_t *)(p) = (v))
@@ -58,6 +61,8 @@
 #define fmm_store_ptr_release(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
 #define fmm_load_ptr_acquire(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define fmm_load_u32_relaxed(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+#define fmm_add_u32_seq_cst(p, v) __atomic_fetch_add((p), (uint32_t)(v), __ATOMIC_SEQ_CST)
+#define fmm_load_u32_seq_cst(p) __atomic_load_n((p), __ATOMIC_SEQ_CST)
 #define fmm_load_u32_acquire(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define fmm_store_u32_release(p, v) __atomic_store_n((p), (uint32_t)(v), __ATOMIC_RELEASE)
 #define fmm_store_u32_relaxed(p, v) __atomic_store_n((p), (uint32_t)(v), __ATOMIC_RELAXED)

@@ -30,6 +30,7 @@
 #include "os_memory.h"
 #include "page_map.h"
 #include "policy.h"
+#include "region_handover.h"
 
 static fmm_lock large_lock;
 static list_node large_blocks = LIST_INIT(large_blocks);
@@ -90,12 +91,14 @@ static size_t cache_room_locked(void) {
 
 /* A block on no list leaves the page map (under the lock: see the top) ... */
 static void unmark_locked(large_header *h) {
+  region_handover_begin(); /* ended once the memory is gone (release_unmarked) */
   page_map_set(h, h->committed, REGION_NOT_OURS); /* its tables exist: cannot fail */
 }
 
 /* ... and then goes back to the OS, the lock released. */
 static void release_unmarked(large_header *h) {
   os_release(h, h->reserved, h->committed);
+  region_handover_end();
 }
 
 static void give_back(large_header *h) {
@@ -207,23 +210,27 @@ static size_t reserve_more(const large_header *h, size_t need, size_t want) {
  * the caller's to update). */
 static int commit_up_to(const large_header *h, size_t to) {
   size_t extra = to - h->committed;
-  if (!os_commit((char *)h + h->committed, extra))
-    return 0;
-  if (!page_map_set((char *)h + h->committed, extra, REGION_LARGE_REST)) {
-    os_decommit((char *)h + h->committed, extra);
-    return 0;
+  int done = 0;
+  region_handover_begin();
+  if (os_commit((char *)h + h->committed, extra)) {
+    done = page_map_set((char *)h + h->committed, extra, REGION_LARGE_REST);
+    if (!done)
+      os_decommit((char *)h + h->committed, extra);
   }
-  return 1;
+  region_handover_end();
+  return done;
 }
 
 /* A new reservation of `reserve` bytes with its first `need` committed and marked in the page
  * map as a large block's; NULL when either the OS or the page map's tables fail. */
 static large_header *reserve_marked(size_t reserve, size_t need) {
+  region_handover_begin();
   large_header *h = (large_header *)os_reserve(reserve, need);
   if (h != NULL && !page_map_set(h, need, REGION_LARGE_START)) {
     os_release(h, reserve, need);
-    return NULL;
+    h = NULL;
   }
+  region_handover_end();
   return h;
 }
 
@@ -241,13 +248,16 @@ static large_header *move_pages(large_header *h, size_t want) {
     return NULL;
   size_t old_committed = h->committed;
   /* The old addresses stop being ours when the kernel moves the pages. */
+  region_handover_begin();
   page_map_set(h, old_committed, REGION_NOT_OURS);
   if (!os_remap(h, old_committed, h->reserved, n, want)) {
     page_map_set(h, old_committed, REGION_LARGE_START); /* its tables exist: cannot fail */
     page_map_set(n, want, REGION_NOT_OURS);
     os_release(n, want_reserved, want);
+    region_handover_end();
     return NULL;
   }
+  region_handover_end();
   n->size = want;
   n->committed = want;
   n->reserved = want_reserved;
@@ -267,8 +277,10 @@ static large_header *fit_cached(large_header *h, size_t need) {
   if (h->committed >= need) {
     if (h->committed / LARGE_CACHE_TRIM_FACTOR >= need) {
       size_t extra = h->committed - need;
+      region_handover_begin();
       page_map_set((char *)h + need, extra, REGION_NOT_OURS);
       os_decommit((char *)h + need, extra);
+      region_handover_end();
       h->committed = need;
     }
     h->size = need;
@@ -492,6 +504,7 @@ int large_grow_in_place(void *p, size_t min_user, size_t want_user) {
   if (need <= h->size)
     return 1;
   size_t to, got = 0, reserved = h->reserved;
+  int handing_over = 0;
   if (need <= h->committed) {
     /* Pages kept from an earlier use of the block: no call to the OS at all. */
     to = want < h->committed ? want : h->committed;
@@ -505,6 +518,8 @@ int large_grow_in_place(void *p, size_t min_user, size_t want_user) {
      * marking calls no OS function with the lock held. */
     char *from = (char *)h + h->committed;
     size_t extra = to - h->committed;
+    region_handover_begin(); /* ended once the pages are marked */
+    handing_over = 1;
     int committed = need <= reserved && os_commit(from, extra);
     if (committed && !page_map_make_tables(from, extra)) {
       os_decommit(from, extra);
@@ -513,6 +528,7 @@ int large_grow_in_place(void *p, size_t min_user, size_t want_user) {
     if (!committed) {
       if (got != 0) /* memory could not be had: the extension goes back too */
         os_release((char *)h + h->reserved, got, 0);
+      region_handover_end();
       return 0;
     }
   }
@@ -526,6 +542,8 @@ int large_grow_in_place(void *p, size_t min_user, size_t want_user) {
     large_committed_bytes += to - h->committed;
     h->committed = to;
   }
+  if (handing_over)
+    region_handover_end();
   h->size = to;
   h->reserved = reserved;
   evict_after_growth_locked(&gone); /* as in large_alloc_aligned */

@@ -19,6 +19,7 @@
 #include "idle_clock.h"
 #include "os_memory.h"
 #include "page_map.h"
+#include "region_handover.h"
 
 medium_arena medium_arenas[ARENA_COUNT];
 /* Empty spans kept for reuse by any arena (policy.h: MEDIUM_SPARE_MAX_SPANS): each slot is taken
@@ -140,8 +141,10 @@ static void span_link(medium_arena *a, medium_span *s) {
 
 static void unmap_span(medium_span *s) {
   size_t size = s->size;
+  region_handover_begin();
   page_map_set(s, size, REGION_NOT_OURS);
   os_unmap(s, size);
+  region_handover_end();
 }
 
 /* The span in spare slot i, taken out of it, or NULL. */
@@ -176,13 +179,15 @@ static int span_add(medium_arena *a) {
   medium_span *s = spare_take();
   if (s == NULL) {
     uint32_t size = medium_span_size();
+    region_handover_begin();
     s = (medium_span *)os_map(size);
+    if (s != NULL && !page_map_set(s, size, REGION_MEDIUM_SPAN)) {
+      os_unmap(s, size);
+      s = NULL;
+    }
+    region_handover_end();
     if (s == NULL)
       return 0;
-    if (!page_map_set(s, size, REGION_MEDIUM_SPAN)) {
-      os_unmap(s, size);
-      return 0;
-    }
     s->size = size;
   }
   span_link(a, s);

@@ -235,5 +235,10 @@
  * thread merely descheduled on a loaded machine lets go first; short enough that a process
  * ending is not held up for long (the check gives up at the first lock it cannot have). */
 #define HEAP_CHECK_LOCK_TIMEOUT_MS 2000u
+/* How long the ownership question of the bound Pascal records (core/region_handover.h) waits for
+ * memory that is leaving the heap: a departure takes one OS call, so only a thread stopped inside
+ * one (killed by ExitProcess, held in a debugger) makes it wait this long; then it answers as the
+ * page map and the memory read at that moment. As long as the heap check waits for a lock. */
+#define REGION_HANDOVER_WAIT_MS HEAP_CHECK_LOCK_TIMEOUT_MS
 
 #endif
