@@ -38,17 +38,25 @@ static int look_once(const void *p, int unreadable_counts) {
   return ours;
 }
 
+/* Set once a wait ran out: the change it waited for will not finish (its thread is gone), and
+ * later questions do not wait for it again (a program ending frees through the records). */
+static uint32_t waited_out;
+
 int region_ours(const void *p, int unreadable_counts) {
   int ours = look_once(p, unreadable_counts);
   if (FMM_LIKELY(ours >= 0))
     return ours;
+  if (fmm_load_u32_relaxed(&waited_out))
+    return looks_ours(p, unreadable_counts);
   uint32_t start = prim_tick_count_ms();
   for (;;) {
     prim_yield();
     ours = look_once(p, unreadable_counts);
     if (ours >= 0)
       return ours;
-    if (prim_tick_count_ms() - start >= REGION_HANDOVER_WAIT_MS)
+    if (prim_tick_count_ms() - start >= REGION_HANDOVER_WAIT_MS) {
+      fmm_store_u32_relaxed(&waited_out, 1u);
       return looks_ours(p, unreadable_counts);
+    }
   }
 }

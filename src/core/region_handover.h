@@ -19,8 +19,9 @@ void region_handover_end(void);
 
 /* 1 when p lies in the page map's ranges or, when unreadable_counts, in memory that cannot be
  * read (a block of ours given back to the OS: docs/bad-input.md), as it was while no range
- * changed hands; 0 otherwise. When ranges keep changing hands for REGION_HANDOVER_WAIT_MS (a
- * thread killed inside a change by ExitProcess), the answer is the one read then. */
+ * changed hands; 0 otherwise. When a change does not finish within REGION_HANDOVER_WAIT_MS (a
+ * thread killed inside it by ExitProcess), the answer is the one read then, and later questions
+ * in that state no longer wait. */
 int region_ours(const void *p, int unreadable_counts);
 
 #endif
