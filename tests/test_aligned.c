@@ -153,7 +153,7 @@ static void test_minimum_alignment(void) {
 /* ---- fastmm_getmem_aligned ------------------------------------------------------------------ */
 
 static void test_getmem_aligned(void) {
-  static const size_t sizes[] = {0,    1,     13,     100,    1000,   2812,   2813,
+  static const size_t sizes[] = {0,    1,     13,     100,    1000,   2556,   2557,
                                  3000, 40000, 200000, 524272, 524273, 700000, 1200000};
   static const size_t resizes[] = {150, 5000, 20, 600000, 2500, 60000, 7};
   for (size_t alignment = 1; alignment <= 65536; alignment *= 2) {

@@ -3,8 +3,8 @@
  *   small:  downsize in place iff new*4 + 64 >= old usable, else move to the right class;
  *           upsize moves to a block of max(2*old usable + 32, new), copying the old usable bytes
  *   medium: nothing moves unless new < old usable / 2; upsize grows into a free next neighbour
- *           (by at least 25%) or moves with 25% headroom; downsize >= 708 shrinks in place and
- *           frees the tail (to no less than the smallest medium block); below 708 it moves to a
+ *           (by at least 25%) or moves with 25% headroom; downsize >= 644 shrinks in place and
+ *           frees the tail (to no less than the smallest medium block); below 644 it moves to a
  *           small block
  *   large:  downsize in place while new >= old/2, moves below; upsize grows by at least 25%
  *           (in place: by what is free after the block when that is less)
@@ -152,7 +152,7 @@ static void medium_no_move_above_half(size_t size) {
   CHECK_EQ(fastmm_check_heap(), 0);
 }
 
-/* new < old/2 and >= 708: same pointer, smaller block, the tail freed and reusable. */
+/* new < old/2 and >= 644: same pointer, smaller block, the tail freed and reusable. */
 static void medium_shrink_in_place(size_t size, size_t to) {
   size_t u, u2;
   fastmm_state s0, s1;

@@ -7,11 +7,11 @@
 #define N_SIZES (SMALL_MAX_USER + 1u)
 
 /* The table policy.h describes: 16-byte steps to 256, then 32 to 512, 64 to 1024, 128 to 2048,
- * 256 to 2816. */
+ * 256 to 2560. */
 static size_t expected_slot(size_t i) {
   static const struct {
     size_t upto, step;
-  } runs[] = {{256, 16}, {512, 32}, {1024, 64}, {2048, 128}, {2816, 256}};
+  } runs[] = {{256, 16}, {512, 32}, {1024, 64}, {2048, 128}, {2560, 256}};
   size_t slot = 0, r, k = 0;
   for (r = 0; r < sizeof runs / sizeof runs[0]; r++)
     while (slot < runs[r].upto) {

@@ -214,7 +214,7 @@ FMM_INLINE int small_stays_in_place(size_t size, size_t usable) {
 /* FastMM's medium policy for a block that stays where it is: p's header word h (in a medium-span
  * region) is a live medium block's (medium_block_plausible, the checks FreeMem makes) and the new
  * size lies between half its usable size and all of it. Most resizes of a string or an array of
- * 2.75-512 KB end here. */
+ * 2.5-512 KB end here. */
 FMM_INLINE int medium_stays_in_place(const void *p, uint32_t h, size_t size) {
   if (!fast_medium_live(p, h))
     return 0;

@@ -10,21 +10,18 @@
 
 /* ---- Small blocks ------------------------------------------------------------------------
  * Slot sizes (header included) step by 16 up to 256, then by 32 to 512, 64 to 1024, 128 to
- * 2048 and 256 to 2816: from 256 on, the step is 1/8 of the size or less, so rounding a request
- * up to its class wastes at most ~12.5% (and at most 15 bytes below 256, where Delphi's objects
- * and short strings live). Every slot is a multiple of 16, so every user pointer is 16-aligned
- * on Win32 too; the cost on Win32 is that the smallest usable size is 12 bytes, not FastMM's 6.
- * The largest small block holds 2,812 bytes: FastMM4's holds 2,608 (Win32) and 2,624 (Win64),
- * and a Delphi string or array that grows to that size and is cut back a little at a time stays
- * a small block under FastMM's in-place rule, where a medium one pays the medium in-place path
- * on every step. 43 classes keep the per-thread cache (one bin per class) small. The table is in
+ * 2048 and 256 to 2560: from 256 on, the step is 1/8 of the size, so rounding a request up to
+ * its class wastes at most ~12.5% (and at most 15 bytes below 256, where Delphi's objects and
+ * short strings live). Every slot is a multiple of 16, so every user pointer is 16-aligned on
+ * Win32 too; the cost on Win32 is that the smallest usable size is 12 bytes, not FastMM's 6.
+ * 42 classes keep the per-thread cache (one bin per class) small. The table is in
  * size_class.c. */
-#define SMALL_CLASS_COUNT 43u
-#define SMALL_MAX_SLOT 2816u
-#define SMALL_MAX_USER (SMALL_MAX_SLOT - BLOCK_HEADER_SIZE) /* 2812: larger requests are medium */
+#define SMALL_CLASS_COUNT 42u
+#define SMALL_MAX_SLOT 2560u
+#define SMALL_MAX_USER (SMALL_MAX_SLOT - BLOCK_HEADER_SIZE) /* 2556: larger requests are medium */
 
 /* A small span aims at SMALL_SPAN_TARGET_BLOCKS blocks, within [MIN, MAX] bytes: small classes
- * get spans of 16 KB (1000+ blocks of 16 bytes), large ones 96 KB (34 blocks of 2816). The
+ * get spans of 16 KB (1000+ blocks of 16 bytes), large ones 96 KB (38 blocks of 2560). The
  * maximum is bounded by the 13-bit span offset of the small header (128 KB). Spans are
  * medium blocks, so they come from and go back to a medium arena. */
 #define SMALL_SPAN_TARGET_BLOCKS 64u
@@ -61,7 +58,7 @@
  * block a request above SMALL_MAX_USER needs; a split leaves a free remainder only when it is at
  * least that big, so every free block fits some medium request. The largest medium request is
  * 512 KB - 16: above it a block is large (an OS mapping of its own). */
-#define MEDIUM_MIN_BLOCK_SIZE 2832u
+#define MEDIUM_MIN_BLOCK_SIZE 2576u
 #define MEDIUM_MAX_BLOCK_SIZE (512u * 1024u)
 #define MEDIUM_MAX_USER (MEDIUM_MAX_BLOCK_SIZE - MEDIUM_HEADER_SIZE)
 /* Spans are mapped 2 MB at a time: four of the largest medium blocks, and a bounded amount to

@@ -10,7 +10,7 @@ const uint16_t size_class_slot[SMALL_CLASS_COUNT] = {
     176, 192, 208, 224, 240, 256, 288, 320, 352, 384,
     416, 448, 480, 512, 576, 640, 704, 768, 832, 896,
     960, 1024, 1152, 1280, 1408, 1536, 1664, 1792, 1920, 2048,
-    2304, 2560, 2816,
+    2304, 2560,
 };
 // clang-format on
 
@@ -29,7 +29,7 @@ void size_class_init(void) {
     unsigned alignment = 32u << k;
     unsigned c = 0;
     for (unsigned i = 0; i < SIZE_CLASS_LOOKUP_SIZE; i++) {
-      /* Entry i needs a slot of (i + 1) * 16 bytes; the largest slot (2816) is a multiple of 64. */
+      /* Entry i needs a slot of (i + 1) * 16 bytes; the largest slot (2560) is a multiple of 64. */
       while (size_class_slot[c] < (i + 1u) * 16u || size_class_slot[c] % alignment != 0)
         c++;
       size_class_lookup_aligned[k][i] = (uint8_t)c;

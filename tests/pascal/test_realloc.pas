@@ -4,7 +4,7 @@
   (MemSize = the usable size), so the test follows the size classes wherever they are.
 
     small:  stays while new <= usable and new*4 + 64 >= usable; an upsize gets >= 2*usable + 32
-    medium: stays while new >= usable/2 (a downsize to >= 708 bytes shrinks in place); an
+    medium: stays while new >= usable/2 (a downsize to >= 644 bytes shrinks in place); an
             upsize gets >= usable + usable/4
     large:  stays while new >= usable/2; an upsize gets >= usable + usable/4
 
@@ -89,22 +89,22 @@ begin
   Check(Q = P, 'medium: ReallocMem to half the usable size stays');
   CheckEquals(U, MemSize(Q), 'medium: down to half, nothing changes');
   ReallocMem(Q, U div 2 - 1);
-  Check(Q = P, 'medium: below half (>= 708 bytes) it shrinks in place');
+  Check(Q = P, 'medium: below half (>= 644 bytes) it shrinks in place');
   Check((MemSize(Q) < U) and (MemSize(Q) >= U div 2 - 1), 'medium: the shrunk block is smaller: ' + Str(MemSize(Q)));
   Check(Same(Q, U div 2 - 1, 3), 'medium: the shrunk block keeps the data');
   FreeMem(Q);
 
   P := Fresh(10000, U, 4);
   Q := P;
-  ReallocMem(Q, 708);
-  Check(Q = P, 'medium: 708 bytes is still a medium block (in place)');
+  ReallocMem(Q, 644);
+  Check(Q = P, 'medium: 644 bytes is still a medium block (in place)');
   FreeMem(Q);
   P := Fresh(10000, U, 4);
   Q := P;
-  ReallocMem(Q, 707);
-  Check(Q <> P, 'medium: 707 bytes moves to a small block');
+  ReallocMem(Q, 643);
+  Check(Q <> P, 'medium: 643 bytes moves to a small block');
   Check(MemSize(Q) < 2600, 'medium: the block it moved to is small');
-  Check(Same(Q, 707, 4), 'medium: the move keeps the data');
+  Check(Same(Q, 643, 4), 'medium: the move keeps the data');
   FreeMem(Q);
 
   P := Fresh(10000, U, 5);

@@ -94,7 +94,7 @@ begin
   for N := 1 to 2600 do
   begin
     Before := P;
-    if (P <> nil) and (NativeInt(MemSize(P)) >= N) and (N * 4 + 64 >= NativeInt(MemSize(P))) and (N <= 2812) then
+    if (P <> nil) and (NativeInt(MemSize(P)) >= N) and (N * 4 + 64 >= NativeInt(MemSize(P))) and (N <= 2556) then
     begin
       ReallocMem(P, N);
       InPlace := InPlace and (P = Before);
@@ -139,7 +139,7 @@ end;
 
 procedure TestMemSize;
 const
-  CSizes: array[0..7] of Integer = (0, 1, 12, 100, 2812, 3000, 100000, 600000);
+  CSizes: array[0..7] of Integer = (0, 1, 12, 100, 2556, 3000, 100000, 600000);
 var
   P, Q: Pointer;
   I: Integer;
@@ -153,7 +153,7 @@ begin
     Check(NativeInt(MemSize(P)) >= CSizes[I], 'at least the size asked for');
     Q := P;
     ReallocMem(Q, MemSize(P));
-    Check((Q = P) or (CSizes[I] > 2812), 'ReallocMem to the usable size stays in place');
+    Check((Q = P) or (CSizes[I] > 2556), 'ReallocMem to the usable size stays in place');
     FreeMem(Q);
   end;
   CheckEquals(0, MemSize(nil), 'MemSize(nil) = 0');

@@ -120,7 +120,7 @@ begin
   for I := 0 to CHeld - 1 do
   begin
     GetMem(Found.Blocks[I], CSizes[I]);
-    if CSizes[I] <= 2812 then
+    if CSizes[I] <= 2556 then
       Found.Types[I] := btSmallBlock
     else if CSizes[I] <= 524272 then
       Found.Types[I] := btMediumBlock
