@@ -114,7 +114,7 @@ FMM_INLINE int fast_small_live(const void *p, uint32_t h) {
 }
 FMM_INLINE int fast_medium_live(const void *p, uint32_t h) {
   (void)p;
-  return (h & ~(uint32_t)((ARENA_COUNT - 1u) << MEDIUM_ARENA_SHIFT)) == BLOCK_FLAG_MEDIUM;
+  return medium_header_word_live(h);
 }
 #else
 /* Is p's header word in a medium-span region (where every small block lives) as the fast

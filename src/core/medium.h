@@ -68,8 +68,12 @@ static inline unsigned medium_arena_of(uint32_t h) {
  * compare per field, no call: ReallocMem's in-place medium case runs it every time. */
 FMM_STATIC_ASSERT((ARENA_COUNT & (ARENA_COUNT - 1)) == 0 && ARENA_COUNT - 1 <= MEDIUM_ARENA_MASK,
                   "one mask takes the arena out of a medium header word");
+/* The header word alone: exactly MEDIUM plus an arena. */
+static inline int medium_header_word_live(uint32_t h) {
+  return (h & ~(uint32_t)((ARENA_COUNT - 1u) << MEDIUM_ARENA_SHIFT)) == BLOCK_FLAG_MEDIUM;
+}
 static inline int medium_block_plausible(const void *p, uint32_t h) {
-  if ((h & ~(uint32_t)((ARENA_COUNT - 1u) << MEDIUM_ARENA_SHIFT)) != BLOCK_FLAG_MEDIUM)
+  if (!medium_header_word_live(h))
     return 0;
   const medium_header *mh = medium_header_of(p);
   uint32_t size = mh->size, prev = mh->prev_size;
