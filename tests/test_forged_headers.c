@@ -340,7 +340,8 @@ static void forged_span(void) {
 /* ---- medium headers forged inside a medium block ----------------------------------------------
  * ReallocMem keeps a medium block in place on its fast path (the C export, the Delphi and Free
  * Pascal records): a header word that reads MEDIUM inside the program's own block, with sizes
- * that look right, is refused unless the boundary tags agree (medium_block_plausible). Each case
+ * that look right, is refused: it carries no seal of its place (medium_block_sealed), and FreeMem
+ * also wants the boundary tags to agree (medium_block_plausible). Each case
  * breaks one thing: no tag after the block, a wrong tag, a size that is no multiple of 16, a size
  * beyond a span, a flag beside the kind, a predecessor beyond a span. */
 static void forged_medium(void) {
@@ -376,6 +377,37 @@ static void forged_medium(void) {
   CHECK_EQ(fastmm_freemem(m), FASTMM_OK);
 }
 
+/* ---- a real medium header copied into a medium block -------------------------------------------
+ * The header of a live medium block of the program's, its 16 bytes as they are, copied into
+ * another medium block, with the boundary tag after it that its size calls for: everything the
+ * boundary tags can say agrees. It is refused all the same, because a live block's seal names its
+ * own address (medium_seal): the copy stands elsewhere. The real block is accepted first, so the
+ * case cannot pass on a header the manager would refuse anyway. */
+static void copied_medium(void) {
+  unsigned char *m = (unsigned char *)fastmm_getmem(60000);
+  unsigned char *b = (unsigned char *)fastmm_getmem(8000);
+  if (!CHECK(m != NULL && b != NULL))
+    return;
+  if (!CHECK(tb_kind(b) == BLOCK_FLAG_MEDIUM))
+    return;
+  size_t usable = fastmm_usable_size(b);
+  CHECK(usable >= 8000);
+  CHECK(fastmm_reallocmem(b, usable) == b); /* stays: the real header is a live block's */
+  for (size_t at = 4096; at <= 4096 + 16 * 3; at += 16) {
+    unsigned char *p = m + at;
+    uint32_t size = tb_medium_size(b);
+    char what[96];
+    memset(m, 0, 60000);
+    memcpy(p - MEDIUM_HEADER_SIZE, b - MEDIUM_HEADER_SIZE, MEDIUM_HEADER_SIZE);
+    memcpy(p + size - MEDIUM_HEADER_SIZE, &size, 4); /* the next block's prev_size */
+    snprintf(what, sizeof what, "a live medium block's header copied %zu bytes into a block", at);
+    refused(p, m, 60000, what);
+  }
+  CHECK_EQ(fastmm_usable_size(b), usable);
+  CHECK_EQ(fastmm_freemem(b), FASTMM_OK);
+  CHECK_EQ(fastmm_freemem(m), FASTMM_OK);
+}
+
 static const struct {
   const char *name;
   void (*run)(void);
@@ -388,6 +420,7 @@ static const struct {
     {"free-block", inside_free_blocks},
     {"forged-span", forged_span},
     {"forged-medium", forged_medium},
+    {"copied-medium", copied_medium},
 };
 
 /* With an argument, only the section of that name runs (to see one case fail by itself). */

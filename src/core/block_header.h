@@ -39,11 +39,14 @@
  * Medium blocks (MEDIUM set): a 16-byte header before the user pointer
  *   p - 16  uint32 prev_size   bytes of the block before this one in its span, 0 for the first
  *   p - 12  uint32 size        bytes of this block, header included (a multiple of 16)
- *   p -  8  uint32 keep_alignment: what fastmm_getmem_aligned asked for (0: nothing), kept when
- *           ReallocMem moves the block
+ *   p -  8  uint32 seal: of a live block, medium_seal(p, size) (medium.h), a keyed mark of its
+ *           own address and size, which data a program wrote does not carry; anything in a
+ *           free block
  *   p -  4  uint32 header word: bit 5 SMALL_SPAN (the block holds a small-block span),
  *           bit 6 SENTINEL (the end marker of a span, never handed out),
- *           bits 8-15 arena index
+ *           bits 8-15 arena index,
+ *           bits 16-20 the alignment fastmm_getmem_aligned asked for, as its log2 (0: none),
+ *           kept when ReallocMem moves the block
  *
  * Large blocks (LARGE set): a 64-byte header at the start of the block (struct large_header in
  *   large.h), the user pointer right after it, its header word the header's last field. A block
@@ -93,6 +96,8 @@
 #define MEDIUM_FLAG_SENTINEL 0x40u
 #define MEDIUM_ARENA_SHIFT 8u
 #define MEDIUM_ARENA_MASK 0xFFu
+#define MEDIUM_KEEP_SHIFT 16u
+#define MEDIUM_KEEP_MASK 0x1Fu
 
 #define LARGE_HEADER_SIZE 64u
 

@@ -120,25 +120,12 @@ FMM_NOINLINE int heap_free_block(void *p, uint32_t h) {
     return result;
   }
   case BLOCK_FLAG_LARGE:
-    return heap_free_large(p); /* looked up in the page map before the header is trusted */
+    return large_free(p); /* looked up in the page map before the header is trusted */
   default: /* a debug block (the debug block kind's, above: it reports a double free), or no
               block at all; a stale pointer to a debug block's outer block has DEBUG_OUTER and
               lands here */
     return block_header_is_debug(h) ? HEAP_NOT_MINE : FASTMM_ERROR_INVALID_POINTER;
   }
-}
-
-FMM_NOINLINE int heap_free_large(void *p) {
-  int result = large_free(p);
-  release_poll();
-  return result;
-}
-
-FMM_NOINLINE int heap_free_large_unaligned_start(void *p) {
-  int result = large_free_unaligned_start(p);
-  if (result == FASTMM_OK)
-    release_poll();
-  return result;
 }
 
 FMM_NOINLINE int heap_free_in_span_normal(void *p, uint32_t h, int live_small) {
@@ -153,7 +140,7 @@ static size_t live_usable(const void *p, uint32_t h, int outer) {
   case BLOCK_FLAG_SMALL:
     return small_block_span(p, h) != NULL ? small_header_usable(h) : 0;
   case BLOCK_FLAG_MEDIUM:
-    return medium_block_plausible(p, h) ? medium_usable(p) : 0;
+    return medium_block_sealed(p, h) ? medium_usable(p) : 0;
   case BLOCK_FLAG_LARGE: /* the region is a large block's first: its header is mapped */
     return large_has_word_at(p,
                              outer ? BLOCK_FLAG_LARGE | BLOCK_FLAG_DEBUG_OUTER : BLOCK_FLAG_LARGE)

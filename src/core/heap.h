@@ -110,10 +110,6 @@ int heap_free_live_small(void *p, uint32_t h);
 /* What FreeMem's fast path could not place in a bin, p's header word h read from a medium span:
  * `live_small` says the validation contract held (heap_free_live_small), else heap_free_block. */
 int heap_free_in_span_normal(void *p, uint32_t h, int live_small);
-/* A large block's FreeMem: large_free and large_free_unaligned_start (large.h), then the idle
- * thread started if what is kept now is worth it (release_poll: large.c never calls release.c). */
-int heap_free_large(void *p);
-int heap_free_large_unaligned_start(void *p);
 
 /* ---- ReallocMem (realloc.c) ------------------------------------------------------------------ */
 /* ReallocMem with no mode on, from its slow path (entry/dispatch.c): NULL allocates, size 0

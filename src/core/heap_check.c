@@ -4,8 +4,8 @@
  * medium arenas, the order the allocation paths use), so it sees a quiescent heap; each within
  * HEAP_CHECK_LOCK_TIMEOUT_MS, with lock_acquire_within as the block walk: a lock that stays held
  * (its thread ended by ExitProcess) gives FASTMM_CHECK_HEAP_LOCKED, nothing checked.
- * Result codes: 0 consistent; 1xx medium spans and bins; 2xx small spans (212: a span that does
- * not start 64-aligned); 3xx large blocks. */
+ * Result codes: 0 consistent; 1xx medium spans and bins (114: a live medium block's seal is not
+ * its own); 2xx small spans (212: a span that does not start 64-aligned); 3xx large blocks. */
 #include "heap.h"
 #include "large.h"
 #include "lock.h"
@@ -97,6 +97,8 @@ static int check_arena(medium_arena *ar) {
       int is_free = (h->flags & BLOCK_FLAG_FREE) != 0;
       if (is_free && prev_free)
         return 106; /* two free neighbours were not merged */
+      if (!is_free && h->seal != medium_seal(p, h->size))
+        return 114; /* a live block's seal is not that of its place and size */
       if (is_free) {
         free_blocks++;
       } else if (h->flags & MEDIUM_FLAG_SMALL_SPAN) {

@@ -126,14 +126,14 @@ FMM_INLINE int fast_in_medium_span(const void *p) {
 /* The validation contract's fast half (ARCHITECTURE.md), the test every fast path of FreeMem,
  * ReallocMem and the usable size makes before it trusts a header: after fast_in_medium_span said
  * p's header word h is in a medium span, small_block_span (small.h) finds p to be a live small
- * block, or medium_block_plausible (medium.h) a live medium block. False for anything else (a
+ * block, or medium_block_sealed (medium.h) a live medium block. False for anything else (a
  * large or debug block, free, interior, forged, foreign, or any pointer while a mode is on), for
  * the slow path to sort out. */
 FMM_INLINE int fast_small_live(const void *p, uint32_t h) {
   return small_block_span(p, h) != NULL;
 }
 FMM_INLINE int fast_medium_live(const void *p, uint32_t h) {
-  return medium_block_plausible(p, h);
+  return medium_block_sealed(p, h);
 }
 #endif
 
@@ -186,9 +186,9 @@ FMM_INLINE int free_normal_then(void *p, int (*block)(void *p, uint32_t h),
      * unmapped. Elsewhere in a large block's first region p may be an aligned large block
      * (decided under the lock too) or a debug block inside one; further on only the latter. */
     if (((uintptr_t)p & (LARGE_GRANULARITY - 1)) == LARGE_HEADER_SIZE)
-      return heap_free_large(p);
+      return large_free(p);
     if (region == REGION_LARGE_START) {
-      int result = heap_free_large_unaligned_start(p);
+      int result = large_free_unaligned_start(p);
       if (result != LARGE_NOT_A_BLOCK)
         return result;
     }
@@ -212,7 +212,7 @@ FMM_INLINE int small_stays_in_place(size_t size, size_t usable) {
 }
 
 /* FastMM's medium policy for a block that stays where it is: p's header word h (in a medium-span
- * region) is a live medium block's (medium_block_plausible, the checks FreeMem makes) and the new
+ * region) is a live medium block's (medium_block_sealed: its header word and seal) and the new
  * size lies between half its usable size and all of it. Most resizes of a string or an array of
  * 2.5-512 KB end here. */
 FMM_INLINE int medium_stays_in_place(const void *p, uint32_t h, size_t size) {
@@ -244,8 +244,8 @@ FMM_INLINE int fast_realloc_stays(const void *p, size_t size) {
 }
 
 /* MemSize's fast path (fastmm_usable_size, the Pascal records' MemSize): the usable size of a
- * live small block (the validation contract), or of a live medium block (its header and boundary
- * tags: Free Pascal asks for the size of a growing string on every character, and a string past
+ * live small block (the validation contract), or of a live medium block (its header word and
+ * seal: Free Pascal asks for the size of a growing string on every character, and a string past
  * 1,376 bytes is a medium block). The header word's SMALL bit chooses which checks run, so a
  * medium block does not fail the small validation first. 0 sends the caller to its slow path,
  * which answers for every other pointer (and for every pointer while a mode is on). */

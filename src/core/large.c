@@ -27,6 +27,7 @@
 #include "heap.h"
 #include "idle_clock.h"
 #include "lock.h"
+#include "medium.h"
 #include "os_memory.h"
 #include "page_map.h"
 #include "policy.h"
@@ -444,8 +445,10 @@ static FMM_NOINLINE void free_locked_slow(large_header *h) {
     unmark_locked(h);
     list_insert_after(&gone, &h->link);
   }
+  size_t kept = large_cache_bytes;
   lock_release(&large_lock);
   release_gone(&gone);
+  idle_clock_note_kept(kept + medium_spare_bytes());
 }
 
 /* large_lock held, h live: off the live list and into the cache or back to the OS. Releases the
@@ -460,7 +463,9 @@ static inline void free_locked(large_header *h) {
       cache_plain_bytes + committed <= cache_room_locked() &&
       cache_count < LARGE_CACHE_MAX_BLOCKS) {
     cache_insert_locked(h, 0);
+    size_t kept = large_cache_bytes;
     lock_release(&large_lock);
+    idle_clock_note_kept(kept + medium_spare_bytes()); /* the cache's and the spare spans' */
     return;
   }
   free_locked_slow(h);

@@ -19,6 +19,7 @@
 #include "idle_clock.h"
 #include "os_memory.h"
 #include "page_map.h"
+#include "process_key.h"
 #include "region_handover.h"
 
 medium_arena medium_arenas[ARENA_COUNT];
@@ -41,7 +42,11 @@ static uint32_t medium_span_size(void) {
   return fmm_load_u32_relaxed(&new_span_size);
 }
 
+/* Until medium_init draws it: no medium block exists before. */
+uint32_t medium_block_key;
+
 void medium_init(void) {
+  medium_block_key = (uint32_t)process_key_draw(&medium_block_key);
   for (unsigned a = 0; a < ARENA_COUNT; a++) {
     medium_arena *ar = &medium_arenas[a];
     ar->index = a;
@@ -129,12 +134,10 @@ static void span_link(medium_arena *a, medium_span *s) {
   medium_header *h = medium_header_of(first);
   h->prev_size = 0;
   h->size = (uint32_t)(end - first);
-  h->keep_alignment = 0;
   h->flags = free_flags(a);
   medium_header *sentinel = medium_header_of(end);
   sentinel->prev_size = h->size;
   sentinel->size = 0;
-  sentinel->keep_alignment = 0;
   sentinel->flags = BLOCK_FLAG_MEDIUM | MEDIUM_FLAG_SENTINEL | (a->index << MEDIUM_ARENA_SHIFT);
   bin_insert(a, first);
 }
@@ -232,7 +235,6 @@ static void *cut_tail(void *p, uint32_t size) {
   medium_header *th = medium_header_of(tail);
   th->prev_size = size;
   th->size = rest;
-  th->keep_alignment = 0;
   medium_header_of(tail + rest)->prev_size = rest;
   return tail;
 }
@@ -285,8 +287,9 @@ static inline uint32_t block_size_for(size_t user_size) {
 /* Marks the block p (cut to its size, unlinked) in use and counts it. */
 static void *take_block(medium_arena *a, void *p, uint32_t extra_flags, uint32_t keep) {
   medium_header *h = medium_header_of(p);
-  h->keep_alignment = keep;
-  h->flags = BLOCK_FLAG_MEDIUM | extra_flags | (a->index << MEDIUM_ARENA_SHIFT);
+  h->seal = medium_seal(p, h->size);
+  h->flags =
+      BLOCK_FLAG_MEDIUM | extra_flags | (a->index << MEDIUM_ARENA_SHIFT) | medium_keep_bits(keep);
   if (extra_flags & MEDIUM_FLAG_SMALL_SPAN) {
     a->small_spans++;
     a->small_span_bytes += h->size;
@@ -447,6 +450,7 @@ int medium_grow_in_place(void *p, size_t min_user, size_t want_user) {
     medium_header_of(next_block(p))->prev_size = h->size;
     /* Keep what the policy wants if the neighbour has it; give the rest back. */
     split(a, p, want_size < h->size ? (want_size > min_size ? want_size : min_size) : h->size);
+    h->seal = medium_seal(p, h->size);
     a->bytes_in_use += h->size - old;
     done = 1;
   }
@@ -463,6 +467,7 @@ int medium_shrink_in_place(void *p, size_t new_user) {
   lock_acquire(&a->lock);
   uint32_t rest = h->size - size;
   void *tail = cut_tail(p, size);
+  h->seal = medium_seal(p, size);
   a->bytes_in_use -= rest;
   free_block(a, tail); /* merges with a free next neighbour; the span stays */
   lock_release(&a->lock);

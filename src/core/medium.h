@@ -21,7 +21,7 @@
 typedef struct medium_header {
   uint32_t prev_size;
   uint32_t size;
-  uint32_t keep_alignment; /* what fastmm_getmem_aligned asked for, kept by ReallocMem; else 0 */
+  uint32_t seal; /* a live block's medium_seal (below); anything in a free block */
   uint32_t flags;
 } medium_header;
 
@@ -61,19 +61,58 @@ static inline size_t medium_usable(const void *p) {
 static inline unsigned medium_arena_of(uint32_t h) {
   return (h >> MEDIUM_ARENA_SHIFT) & MEDIUM_ARENA_MASK;
 }
+/* The alignment a block's header word h keeps for ReallocMem (0: none), and the bits that say it
+ * (`alignment` 0 or a power of two up to ALIGNED_MAX). */
+static inline uint32_t medium_keep_alignment(uint32_t h) {
+  uint32_t shift = (h >> MEDIUM_KEEP_SHIFT) & MEDIUM_KEEP_MASK;
+  return shift != 0 ? (uint32_t)1u << shift : 0u;
+}
+static inline uint32_t medium_keep_bits(uint32_t alignment) {
+  uint32_t shift = 0;
+  while (alignment > 1u) {
+    alignment >>= 1;
+    shift++;
+  }
+  return shift << MEDIUM_KEEP_SHIFT;
+}
+FMM_STATIC_ASSERT(ALIGNED_MAX < (1u << MEDIUM_KEEP_MASK),
+                  "the kept alignment's log2 fits its bits");
+
+/* The seal of a live medium block at p of `size` bytes: its address (a multiply spreads blocks
+ * that lie close together) and size under the process's key (medium_block_key, drawn when the
+ * heap starts). Every path that makes a block live or changes a live block's size writes it; a
+ * block that stops being live is flagged FREE, and a header merged into a free neighbour keeps
+ * that flag. So a header word that reads live with the seal of its own address and size is a live
+ * block's, found in the block's own cache line: data a program wrote in its own block does not
+ * carry the seal of that place unless it copied the manager's key or derived it from one of its
+ * own blocks' headers (the forgery ARCHITECTURE.md's contract leaves out), and a real header
+ * copied elsewhere names another address. */
+extern FMM_HIDDEN uint32_t medium_block_key;
+static inline uint32_t medium_seal(const void *p, uint32_t size) {
+  return ((uint32_t)((uintptr_t)p >> 4) * 0x9E3779B1u ^ medium_block_key) ^ size;
+}
 /* Is p (16-aligned, its header word h in a medium-span region) a live medium block handed to a
- * user? The header word must be exactly MEDIUM plus an arena (no other flag: not free, not a
- * small span, not the sentinel), the sizes multiples of 16 within a span, the block's end in a
- * medium span too, and the next block's header must name this block as its predecessor. One
- * compare per field, no call: ReallocMem's in-place medium case runs it every time. */
+ * user? Its header word must be exactly MEDIUM plus an arena and a kept alignment (no other
+ * flag: not free, not a small span, not the sentinel), and its seal that of p and its size. All
+ * of it lies in p's 16-byte header, one cache line: ReallocMem's in-place medium case and the
+ * usable size run it every time. */
 FMM_STATIC_ASSERT((ARENA_COUNT & (ARENA_COUNT - 1)) == 0 && ARENA_COUNT - 1 <= MEDIUM_ARENA_MASK,
                   "one mask takes the arena out of a medium header word");
-/* The header word alone: exactly MEDIUM plus an arena. */
+/* The header word alone: exactly MEDIUM plus an arena and a kept alignment. */
 static inline int medium_header_word_live(uint32_t h) {
-  return (h & ~(uint32_t)((ARENA_COUNT - 1u) << MEDIUM_ARENA_SHIFT)) == BLOCK_FLAG_MEDIUM;
+  return (h & ~(uint32_t)(((ARENA_COUNT - 1u) << MEDIUM_ARENA_SHIFT) |
+                          (MEDIUM_KEEP_MASK << MEDIUM_KEEP_SHIFT))) == BLOCK_FLAG_MEDIUM;
 }
+static inline int medium_block_sealed(const void *p, uint32_t h) {
+  const medium_header *mh = medium_header_of(p);
+  return medium_header_word_live(h) && mh->seal == medium_seal(p, mh->size);
+}
+/* medium_block_sealed, and the boundary tags agree with it: the sizes are multiples of 16 within
+ * a span, the block's end lies in a medium span too, and the next block's header names this block
+ * as its predecessor. FreeMem asks this much, since it merges the block with its neighbours by
+ * those tags: a block whose neighbour's tag a program overwrote is refused, not merged. */
 static inline int medium_block_plausible(const void *p, uint32_t h) {
-  if (!medium_header_word_live(h))
+  if (!medium_block_sealed(p, h))
     return 0;
   const medium_header *mh = medium_header_of(p);
   uint32_t size = mh->size, prev = mh->prev_size;

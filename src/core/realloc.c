@@ -53,7 +53,7 @@ static void *realloc_medium(void *p, size_t size, const void *caller) {
   size_t usable = medium_usable(p);
   if (FMM_LIKELY(size <= usable && size >= usable / 2u))
     return p;
-  uint32_t keep = medium_header_of(p)->keep_alignment;
+  uint32_t keep = medium_keep_alignment(block_header(p));
   if (size > usable) {
     if (size > MAX_REQUEST_SIZE)
       return NULL;
@@ -121,7 +121,7 @@ FMM_INLINE void *realloc_block(void *p, uint32_t h, size_t size, const void *cal
   case BLOCK_FLAG_SMALL:
     return small_block_span(p, h) != NULL ? realloc_small(p, h, size, caller) : NULL;
   case BLOCK_FLAG_MEDIUM:
-    return medium_block_plausible(p, h) ? realloc_medium(p, size, caller) : NULL;
+    return medium_block_sealed(p, h) ? realloc_medium(p, size, caller) : NULL;
   case BLOCK_FLAG_LARGE:
     return large_is_live(p) ? heap_realloc_large(p, size, caller) : NULL;
   default: /* a debug block (the debug block kind's, above: the modes send theirs there before
@@ -141,7 +141,7 @@ FMM_NOINLINE void *heap_realloc_normal(void *p, size_t size, const void *caller)
   if (FMM_LIKELY(region == REGION_MEDIUM_SPAN)) {
     uint32_t h = block_header(p);
     if (FMM_LIKELY((h & BLOCK_KIND_MASK) == BLOCK_FLAG_MEDIUM && size != 0))
-      return medium_block_plausible(p, h) ? realloc_medium(p, size, caller) : NULL;
+      return medium_block_sealed(p, h) ? realloc_medium(p, size, caller) : NULL;
   } else if (heap_large_to_resize(region, p, size)) {
     return heap_realloc_large(p, size, caller);
   }

@@ -12,8 +12,9 @@
  * counts the periods: it sleeps RELEASE_IDLE_INTERVAL_MS, advances the idle clock and gives
  * back what aged, and ends when nothing has been kept for two periods. It is started after the
  * slow path that sets memory aside (a large block cached, a span made spare) once more than
- * RELEASE_THREAD_MIN_KEPT is kept (release_poll, asked by that path's caller: the keepers
- * never call here), and by nothing else, so the fast paths pay nothing for it,
+ * RELEASE_THREAD_MIN_KEPT is kept (idle_clock_note_kept: large.c after it cached a block, through
+ * the starter this file lends the idle clock; release_poll, asked by medium_free's callers), and
+ * by nothing else, so the fast paths pay nothing for it,
  * and a program that never frees a large block or empties more than one span never has it. Its
  * cost: one wake-up per period while memory is kept, and the memory of a thread (policy.h). */
 #include "release.h"
@@ -27,7 +28,6 @@
 #include "prim/prim.h"
 
 static uint32_t interval_ms = RELEASE_IDLE_INTERVAL_MS;
-uint32_t release_thread_running; /* 1 from the start of the idle thread until it ends */
 static fmm_lock pass_lock;
 
 static size_t kept_bytes(void) {
@@ -74,10 +74,10 @@ static void idle_thread(void) {
   for (;;) {
     idle_loop();
     /* An exchange, a full barrier: a block kept meanwhile is seen below, or its keeper sees the
-     * thread gone and starts another (release_poll). */
-    fmm_xchg_u32(&release_thread_running, 0u);
+     * thread gone and starts another (idle_clock_note_kept). */
+    fmm_xchg_u32(&idle_clock_running, 0u);
     if (fmm_load_u32_relaxed(&interval_ms) == 0 || kept_bytes() == 0 ||
-        fmm_xchg_u32(&release_thread_running, 1u) != 0)
+        fmm_xchg_u32(&idle_clock_running, 1u) != 0)
       return;
   }
 }
@@ -87,8 +87,8 @@ void release_start_thread(void) {
     return;
   /* An exchange after the block was kept (a full barrier), so the idle thread, if it is just
    * ending, sees the block (idle_thread). */
-  if (fmm_xchg_u32(&release_thread_running, 1u) == 0 && !prim_start_thread(idle_thread))
-    fmm_store_u32_relaxed(&release_thread_running, 0u);
+  if (fmm_xchg_u32(&idle_clock_running, 1u) == 0 && !prim_start_thread(idle_thread))
+    fmm_store_u32_relaxed(&idle_clock_running, 0u);
 }
 
 static size_t on_pressure(void) {
@@ -97,10 +97,11 @@ static size_t on_pressure(void) {
 
 /* A forked child has no idle thread, whatever the parent had. */
 static void after_fork(void) {
-  release_thread_running = 0;
+  idle_clock_running = 0;
 }
 
 void release_init(void) {
+  idle_clock_lend_starter(release_start_thread);
   os_set_pressure_handler(on_pressure);
   prim_on_fork_child(after_fork);
 }
@@ -109,7 +110,7 @@ void release_set_interval(unsigned ms) {
   fmm_store_u32_relaxed(&interval_ms, ms);
   if (ms == 0) {
     /* Off means off: wait for a running thread to see it (it does at its next wake-up). */
-    while (fmm_load_u32_relaxed(&release_thread_running) != 0)
+    while (fmm_load_u32_relaxed(&idle_clock_running) != 0)
       prim_sleep_ms(1);
   } else if (kept_bytes() > RELEASE_THREAD_MIN_KEPT) {
     release_start_thread();

@@ -8,6 +8,7 @@
 #include "contention.h"
 #include "medium.h"
 #include "prim/prim.h"
+#include "process_key.h"
 #include "release.h"
 #include "size_class.h"
 
@@ -16,21 +17,10 @@ small_manager small_aligned_managers[SMALL_CLASS_COUNT];
 /* Until small_init draws the key: no span exists before it. */
 uint64_t small_span_key = (uint64_t)0xD350414Eu << 32;
 
-/* A key no earlier run had: the clock, where the OS put the stack and this library, the thread;
- * mixed by splitmix64's finalizer. Not a secret against a program that reads the manager's
- * memory; enough that data a program wrote never matches a span's tag by chance or by copy of a
- * constant. */
+/* The span key: a process key (process_key.h) with the top bit set, so that the high half of a
+ * user-space pointer (a free list's link over a released span's tag) never equals it. */
 static uint64_t draw_span_key(void) {
-  volatile int here = 0;
-  uint64_t x = prim_time_ns() ^ ((uint64_t)(uintptr_t)&here << 16) ^
-               (uint64_t)(uintptr_t)&small_span_key ^ ((uint64_t)prim_thread_id() << 40);
-  x ^= x >> 30;
-  x *= 0xBF58476D1CE4E5B9u;
-  x ^= x >> 27;
-  x *= 0x94D049BB133111EBu;
-  x ^= x >> 31;
-  /* The top bit set: the high half of a user-space pointer (a free list's link over a released
-   * span's tag) never equals it. */
+  uint64_t x = process_key_draw(&small_span_key);
   return (uint64_t)((uint32_t)(x >> 32) | 0x80000000u) << 32;
 }
 
