@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "atomics.h"
+#include "bits.h"
 #include "block_header.h"
 #include "compiler.h"
 #include "linkage.h"
@@ -68,12 +69,7 @@ static inline uint32_t medium_keep_alignment(uint32_t h) {
   return shift != 0 ? (uint32_t)1u << shift : 0u;
 }
 static inline uint32_t medium_keep_bits(uint32_t alignment) {
-  uint32_t shift = 0;
-  while (alignment > 1u) {
-    alignment >>= 1;
-    shift++;
-  }
-  return shift << MEDIUM_KEEP_SHIFT;
+  return alignment > 1u ? (uint32_t)bits_lowest_set(alignment) << MEDIUM_KEEP_SHIFT : 0u;
 }
 FMM_STATIC_ASSERT(ALIGNED_MAX < (1u << MEDIUM_KEEP_MASK),
                   "the kept alignment's log2 fits its bits");
