@@ -19,6 +19,7 @@
 #include "block_header.h"
 #include "compiler.h"
 #include "fastmm.h"
+#include "linkage.h"
 #include "page_map.h"
 
 /* ---- what the layers above lend the core ---------------------------------------------------
@@ -115,7 +116,7 @@ int heap_free_in_span_normal(void *p, uint32_t h, int live_small);
 /* ReallocMem with no mode on, from its slow path (entry/dispatch.c): NULL allocates, size 0
  * frees, a live block gets FastMM's policy for its kind, a debug block goes to heap_above's
  * realloc_debug_block. */
-void *heap_realloc_normal(void *p, size_t size, const void *caller);
+void *FMM_REGCALL heap_realloc_normal(void *p, size_t size, const void *caller);
 /* FastMM's policy for a live block whose header word h is readable and fits its region (NULL for
  * anything else; a debug block's word goes to heap_above's realloc_debug_block, which the modes
  * never need: they send a debug block to its kind first). A block that moves is allocated and

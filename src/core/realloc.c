@@ -134,7 +134,7 @@ void *heap_realloc_block(void *p, uint32_t h, size_t size, const void *caller) {
   return realloc_block(p, h, size, caller);
 }
 
-FMM_NOINLINE void *heap_realloc_normal(void *p, size_t size, const void *caller) {
+FMM_NOINLINE void *FMM_REGCALL heap_realloc_normal(void *p, size_t size, const void *caller) {
   /* Medium and large blocks first, with one page map lookup: strings and arrays of 2.5 KB and
    * more are resized here all the time, mostly in place. */
   unsigned region = heap_header_region(p);
