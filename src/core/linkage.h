@@ -17,8 +17,9 @@
  * inlines it: on 32-bit x86 with GCC or Clang its arguments then pass in EAX, EDX and ECX
  * (regparm(3)) instead of on the stack, where a cdecl call stored them, the callee loaded them
  * again, and each tail call rewrote them. Elsewhere the platform's own convention (on 64-bit
- * targets it passes them in registers already). Never on a function the program or the assembly
- * calls. */
+ * targets it passes them in registers already). Never on a function the program calls. The
+ * Win32 assembly jumps to one, heap_realloc_slow, with both conventions' arguments in place:
+ * the stack as the caller left it and EAX and EDX loaded from it. */
 #if defined(__GNUC__) && defined(__i386__)
 #define FMM_REGCALL __attribute__((regparm(3)))
 #else

@@ -80,7 +80,7 @@ static void *realloc_medium(void *p, size_t size, const void *caller) {
 }
 
 /* A large block that grows, or shrinks below half its usable size. */
-FMM_NOINLINE void *heap_realloc_large_moves(void *p, size_t size, const void *caller) {
+FMM_NOINLINE void *FMM_REGCALL heap_realloc_large_moves(void *p, size_t size, const void *caller) {
   size_t usable = large_usable(p);
   uint32_t keep = large_header_of(p)->keep_alignment;
   if (size > usable) {

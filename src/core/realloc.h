@@ -8,7 +8,7 @@
 #include "large.h"
 
 /* A large block that grows, or shrinks below half its usable size. */
-void *heap_realloc_large_moves(void *p, size_t size, const void *caller);
+void *FMM_REGCALL heap_realloc_large_moves(void *p, size_t size, const void *caller);
 
 /* FastMM's policy for a large block: it stays where it is while the new size is between half its
  * usable size and all of it (most resizes of an array beyond 512 KB), with no stack frame. */

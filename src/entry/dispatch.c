@@ -55,7 +55,7 @@ static inline void *realloc_slow_for(void *p, size_t size, const void *caller) {
   return heap_realloc_normal(p, size, caller); /* a debug block comes back to its kind */
 }
 
-FMM_NOINLINE void *heap_realloc_slow_for(void *p, size_t size, const void *caller) {
+FMM_NOINLINE void *FMM_REGCALL heap_realloc_slow_for(void *p, size_t size, const void *caller) {
   return realloc_slow_for(p, size, caller);
 }
 
@@ -73,7 +73,7 @@ void *heap_realloc_debug_block(void *p, size_t size) {
  * too, beyond 512 KB), with the same lookup; everything else goes on. The lookup reads the fast
  * paths' copy of the page map, which holds nothing while a mode is on: no mode word to read here
  * (a call racing with a mode switch takes the old mode's path, as on the fast paths). */
-FMM_NOINLINE void *heap_realloc_slow(void *p, size_t size) {
+FMM_NOINLINE void *FMM_REGCALL heap_realloc_slow(void *p, size_t size) {
   unsigned region = fast_header_region(p);
   if (region == REGION_MEDIUM_SPAN) {
     if (medium_stays_in_place(p, block_header(p), size))

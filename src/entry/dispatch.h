@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "core/compiler.h"
+#include "core/linkage.h"
 #include "fastmm.h"
 
 /* GetMem off the fast path: a mode is on (its table sent every size here), the size is not
@@ -29,9 +30,9 @@ int heap_free_slow(void *p, const void *caller);
 int heap_free_in_span(void *p, uint32_t h, int live_small);
 
 /* ReallocMem off the fast path (the NASM entries jump here with their arguments untouched). */
-void *heap_realloc_slow(void *p, size_t size);
+void *FMM_REGCALL heap_realloc_slow(void *p, size_t size);
 /* The same, for code that knows the program's return address already (the Pascal records). */
-void *heap_realloc_slow_for(void *p, size_t size, const void *caller);
+void *FMM_REGCALL heap_realloc_slow_for(void *p, size_t size, const void *caller);
 /* A debug block's ReallocMem with no mode on (the core is lent it: core/heap.h). */
 void *heap_realloc_debug_block(void *p, size_t size);
 #if defined(FMM_ASM_REALLOC_REGISTER)

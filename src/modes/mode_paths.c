@@ -115,7 +115,7 @@ FMM_NOINLINE void *heap_get_aligned_mode_on(size_t size, size_t alignment, const
   return p;
 }
 
-FMM_NOINLINE void *heap_realloc_mode_on(void *p, size_t size, const void *caller) {
+FMM_NOINLINE void *FMM_REGCALL heap_realloc_mode_on(void *p, size_t size, const void *caller) {
   uint32_t mode = heap_mode_now();
   scan_if_wanted(mode);
   if (p == NULL)

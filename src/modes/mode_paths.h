@@ -6,10 +6,12 @@
 
 #include <stddef.h>
 
+#include "core/linkage.h"
+
 /* ---- the slow paths while a mode is on: entry/dispatch.c sends every call here then ---------- */
 void *heap_get_mode_on(size_t size, const void *caller);
 int heap_free_mode_on(void *p, const void *caller);
-void *heap_realloc_mode_on(void *p, size_t size, const void *caller);
+void *FMM_REGCALL heap_realloc_mode_on(void *p, size_t size, const void *caller);
 /* An aligned block (fastmm_getmem_aligned) while a mode is on. */
 void *heap_get_aligned_mode_on(size_t size, size_t alignment, const void *caller);
 

@@ -4,14 +4,16 @@
 ; `register` convention: EAX = pointer, EDX = new size).
 ;
 ; Each returns the same pointer when the new size keeps the block in place under FastMM's policy
-; (tested first, on the header word as it reads) and the block is a live small block of ours (1 <= new <= usable and new*4 + 64 >= usable, compared
-; unsigned so a negative size is a huge one). Every other case goes to the C code in
-; src/entry/dispatch.c with its arguments untouched: the cdecl entry tail-jumps to heap_realloc_slow
-; with the stack as it found it; the register entry tail-jumps to heap_realloc_slow_register
-; (GCC's regparm(3), the same convention) with EAX and EDX as they came. EAX and EDX are kept;
-; ECX is the scratch register, and EBX and ESI are pushed for the validation and popped before
-; either exit. MSVC has no regparm: its build defines FASTMM_SLOW_PATH_CDECL and the register
-; entry calls the cdecl slow path instead (a push and a call, on the slow path only).
+; (tested first, on the header word as it reads) and the block is a live small block of ours
+; (1 <= new <= usable and new*4 + 64 >= usable, compared unsigned so a negative size is a huge
+; one). Every other case goes to the C code in src/entry/dispatch.c with its arguments untouched:
+; the cdecl entry tail-jumps to heap_realloc_slow with the stack as it found it and EAX and EDX
+; loaded from it (GCC's build reads them there, FMM_REGCALL in src/core/linkage.h; MSVC's reads
+; the stack); the register entry tail-jumps to heap_realloc_slow_register (GCC's regparm(3), the
+; same convention) with EAX and EDX as they came. EAX and EDX are kept; ECX is the scratch
+; register, and EBX and ESI are pushed for the validation and popped before either exit. MSVC has
+; no regparm: its build defines FASTMM_SLOW_PATH_CDECL and the register entry calls the cdecl
+; slow path instead (a push and a call, on the slow path only).
 ;
 ; "A live small block of ours" is the validation contract of the C paths (small_block_span in
 ; src/core/small.h, ARCHITECTURE.md), step for step, as in src/win64/realloc_fast.asm: the page
