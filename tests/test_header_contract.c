@@ -201,12 +201,18 @@ static void small_block(size_t size) {
             size, off);
   span = (unsigned char *)p - off;
   CHECK(tu_is_aligned(span, 16));
-  /* The span's header validates the block: its tag is the header's kind, class and slot under
-   * a key with the top bit set, the slot offset is carved and a whole number of slots. */
+  /* The span's header validates the block: its tag is the header's kind, class and slot XORed
+   * with a key whose halves have their top bits set, the slot offset is carved and a whole number
+   * of slots. */
   {
     const small_span *s = (const small_span *)span;
-    CHECK_EQ((uint32_t)s->tag, h & SMALL_HEADER_TAG_MASK);
-    CHECK((s->tag >> 63) == 1);
+    static uint64_t first_key; /* the key is the process's: one for every span */
+    uint64_t key = s->tag ^ (h & SMALL_HEADER_TAG_MASK);
+    if (first_key == 0)
+      first_key = key;
+    CHECK_MSG(key == first_key, "size %zu: the span's tag is not the header's bits under the key",
+              size);
+    CHECK((key >> 63) == 1 && ((uint32_t)key >> 31) == 1);
     CHECK(small_header_span_offset(h) < s->fed_end);
     CHECK(small_slot_carved(s->slot_divisor, s->carved_limit, small_header_slot_offset(h)));
     CHECK_EQ(s->slot_divisor, small_slot_divisor((uint32_t)slot));

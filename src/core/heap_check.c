@@ -22,7 +22,7 @@ static small_manager *manager_at(unsigned row, unsigned c) {
 }
 
 static int check_small_span(small_span *s) {
-  uint32_t tag = (uint32_t)s->tag;
+  uint32_t tag = small_span_header_bits(s->tag);
   unsigned c = small_header_class(tag);
   if (s->tag != small_span_tag(tag) || c >= SMALL_CLASS_COUNT)
     return 201;

@@ -15,13 +15,11 @@
 small_manager small_managers[ARENA_COUNT][SMALL_CLASS_COUNT];
 small_manager small_aligned_managers[SMALL_CLASS_COUNT];
 /* Until small_init draws the key: no span exists before it. */
-uint64_t small_span_key = (uint64_t)0xD350414Eu << 32;
+uint64_t small_span_key = 0xD350414E80000000u;
 
-/* The span key: a process key (process_key.h) with the top bit set, so that the high half of a
- * user-space pointer (a free list's link over a released span's tag) never equals it. */
+/* The span key: a process key (process_key.h) with the top bit of each half set (small.h). */
 static uint64_t draw_span_key(void) {
-  uint64_t x = process_key_draw(&small_span_key);
-  return (uint64_t)((uint32_t)(x >> 32) | 0x80000000u) << 32;
+  return process_key_draw(&small_span_key) | 0x8000000080000000u;
 }
 
 static void manager_init(small_manager *m, unsigned c, unsigned arena) {

@@ -38,16 +38,20 @@ static inline int small_slot_carved(uint32_t divisor, uint32_t carved_limit, uin
   return slot_offset * divisor < carved_limit;
 }
 
-/* The key in the high half of every span's tag: random per process (small_init), so that a
- * span header forged in a program's own block does not pass for one of ours unless the program
- * copied a real one. Kept shifted (key << 32) so the fast paths merge it into the tag with one
- * OR from memory. */
+/* The key every span's tag is XORed with: random per process (small_init), so that a span header
+ * forged in a program's own block does not pass for one of ours unless the program copied a real
+ * one. The top bit of each 32-bit half is set, so that no tag is 0 (a released span's) or a
+ * user-space pointer below 2 GB (a free list's link over a released span's tag). */
 extern FMM_HIDDEN uint64_t small_span_key;
 
-/* A span's tag: the key, and bits 0-18 of the header word every live block of the span has
- * (block_header.h). 0 (no key) in a span being released. */
+/* A span's tag: bits 0-18 of the header word every live block of the span has (block_header.h),
+ * XORed with the key. 0 in a span being released. */
 static inline uint64_t small_span_tag(uint32_t h) {
-  return small_span_key | (h & SMALL_HEADER_TAG_MASK);
+  return small_span_key ^ (h & SMALL_HEADER_TAG_MASK);
+}
+/* The header bits a span's tag holds (small_span_tag undone). */
+static inline uint32_t small_span_header_bits(uint64_t tag) {
+  return (uint32_t)(tag ^ small_span_key);
 }
 
 /* The span header; the first block's header word sits at offset 60, so this must fit in 60.
@@ -72,10 +76,10 @@ FMM_STATIC_ASSERT(SMALL_SPAN_MAX_BYTES / BLOCK_ALIGNMENT <= 0xFFFFu,
                   "block_count and blocks_in_use fit 16 bits");
 
 static inline unsigned small_span_class(const small_span *s) {
-  return small_header_class((uint32_t)s->tag);
+  return small_header_class(small_span_header_bits(s->tag));
 }
 static inline uint32_t small_span_slot_size(const small_span *s) {
-  return small_header_slot_size((uint32_t)s->tag);
+  return small_header_slot_size(small_span_header_bits(s->tag));
 }
 
 /* Is s on its manager's list of spans with room? */
@@ -107,17 +111,16 @@ extern small_manager small_managers[ARENA_COUNT][SMALL_CLASS_COUNT];
  * which costs at most the slack of a coarser class when it moves. */
 extern small_manager small_aligned_managers[SMALL_CLASS_COUNT];
 
-/* Is s's tag small_span_tag(h)? One 64-bit compare where registers are 64 bits; on 32-bit
- * targets two 32-bit ones (the header's bits, then the key's half, whose low half is 0: the key
- * is kept shifted), as the Win32 NASM path does: GCC built the 64-bit tag in a register pair
- * there and spilled it to the stack (measured: Free Pascal's MemSize entry 8 instructions
- * longer, 48 against 40). */
+/* Is s's tag small_span_tag(h)? One compare of a register's width: the whole 64-bit tag where
+ * registers are 64 bits; on 32-bit targets its low half alone, which the key's low half already
+ * covers, so the check is one XOR from memory and one compare, as the Win32 NASM path does it (the
+ * low half alone also keeps GCC from building the 64-bit tag in a register pair and spilling it:
+ * Free Pascal's MemSize entry was 48 instructions against 40 when it did). */
 static inline int small_span_tag_matches(const small_span *s, uint32_t h) {
 #if UINTPTR_MAX > UINT32_MAX
   return s->tag == small_span_tag(h);
 #else
-  return (uint32_t)s->tag == (h & SMALL_HEADER_TAG_MASK) &&
-         (uint32_t)(s->tag >> 32) == (uint32_t)(small_span_key >> 32);
+  return (uint32_t)s->tag == ((uint32_t)small_span_key ^ (h & SMALL_HEADER_TAG_MASK));
 #endif
 }
 

@@ -19,11 +19,11 @@
 ; src/core/small.h, ARCHITECTURE.md), step for step, as in src/win64/realloc_fast.asm: the page
 ; map (32-bit builds have one static second-level table, so it is one indexed load) says p's
 ; header word is in a medium span; the span the header names is in p's 64 KB region or else in
-; the page map; its tag (two words here) is the header's kind, class and slot under the key; the
-; slot offset is a whole number of slots below the carved end (one multiply and compare). The
-; table read is the page map's fast copy, page_map_fast_l2, which holds
-; no region while a debug or erase mode is on (src/modes/gate.h): every pointer then takes
-; the slow path. layout.inc is made by the build from the C headers (src/asm_shared/layout.c).
+; the page map; its tag (its low word here) is the header's kind, class and slot XORed with the
+; key; the slot offset is a whole number of slots below the carved end (one multiply and compare).
+; The table read is the page map's fast copy, page_map_fast_l2, which holds no region while a
+; debug or erase mode is on (src/modes/gate.h): every pointer then takes the slow path.
+; layout.inc is made by the build from the C headers (src/asm_shared/layout.c).
 
 %include "layout.inc"
 %include "layout_assumptions.inc"
@@ -106,11 +106,9 @@ section .text
 %%span_readable:
   mov ecx, [eax - BLOCK_HEADER_SIZE]
   and ecx, SMALL_HEADER_TAG_MASK
+  xor ecx, [_small_span_key]         ; the tag's low half: the key's covers it
   cmp ecx, [esi + SMALL_SPAN_TAG_OFFSET]
   jne %%fail                         ; no span of ours, another class, or not a live block
-  mov ecx, [_small_span_key + 4]
-  cmp ecx, [esi + SMALL_SPAN_TAG_OFFSET + 4]
-  jne %%fail                         ; the key: a span of ours
   imul ebx, [esi + SMALL_SPAN_DIVISOR_OFFSET]
   cmp ebx, [esi + SMALL_SPAN_LIMIT_OFFSET]
   jae %%fail                         ; inside a block, in the uncarved tail, or past the span

@@ -16,8 +16,8 @@
 ;     erase mode is on (src/modes/gate.h): every pointer then takes the slow path;
 ;  2. the span the header names (p - SMALL_SPAN_HEADER_SIZE - slot offset) is in p's 64 KB
 ;     region, or else both ends of its header are in the page map;
-;  3. its tag is the header's kind, class and slot under the process's key (small_span_key):
-;     a real span of this class, and the block live (FREE clear, no other flag);
+;  3. its tag is the header's kind, class and slot XORed with the process's key
+;     (small_span_key): a real span of this class, and the block live (FREE clear, no other flag);
 ;  4. the slot offset is a whole number of slots below the span's carved end (one multiply and
 ;     compare, small_slot_carved): p is where a block the span handed out begins.
 ; Cache lines touched: the page map's two entries (hot), the header word, the span's header.
@@ -111,7 +111,7 @@ fastmm_reallocmem:
 .span_readable:
   mov r10d, eax
   and r10d, SMALL_HEADER_TAG_MASK
-  or r10, [small_span_key]
+  xor r10, [small_span_key]
   cmp r10, [r9 + SMALL_SPAN_TAG_OFFSET]
   jne .slow                          ; no span of ours, another class, or not a live block
   imul r8d, [r9 + SMALL_SPAN_DIVISOR_OFFSET]
