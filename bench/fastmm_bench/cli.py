@@ -63,7 +63,8 @@ def help_epilog():
              "  bench/run --workloads 'realloc_*' --platforms win64 --pairs 100   a subset",
              "", "workloads (bench/README.md describes each):"]
     for name, group, _ in ALL_WORKLOADS:
-        lines.append("  %-20s %s%s" % (name, group, " (2 threads)" if threads_of(name) > 1 else ""))
+        n = threads_of(name)
+        lines.append("  %-20s %s%s" % (name, group, " (%d threads)" % n if n > 1 else ""))
     lines += ["", "targets (bench/targets.conf; candidate = fastmm-c of each platform):"]
     try:
         for t in read_targets():
