@@ -105,8 +105,9 @@ def parse_args(argv=None):
     ap.add_argument("--targets", help="comma-separated platform:name patterns to keep, e.g. "
                     "'native:mimalloc,win*:heapalloc' (the candidates are always kept)")
     ap.add_argument("--peer-source", action="append", metavar="NAME=DIR",
-                    help="build the Windows peer NAME (mimalloc) from the source folder DIR "
-                    "instead of the one scripts/fetch-peer-mimalloc.sh fetched from Debian "
+                    help="build the Windows peer NAME from the source folder DIR: mimalloc (instead "
+                    "of the one scripts/fetch-peer-mimalloc.sh fetched from Debian) or "
+                    "fastmm4avx (FastMM4-AVX in the Pascal program, which has no other source) "
                     "(bench/peers/README.md); repeatable")
     ap.add_argument("--scale", type=float,
                     help="multiplies every workload's operation count (default 1)")

@@ -39,7 +39,7 @@ WORKLOADS = [
     ("fc_access_speed", "Fastcode speed of access", True),
 ]
 # The Pascal workloads: the RTL's string and memory routines of a Free Pascal program, FastMMC
-# against Free Pascal's own heap and against the DLL's C exports; all on one thread but
+# against Free Pascal's own heap, the DLL's C exports and FastMM4-AVX; all on one thread but
 # pas_mixed_mt4 (4 threads on the 2-thread workloads' CPUs).
 PASCAL_WORKLOADS = [
     ("pas_string_grow", "Pascal: string grown a character at a time to 2,600, cut back", True),

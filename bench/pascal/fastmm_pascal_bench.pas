@@ -3,7 +3,7 @@
   Win32 and Win64. It runs one workload with one memory manager and prints one JSON line with
   the fields fastmm_bench prints, so bench/run drives it as it drives that program:
 
-    fastmm_pascal_bench --workload NAME|all --alloc fastmmc|fpcheap|entries|adapters|cexport [--scale F]
+    fastmm_pascal_bench --workload NAME|all --alloc fastmmc|fpcheap|entries|adapters|cexport|fastmm4avx [--scale F]
     fastmm_pascal_bench --list
 
   --alloc fastmmc   FastMMC installed (the unit is compiled with FastMM_DisableAutomaticInstall
@@ -23,8 +23,14 @@
                     (fastmm_getmem, fastmm_freemem, fastmm_reallocmem, fastmm_usable_size)
                     through pointers from GetProcAddress: the same operation through the C
                     interface, for the ratio of the Pascal path to it.
+  --alloc fastmm4avx
+                    only in the build with FASTMM_BENCH_FASTMM4 defined, which has FastMM4
+                    (FastMM4-AVX, from a source folder outside this repository) as the first
+                    unit of the uses clause, installed by its own initialization; that build
+                    takes no other --alloc. bench/peers/build.sh fastmm4avx makes it
+                    (bench/peers/README.md).
   The workloads that use strings, lists and objects have no form but the RTL's: they run with
-  fastmmc, fpcheap and adapters only.
+  fastmmc, fpcheap, adapters and fastmm4avx only.
   The DLL (fastmmc32.dll / fastmmc64.dll) is loaded from beside this program.
 
   The workloads (one operation in brackets):
@@ -51,6 +57,9 @@ program fastmm_pascal_bench;
 {$H+}
 
 uses
+{$ifdef FASTMM_BENCH_FASTMM4}
+  FastMM4, {first: installed by its initialization, before any other unit allocates}
+{$endif}
   FastMMC, SysUtils, Classes;
 
 type
@@ -61,7 +70,7 @@ type
       QuotaPeakNonPagedPoolUsage, QuotaNonPagedPoolUsage, PagefileUsage, PeakPagefileUsage: NativeUInt;
   end;
 
-  TAllocKind = (akFastMMC, akFpcHeap, akEntries, akAdapters, akCExport);
+  TAllocKind = (akFastMMC, akFpcHeap, akEntries, akAdapters, akCExport, akFastMM4);
 
   TRun = record
     Kind: TAllocKind;
@@ -842,6 +851,7 @@ begin
     akFpcHeap: Result := 'fpcheap';
     akEntries: Result := 'entries';
     akAdapters: Result := 'adapters';
+    akFastMM4: Result := 'fastmm4avx';
   else
     Result := 'cexport';
   end;
@@ -883,7 +893,7 @@ end;
 
 procedure Usage;
 begin
-  WriteLn(StdErr, 'usage: fastmm_pascal_bench --workload NAME|all --alloc fastmmc|fpcheap|entries|adapters|cexport [--scale F]');
+  WriteLn(StdErr, 'usage: fastmm_pascal_bench --workload NAME|all --alloc fastmmc|fpcheap|entries|adapters|cexport|fastmm4avx [--scale F]');
   WriteLn(StdErr, '       fastmm_pascal_bench --list');
   Halt(2);
 end;
@@ -933,11 +943,33 @@ begin
     Kind := akAdapters
   else if AName = 'cexport' then
     Kind := akCExport
+  else if AName = 'fastmm4avx' then
+    Kind := akFastMM4
   else
     Usage;
   if (WName = '') or not (Scale > 0) then
     Usage;
-  if Kind <> akFpcHeap then
+{$ifdef FASTMM_BENCH_FASTMM4}
+  if Kind <> akFastMM4 then
+  begin
+    WriteLn(StdErr, 'fastmm_pascal_bench: this build has FastMM4 installed: --alloc fastmm4avx only');
+    Halt(2);
+  end;
+  {Qualified: FastMMC, later in the uses clause, has routines of the same names.}
+  if FastMM4.FastMM_GetInstallationState <> FastMM4.mmisInstalled then
+  begin
+    WriteLn(StdErr, 'fastmm_pascal_bench: FastMM4 is not the installed memory manager');
+    Halt(2);
+  end;
+{$else}
+  if Kind = akFastMM4 then
+  begin
+    WriteLn(StdErr, 'fastmm_pascal_bench: --alloc fastmm4avx needs the build with FastMM4 ',
+      '(bench/peers/build.sh fastmm4avx)');
+    Halt(2);
+  end;
+{$endif}
+  if not (Kind in [akFpcHeap, akFastMM4]) then
   begin
     if Kind = akAdapters then
       TakeEverySlot;
@@ -963,7 +995,7 @@ begin
     end;
   end;
   for I := Low(CWorkloads) to High(CWorkloads) do
-    if ((WName = 'all') or (WName = CWorkloads[I].Name)) and ((Kind in [akFastMMC, akFpcHeap, akAdapters]) or CWorkloads[I].Raw) then
+    if ((WName = 'all') or (WName = CWorkloads[I].Name)) and ((Kind in [akFastMMC, akFpcHeap, akAdapters, akFastMM4]) or CWorkloads[I].Raw) then
     begin
       RunOne(CWorkloads[I], Kind, Scale);
       if WName <> 'all' then
