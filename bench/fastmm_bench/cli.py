@@ -63,7 +63,8 @@ def help_epilog():
              "  bench/run --workloads 'realloc_*' --platforms win64 --pairs 100   a subset",
              "", "workloads (bench/README.md describes each):"]
     for name, group, _ in ALL_WORKLOADS:
-        lines.append("  %-20s %s%s" % (name, group, " (2 threads)" if threads_of(name) > 1 else ""))
+        n = threads_of(name)
+        lines.append("  %-20s %s%s" % (name, group, " (%d threads)" % n if n > 1 else ""))
     lines += ["", "targets (bench/targets.conf; candidate = fastmm-c of each platform):"]
     try:
         for t in read_targets():
@@ -104,8 +105,9 @@ def parse_args(argv=None):
     ap.add_argument("--targets", help="comma-separated platform:name patterns to keep, e.g. "
                     "'native:mimalloc,win*:heapalloc' (the candidates are always kept)")
     ap.add_argument("--peer-source", action="append", metavar="NAME=DIR",
-                    help="build the Windows peer NAME (mimalloc) from the source folder DIR "
-                    "instead of the one scripts/fetch-peer-mimalloc.sh fetched from Debian "
+                    help="build the Windows peer NAME from the source folder DIR: mimalloc (instead "
+                    "of the one scripts/fetch-peer-mimalloc.sh fetched from Debian) or "
+                    "fastmm4avx (FastMM4-AVX in the Pascal program, which has no other source) "
                     "(bench/peers/README.md); repeatable")
     ap.add_argument("--scale", type=float,
                     help="multiplies every workload's operation count (default 1)")

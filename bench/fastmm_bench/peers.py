@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: MIT
 """The peers bench/run builds itself from a source folder for the Windows platforms
-(bench/peers/README.md): a target of bench/targets.conf whose library lies under
-build/peers/<name>/ is built there by bench/peers/build.sh on demand, from the folder
-scripts/fetch-peer-mimalloc.sh fills or from `--peer-source NAME=DIR`. Without a source the
-target drops out with one note."""
+(bench/peers/README.md): a target of bench/targets.conf whose library (or, on the pascal-*
+platforms, program) lies under build/peers/<name>/ is built there by bench/peers/build.sh on
+demand, by the recipe of its name, from the default folder (which a fetch script may fill) or
+from `--peer-source NAME=DIR`. Without a source the targets drop out with one note."""
 
 import hashlib
 import os
@@ -14,8 +14,30 @@ from .paths import BENCH, REPO
 
 PEERS_BUILD = os.path.join("build", "peers")
 BUILD_SH = os.path.join(BENCH, "peers", "build.sh")
-# name -> the command that puts its source in the default folder
-FETCH = {"mimalloc": "bash scripts/fetch-peer-mimalloc.sh"}
+
+
+class Recipe:
+    """What bench/run knows of a peer that bench/peers/build.sh builds (the build itself is
+    build.sh's recipe of the same name): `what` names its source, `marker` is a file every such
+    source folder has (a --peer-source folder without it is refused), `fetch` the command that
+    puts a source in the default folder, or None when there is none to run."""
+
+    def __init__(self, what, marker, fetch=None):
+        self.what, self.marker, self.fetch = what, marker, fetch
+
+    def how_to_get(self, name):
+        given = "bench/run --peer-source %s=DIR, DIR %s" % (name, self.what)
+        return "%s, or %s" % (self.fetch, given) if self.fetch else given
+
+
+RECIPES = {
+    # Debian's mimalloc source, built with MinGW into mimalloc.dll (win32, win64).
+    "mimalloc": Recipe("a mimalloc source tree", os.path.join("src", "static.c"),
+                       "bash scripts/fetch-peer-mimalloc.sh"),
+    # FastMM4-AVX's unit, the first unit of the Pascal benchmark program built a second time
+    # (pascal-win32, pascal-win64).
+    "fastmm4avx": Recipe("an unchanged FastMM4-AVX source folder", "FastMM4.pas"),
+}
 
 
 def default_source(name):
@@ -32,17 +54,21 @@ def parse_peer_sources(values):
         name, sep, folder = v.partition("=")
         if not sep or not folder:
             raise BenchError("--peer-source wants NAME=DIR, not %r" % v)
-        if name not in FETCH:
+        if name not in RECIPES:
             raise BenchError("--peer-source: no recipe for %r (known: %s)"
-                             % (name, ", ".join(sorted(FETCH))))
+                             % (name, ", ".join(sorted(RECIPES))))
         if not os.path.isdir(folder):
             raise BenchError("--peer-source %s: %s is no folder" % (name, folder))
+        if not os.path.isfile(os.path.join(folder, RECIPES[name].marker)):
+            raise BenchError("--peer-source %s: %s is not %s (it has no %s)"
+                             % (name, folder, RECIPES[name].what, RECIPES[name].marker))
         sources[name] = os.path.abspath(folder)
     return sources
 
 
 def peer_of(target):
-    """The peer a target is built from (`build/peers/<name>/<platform>/...`), or None."""
+    """The peer a target is built from (`build/peers/<name>/<folder>/<file>`, the folder win32 or
+    win64: the pascal-* platforms' peers are built there too), or None."""
     if target.lib is None:
         return None
     parts = target.lib.split("/")
@@ -81,10 +107,10 @@ def prepare(targets, platforms, sources, notes, run=subprocess.run):
         out = built[src]
         if out is None:
             continue
-        rest = t.lib.split("/", 3)[3]  # <platform>/<file>
+        rest = t.lib.split("/", 3)[3]  # win32|win64/<file>
         t.lib = "%s/%s" % (out, rest)
         keep.append(t)
     for name, keys in sorted(missing.items()):
-        notes.append("%s skipped: no %s source (%s, or bench/run --peer-source %s=DIR)"
-                     % (", ".join(keys), name, FETCH[name], name))
+        notes.append("%s skipped: no %s source (%s)"
+                     % (", ".join(keys), name, RECIPES[name].how_to_get(name)))
     return keep

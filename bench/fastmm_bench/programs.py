@@ -54,7 +54,9 @@ def take_snapshot(platform, targets, where):
     run fail to start. The Pascal program loads its DLL by name from its own folder, so on the
     pascal-* platforms every target gets a folder of its own, <platform>/<target name>, holding a
     copy of the program (a copy of the platform's copy: the same bytes for every target) and the
-    target's DLL, if it has one: two builds of fastmmc32.dll can then be compared in one run.
+    target's DLL, if it has one: two builds of fastmmc32.dll can then be compared in one run. A
+    pascal target whose library field names a program (Target.own_program: a peer built into
+    the program) gets a copy of that program in its folder instead, and no DLL.
     The other programs load a library by path: one program, each library in
     <platform>/<target name>."""
     d = os.path.join(where, platform)
@@ -68,7 +70,9 @@ def take_snapshot(platform, targets, where):
         if is_pascal_platform(platform):
             os.makedirs(td)
             t.snapshot_exe = os.path.join(td, os.path.basename(exe))
-            shutil.copy2(exe, t.snapshot_exe)
+            shutil.copy2(t.lib_path() if t.own_program() else exe, t.snapshot_exe)
+            if t.own_program():
+                continue
         if t.lib_path():
             os.makedirs(td, exist_ok=True)
             t.snapshot_lib = os.path.join(td, os.path.basename(t.lib_path()))

@@ -33,6 +33,11 @@ class Target:
             return None
         return os.path.join(REPO, self.lib)
 
+    def own_program(self):
+        """A pascal target whose `lib` is a program (.exe): a build of the Pascal program of its
+        own (a peer's, bench/peers/build.sh), run instead of the platform's, with no DLL."""
+        return self.kind == "pascal" and self.lib is not None and self.lib.endswith(".exe")
+
     def run_lib_path(self):
         """The file the runs load: the run's snapshot copy once take_snapshot made it."""
         return self.snapshot_lib or self.lib_path()

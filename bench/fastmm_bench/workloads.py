@@ -38,14 +38,17 @@ WORKLOADS = [
     ("fc_short_threads", "Fastcode short-lived threads", True),
     ("fc_access_speed", "Fastcode speed of access", True),
 ]
-# The Pascal workloads (one thread each): the RTL's string and memory routines of a Free Pascal
-# program, FastMMC against Free Pascal's own heap and against the DLL's C exports.
+# The Pascal workloads: the RTL's string and memory routines of a Free Pascal program, FastMMC
+# against Free Pascal's own heap, the DLL's C exports and FastMM4-AVX; all on one thread but
+# pas_mixed_mt4 (4 threads on the 2-thread workloads' CPUs).
 PASCAL_WORKLOADS = [
     ("pas_string_grow", "Pascal: string grown a character at a time to 2,600, cut back", True),
     ("pas_realloc_grow", "Pascal: ReallocMem a byte at a time to 2,600 and back", True),
     ("pas_realloc_inplace", "Pascal: ReallocMem 64 -> 63 -> 64 in place", True),
     ("pas_memsize", "Pascal: MemSize of live small blocks", True),
     ("pas_getmem_freemem", "Pascal: GetMem + FreeMem, 8-256 B", True),
+    ("pas_mixed", "Pascal: strings, TStringList, SetLength, objects, raw blocks to 70 KB", True),
+    ("pas_mixed_mt4", "Pascal: pas_mixed on 4 threads, each on its own data", True),
 ]
 PASCAL_WORKLOAD_NAMES = [w[0] for w in PASCAL_WORKLOADS]
 C_WORKLOAD_NAMES = [w[0] for w in WORKLOADS]
@@ -66,5 +69,7 @@ MEMORY_WORKLOADS = ["mixed", "fc_addr_creep", "fc_fragmentation", "fc_size_sprea
 
 
 def threads_of(workload):
+    if workload == "pas_mixed_mt4":
+        return 4
     return 2 if workload.startswith("mt_") or workload in (
         "fc_mt_alloc_realloc", "fc_string_threads", "fc_short_threads") else 1

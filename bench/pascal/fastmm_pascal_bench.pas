@@ -3,7 +3,7 @@
   Win32 and Win64. It runs one workload with one memory manager and prints one JSON line with
   the fields fastmm_bench prints, so bench/run drives it as it drives that program:
 
-    fastmm_pascal_bench --workload NAME|all --alloc fastmmc|fpcheap|entries|adapters|cexport [--scale F]
+    fastmm_pascal_bench --workload NAME|all --alloc fastmmc|fpcheap|entries|adapters|cexport|fastmm4avx [--scale F]
     fastmm_pascal_bench --list
 
   --alloc fastmmc   FastMMC installed (the unit is compiled with FastMM_DisableAutomaticInstall
@@ -23,7 +23,14 @@
                     (fastmm_getmem, fastmm_freemem, fastmm_reallocmem, fastmm_usable_size)
                     through pointers from GetProcAddress: the same operation through the C
                     interface, for the ratio of the Pascal path to it.
-  The string workload has no form but the RTL's: it runs with fastmmc and fpcheap only.
+  --alloc fastmm4avx
+                    only in the build with FASTMM_BENCH_FASTMM4 defined, which has FastMM4
+                    (FastMM4-AVX, from a source folder outside this repository) as the first
+                    unit of the uses clause, installed by its own initialization; that build
+                    takes no other --alloc. bench/peers/build.sh fastmm4avx makes it
+                    (bench/peers/README.md).
+  The workloads that use strings, lists and objects have no form but the RTL's: they run with
+  fastmmc, fpcheap, adapters and fastmm4avx only.
   The DLL (fastmmc32.dll / fastmmc64.dll) is loaded from beside this program.
 
   The workloads (one operation in brackets):
@@ -34,6 +41,15 @@
     pas_realloc_inplace   a 64-byte block resized to 63 bytes and back [a ReallocMem]
     pas_memsize           MemSize of 64 live small blocks in turn [a MemSize]
     pas_getmem_freemem    GetMem and FreeMem of 8-256 bytes [the pair]
+    pas_mixed             a mix of what a program does with its heap, drawn from a generator of
+                          its own with a fixed seed: strings built by concatenation, a sorted
+                          TStringList, dynamic arrays grown by SetLength, small objects holding
+                          strings, and GetMem / ReallocMem / FreeMem of 1 byte to 70 KB, each
+                          kind with a set of live items of which random ones are replaced or
+                          freed; everything is freed at the end, inside the timed region [one
+                          step of the mix]
+    pas_mixed_mt4         pas_mixed on 4 threads at once, each on data of its own (its own
+                          seed), each doing a quarter of pas_mixed's steps [one step of the mix]
   Each one checks what it reads back and fails the run (exit code 3) when a byte was lost. }
 program fastmm_pascal_bench;
 
@@ -41,7 +57,10 @@ program fastmm_pascal_bench;
 {$H+}
 
 uses
-  FastMMC, SysUtils;
+{$ifdef FASTMM_BENCH_FASTMM4}
+  FastMM4, {first: installed by its initialization, before any other unit allocates}
+{$endif}
+  FastMMC, SysUtils, Classes;
 
 type
   TProcessMemoryCounters = record
@@ -51,7 +70,7 @@ type
       QuotaPeakNonPagedPoolUsage, QuotaNonPagedPoolUsage, PagefileUsage, PeakPagefileUsage: NativeUInt;
   end;
 
-  TAllocKind = (akFastMMC, akFpcHeap, akEntries, akAdapters, akCExport);
+  TAllocKind = (akFastMMC, akFpcHeap, akEntries, akAdapters, akCExport, akFastMM4);
 
   TRun = record
     Kind: TAllocKind;
@@ -67,6 +86,7 @@ type
     Name: string;
     Description: string;
     Raw: Boolean; {runs with --alloc entries and cexport}
+    Threads: Integer;
     Run: procedure(var R: TRun);
   end;
 
@@ -386,18 +406,398 @@ begin
   R.PeakLive := 256;
 end;
 
+{------------------------pas_mixed, pas_mixed_mt4------------------------}
+
+{A mix of what a program does with its heap, in steps drawn from a generator of the workload's
+own. Each kind of step has a set of live items; a step picks one at random and replaces it,
+grows it or frees it, so that the heap holds blocks of every age. Every item is checked when it
+is replaced or freed, and everything is freed at the end of the run (inside the timed region).
+The steps' shares: 25% a string built by concatenation, 20% an object holding strings, 15% a
+line added to a sorted TStringList (half of its lines deleted at random when it is full), 10% a
+dynamic array grown by SetLength (and dropped when it reaches 16 KB), 30% a raw block of 1 byte
+to 70 KB made by GetMem, resized by ReallocMem or freed by FreeMem.}
+
 const
-  CWorkloads: array[0..4] of TWorkload = (
+  CMixSteps = 100000;     {pas_mixed's steps at scale 1; pas_mixed_mt4's threads share them}
+  CMixThreads = 4;
+  CMixStrings = 512;      {live strings}
+  CMixObjects = 512;      {live objects}
+  CMixBlocks = 256;       {live raw blocks}
+  CMixArrays = 32;        {dynamic arrays}
+  CMixArrayMax = 4096;    {an array's elements (16 KB) when it is dropped}
+  CMixListMax = 1024;     {the TStringList's lines when half of them are deleted}
+  CMixMaxBlock = 70 * 1024;
+  CMixWords: array[0..7] of string = ('alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta',
+    'eta', 'theta');
+
+type
+  {A small class holding strings.}
+  TMixItem = class
+  public
+    Id: Integer;
+    Name, Note: string;
+    constructor Create(AId: Integer);
+  end;
+
+  {A sorted list that compares its lines byte by byte (CompareStr), as the default does not:
+  Free Pascal's TStringList asks the locale (Windows' CompareString), which is not what this
+  workload measures.}
+  TMixList = class(TStringList)
+  protected
+    function DoCompareText(const S1, S2: string): PtrInt; override;
+  end;
+
+  TIntegers = array of Integer;
+
+  {One run's data (one thread's, in pas_mixed_mt4).}
+  TMixState = record
+    Rng: QWord;
+    Strings: array[0..CMixStrings - 1] of string;
+    Items: array[0..CMixObjects - 1] of TMixItem;
+    Blocks: array[0..CMixBlocks - 1] of PByte;
+    BlockSizes: array[0..CMixBlocks - 1] of NativeUInt;
+    Arrays: array[0..CMixArrays - 1] of TIntegers;
+    List: TMixList;
+    Live, PeakLive: NativeUInt; {bytes asked for in raw blocks and arrays}
+    Check: Int64;
+    {Keeps one thread's counters and the next one's generator off a shared cache line.}
+    Pad: array[0..127] of Byte;
+  end;
+
+  TMixThread = class(TThread)
+  private
+    FIndex, FSteps: Integer;
+  protected
+    procedure Execute; override;
+  public
+    constructor Create(AIndex, ASteps: Integer);
+  end;
+
+var
+  MixStates: array[0..CMixThreads - 1] of TMixState;
+
+constructor TMixItem.Create(AId: Integer);
+begin
+  inherited Create;
+  Id := AId;
+  Name := 'item' + IntToStr(AId);
+end;
+
+function TMixList.DoCompareText(const S1, S2: string): PtrInt;
+begin
+  Result := CompareStr(S1, S2);
+end;
+
+{The workload's generator: xorshift64 (shifts 13, 7, 17) with a fixed seed per run, so every
+memory manager gets the same steps in the same order. The upper 32 bits are used.}
+function MixNext(var S: TMixState): Cardinal;
+var
+  X: QWord;
+begin
+  X := S.Rng;
+  X := X xor (X shl 13);
+  X := X xor (X shr 7);
+  X := X xor (X shl 17);
+  S.Rng := X;
+  Result := Cardinal(X shr 32);
+end;
+
+function MixBelow(var S: TMixState; N: Cardinal): Cardinal;
+begin
+  Result := MixNext(S) mod N;
+end;
+
+procedure MixCount(var S: TMixState; AOld, ANew: NativeUInt);
+begin
+  S.Live := S.Live - AOld + ANew;
+  if S.Live > S.PeakLive then
+    S.PeakLive := S.Live;
+end;
+
+procedure MixString(var S: TMixState);
+var
+  K, I: Integer;
+  T: string;
+begin
+  K := MixBelow(S, CMixStrings);
+  if S.Strings[K] <> '' then
+  begin
+    T := S.Strings[K];
+    if (T[1] <> '<') or (T[Length(T)] <> '>') then
+      Fail('a string lost its characters');
+    Inc(S.Check, Length(T));
+    T := '';
+    if MixBelow(S, 4) = 0 then
+    begin
+      S.Strings[K] := ''; {a random free}
+      Exit;
+    end;
+  end;
+  T := '<' + CMixWords[MixBelow(S, 8)];
+  for I := 0 to MixBelow(S, 8) do
+    T := T + ' ' + IntToStr(MixBelow(S, 100000)) + ':' + CMixWords[MixBelow(S, 8)];
+  S.Strings[K] := T + '>';
+end;
+
+procedure MixObject(var S: TMixState);
+var
+  K: Integer;
+  Item: TMixItem;
+begin
+  K := MixBelow(S, CMixObjects);
+  Item := S.Items[K];
+  if Item <> nil then
+  begin
+    if (Item.Name <> 'item' + IntToStr(Item.Id)) or (Copy(Item.Note, 1, Length(Item.Name)) <> Item.Name) then
+      Fail('an object lost its strings');
+    Inc(S.Check, Item.Id);
+    S.Items[K] := nil;
+    Item.Free;
+    if MixBelow(S, 2) = 0 then
+      Exit; {a random free}
+  end;
+  Item := TMixItem.Create(MixBelow(S, 1000000));
+  Item.Note := Item.Name + '/' + S.Strings[MixBelow(S, CMixStrings)];
+  S.Items[K] := Item;
+end;
+
+procedure MixListLine(var S: TMixState);
+var
+  I: Integer;
+begin
+  S.List.Add(CMixWords[MixBelow(S, 8)] + IntToStr(MixBelow(S, 100000)));
+  if S.List.Count < CMixListMax then
+    Exit;
+  for I := 1 to CMixListMax div 2 do
+    S.List.Delete(MixBelow(S, S.List.Count));
+  for I := 1 to S.List.Count - 1 do
+    if CompareStr(S.List[I - 1], S.List[I]) > 0 then
+      Fail('the sorted list is out of order');
+  Inc(S.Check, Length(S.List[0]));
+end;
+
+procedure MixArray(var S: TMixState);
+var
+  K, Old, N, I: Integer;
+begin
+  K := MixBelow(S, CMixArrays);
+  Old := Length(S.Arrays[K]);
+  if Old >= CMixArrayMax then
+  begin
+    if (S.Arrays[K][0] <> 0) or (S.Arrays[K][Old - 1] <> Old - 1) then
+      Fail('a dynamic array lost its contents');
+    Inc(S.Check, Old);
+    S.Arrays[K] := nil;
+    MixCount(S, Old * SizeOf(Integer), 0);
+    Exit;
+  end;
+  N := Old + 1 + Integer(MixBelow(S, 64));
+  SetLength(S.Arrays[K], N);
+  for I := Old to N - 1 do
+    S.Arrays[K][I] := I;
+  MixCount(S, Old * SizeOf(Integer), N * SizeOf(Integer));
+end;
+
+{1 byte to 70 KB: 60% up to 256 bytes, 30% up to 4 KB, 10% above.}
+function MixBlockSize(var S: TMixState): NativeUInt;
+var
+  Band: Cardinal;
+begin
+  Band := MixBelow(S, 100);
+  if Band < 60 then
+    Result := 1 + MixBelow(S, 256)
+  else if Band < 90 then
+    Result := 257 + MixBelow(S, 4096 - 256)
+  else
+    Result := 4097 + MixBelow(S, CMixMaxBlock - 4096);
+end;
+
+{A raw block's marks: its slot in the first byte, its size in the last (a block of 1 byte has
+only the first).}
+procedure MixMark(P: PByte; ASize: NativeUInt; ASlot: Integer);
+begin
+  P[ASize - 1] := Byte(ASize);
+  P[0] := Byte(ASlot);
+end;
+
+function MixMarked(P: PByte; ASize: NativeUInt; ASlot: Integer): Boolean;
+begin
+  Result := (P[0] = Byte(ASlot)) and ((ASize = 1) or (P[ASize - 1] = Byte(ASize)));
+end;
+
+procedure MixBlock(var S: TMixState);
+var
+  K: Integer;
+  P: PByte;
+  Old, N: NativeUInt;
+begin
+  K := MixBelow(S, CMixBlocks);
+  P := S.Blocks[K];
+  Old := S.BlockSizes[K];
+  if P = nil then
+  begin
+    N := MixBlockSize(S);
+    GetMem(P, N);
+  end
+  else
+  begin
+    if not MixMarked(P, Old, K) then
+      Fail('a raw block lost its marks');
+    Inc(S.Check, Old);
+    if MixBelow(S, 3) = 0 then
+    begin
+      FreeMem(P); {a random free}
+      P := nil;
+      N := 0;
+    end
+    else
+    begin
+      N := MixBlockSize(S);
+      ReallocMem(P, N);
+      if (P[0] <> Byte(K)) or ((N >= Old) and not MixMarked(P, Old, K)) then
+        Fail('ReallocMem lost a block''s contents');
+    end;
+  end;
+  if P <> nil then
+    MixMark(P, N, K);
+  S.Blocks[K] := P;
+  S.BlockSizes[K] := N;
+  MixCount(S, Old, N);
+end;
+
+{Frees (and checks) everything the steps left.}
+procedure MixFinish(var S: TMixState);
+var
+  K: Integer;
+begin
+  for K := 0 to CMixStrings - 1 do
+  begin
+    Inc(S.Check, Length(S.Strings[K]));
+    S.Strings[K] := '';
+  end;
+  for K := 0 to CMixObjects - 1 do
+    if S.Items[K] <> nil then
+    begin
+      Inc(S.Check, S.Items[K].Id);
+      S.Items[K].Free;
+      S.Items[K] := nil;
+    end;
+  for K := 0 to CMixBlocks - 1 do
+    if S.Blocks[K] <> nil then
+    begin
+      if not MixMarked(S.Blocks[K], S.BlockSizes[K], K) then
+        Fail('a raw block lost its marks');
+      FreeMem(S.Blocks[K]);
+      S.Blocks[K] := nil;
+      MixCount(S, S.BlockSizes[K], 0);
+      S.BlockSizes[K] := 0;
+    end;
+  for K := 0 to CMixArrays - 1 do
+  begin
+    MixCount(S, Length(S.Arrays[K]) * SizeOf(Integer), 0);
+    S.Arrays[K] := nil;
+  end;
+  Inc(S.Check, S.List.Count);
+  S.List.Free;
+  S.List := nil;
+  if S.Live <> 0 then
+    Fail('the live-byte count did not come back to 0');
+end;
+
+{One run of the mix on the data of slot AIndex (its own seed), from nothing to nothing.}
+procedure MixRun(AIndex, ASteps: Integer);
+var
+  I: Integer;
+begin
+  MixStates[AIndex].Live := 0;
+  MixStates[AIndex].PeakLive := 0;
+  MixStates[AIndex].Check := 0;
+  MixStates[AIndex].Rng := QWord(2654435761) * QWord(AIndex + 1);
+  MixStates[AIndex].List := TMixList.Create;
+  MixStates[AIndex].List.Sorted := True;
+  MixStates[AIndex].List.Duplicates := dupAccept;
+  for I := 1 to ASteps do
+    case MixBelow(MixStates[AIndex], 100) of
+      0..24: MixString(MixStates[AIndex]);
+      25..44: MixObject(MixStates[AIndex]);
+      45..59: MixListLine(MixStates[AIndex]);
+      60..69: MixArray(MixStates[AIndex]);
+    else
+      MixBlock(MixStates[AIndex]);
+    end;
+  MixFinish(MixStates[AIndex]);
+end;
+
+constructor TMixThread.Create(AIndex, ASteps: Integer);
+begin
+  FIndex := AIndex;
+  FSteps := ASteps;
+  inherited Create(True);
+end;
+
+procedure TMixThread.Execute;
+begin
+  MixRun(FIndex, FSteps);
+end;
+
+procedure Mixed(var R: TRun);
+var
+  Steps: Integer;
+begin
+  Steps := Count(R, CMixSteps);
+  Ready(R);
+  BeginTimed(R);
+  MixRun(0, Steps);
+  EndTimed(R);
+  R.Ops := Steps;
+  R.Check := MixStates[0].Check;
+  R.PeakLive := MixStates[0].PeakLive;
+end;
+
+{The threads are made (suspended) before the timed region and freed after it; the region is
+from the first Start to the last thread's end.}
+procedure MixedThreads(var R: TRun);
+var
+  Steps, I: Integer;
+  Threads: array[0..CMixThreads - 1] of TMixThread;
+begin
+  Steps := Count(R, CMixSteps div CMixThreads);
+  Ready(R);
+  for I := 0 to CMixThreads - 1 do
+    Threads[I] := TMixThread.Create(I, Steps);
+  BeginTimed(R);
+  for I := 0 to CMixThreads - 1 do
+    Threads[I].Start;
+  for I := 0 to CMixThreads - 1 do
+    Threads[I].WaitFor;
+  EndTimed(R);
+  for I := 0 to CMixThreads - 1 do
+  begin
+    if Threads[I].FatalException <> nil then
+      Fail('thread ' + IntToStr(I) + ' raised ' + Threads[I].FatalException.ClassName);
+    Threads[I].Free;
+    Inc(R.Check, MixStates[I].Check);
+    Inc(R.PeakLive, MixStates[I].PeakLive);
+  end;
+  R.Ops := CMixThreads * Int64(Steps);
+end;
+
+const
+  CWorkloads: array[0..6] of TWorkload = (
     (Name: 'pas_string_grow'; Description: 'a string grown a character at a time to 2,600 and cut back';
-      Raw: False; Run: StringGrow),
+      Raw: False; Threads: 1; Run: StringGrow),
     (Name: 'pas_realloc_grow'; Description: 'ReallocMem one byte at a time up to 2,600 and back';
-      Raw: True; Run: ReallocGrow),
+      Raw: True; Threads: 1; Run: ReallocGrow),
     (Name: 'pas_realloc_inplace'; Description: 'ReallocMem 64 -> 63 -> 64 in place';
-      Raw: True; Run: ReallocInPlace),
+      Raw: True; Threads: 1; Run: ReallocInPlace),
     (Name: 'pas_memsize'; Description: 'MemSize of live small blocks';
-      Raw: True; Run: MemSizes),
+      Raw: True; Threads: 1; Run: MemSizes),
     (Name: 'pas_getmem_freemem'; Description: 'GetMem + FreeMem of 8-256 bytes';
-      Raw: True; Run: GetMemFreeMem));
+      Raw: True; Threads: 1; Run: GetMemFreeMem),
+    (Name: 'pas_mixed'; Description: 'strings, a sorted TStringList, SetLength, objects, GetMem/ReallocMem/FreeMem to 70 KB';
+      Raw: False; Threads: 1; Run: Mixed),
+    (Name: 'pas_mixed_mt4'; Description: 'pas_mixed on 4 threads at once, each on its own data';
+      Raw: False; Threads: CMixThreads; Run: MixedThreads));
 
 {------------------------The program------------------------}
 
@@ -451,6 +851,7 @@ begin
     akFpcHeap: Result := 'fpcheap';
     akEntries: Result := 'entries';
     akAdapters: Result := 'adapters';
+    akFastMM4: Result := 'fastmm4avx';
   else
     Result := 'cexport';
   end;
@@ -480,10 +881,10 @@ begin
     Mask := 0;
   F := DefaultFormatSettings;
   F.DecimalSeparator := '.';
-  WriteLn(Format('{"workload":"%s","alloc":"%s","bits":%d,"threads":1,"scale":%s,"ops":%d,' +
+  WriteLn(Format('{"workload":"%s","alloc":"%s","bits":%d,"threads":%d,"scale":%s,"ops":%d,' +
     '"seconds":%s,"ns_per_op":%s,"mem_kind":"%s","peak_mem":%d,"base_mem":%d,"end_mem":%d,' +
     '"peak_live":%d,"affinity":%d,"check":%d}',
-    [W.Name, KindName(AKind), SizeOf(Pointer) * 8, FloatToStr(AScale, F), R.Ops,
+    [W.Name, KindName(AKind), SizeOf(Pointer) * 8, W.Threads, FloatToStr(AScale, F), R.Ops,
      FormatFloat('0.000000000', Seconds, F), FormatFloat('0.0000', NsPerOp, F),
      BoolToStr(UnderWine, 'peak-working-set', 'peak-commit'), Int64(Peak), Int64(R.BaseMem),
      Int64(Current), Int64(R.PeakLive), Int64(Mask), R.Check]));
@@ -492,7 +893,7 @@ end;
 
 procedure Usage;
 begin
-  WriteLn(StdErr, 'usage: fastmm_pascal_bench --workload NAME|all --alloc fastmmc|fpcheap|entries|adapters|cexport [--scale F]');
+  WriteLn(StdErr, 'usage: fastmm_pascal_bench --workload NAME|all --alloc fastmmc|fpcheap|entries|adapters|cexport|fastmm4avx [--scale F]');
   WriteLn(StdErr, '       fastmm_pascal_bench --list');
   Halt(2);
 end;
@@ -517,7 +918,7 @@ begin
     if ParamStr(I) = '--list' then
     begin
       for I := Low(CWorkloads) to High(CWorkloads) do
-        WriteLn(CWorkloads[I].Name, #9'1'#9, CWorkloads[I].Description);
+        WriteLn(CWorkloads[I].Name, #9, CWorkloads[I].Threads, #9, CWorkloads[I].Description);
       Exit;
     end;
     if I = ParamCount then
@@ -542,11 +943,33 @@ begin
     Kind := akAdapters
   else if AName = 'cexport' then
     Kind := akCExport
+  else if AName = 'fastmm4avx' then
+    Kind := akFastMM4
   else
     Usage;
   if (WName = '') or not (Scale > 0) then
     Usage;
-  if Kind <> akFpcHeap then
+{$ifdef FASTMM_BENCH_FASTMM4}
+  if Kind <> akFastMM4 then
+  begin
+    WriteLn(StdErr, 'fastmm_pascal_bench: this build has FastMM4 installed: --alloc fastmm4avx only');
+    Halt(2);
+  end;
+  {Qualified: FastMMC, later in the uses clause, has routines of the same names.}
+  if FastMM4.FastMM_GetInstallationState <> FastMM4.mmisInstalled then
+  begin
+    WriteLn(StdErr, 'fastmm_pascal_bench: FastMM4 is not the installed memory manager');
+    Halt(2);
+  end;
+{$else}
+  if Kind = akFastMM4 then
+  begin
+    WriteLn(StdErr, 'fastmm_pascal_bench: --alloc fastmm4avx needs the build with FastMM4 ',
+      '(bench/peers/build.sh fastmm4avx)');
+    Halt(2);
+  end;
+{$endif}
+  if not (Kind in [akFpcHeap, akFastMM4]) then
   begin
     if Kind = akAdapters then
       TakeEverySlot;
@@ -572,7 +995,7 @@ begin
     end;
   end;
   for I := Low(CWorkloads) to High(CWorkloads) do
-    if ((WName = 'all') or (WName = CWorkloads[I].Name)) and ((Kind in [akFastMMC, akFpcHeap, akAdapters]) or CWorkloads[I].Raw) then
+    if ((WName = 'all') or (WName = CWorkloads[I].Name)) and ((Kind in [akFastMMC, akFpcHeap, akAdapters, akFastMM4]) or CWorkloads[I].Raw) then
     begin
       RunOne(CWorkloads[I], Kind, Scale);
       if WName <> 'all' then

@@ -1,23 +1,55 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# check_peer.sh EXE PLATFORM OUT: the bench_peer_mimalloc test. Builds the mimalloc peer from
-# the source scripts/fetch-peer-mimalloc.sh fetched (bench/peers/README.md) into OUT and runs
-# the 2-thread workloads once with it in fastmm_bench under Wine, where they check every byte
-# they read back. Exit 77 (the test's skip code) when that source is not there.
+# check_peer.sh NAME PLATFORM OUT [EXE]: the bench_peer_<NAME> tests. Builds the peer NAME from
+# its source in the default folder (${FASTMM_PEERS_DIR:-~/.cache/fastmm-c/peers}/NAME,
+# bench/peers/README.md) into OUT with bench/peers/build.sh and runs it under Wine, where the
+# workloads check every byte they read back:
+#   mimalloc    the 2-thread workloads once with the DLL in fastmm_bench (EXE)
+#   fastmm4avx  every workload of the Pascal program built with FastMM4 first, at 2% of the
+#               operations; that build must refuse any other --alloc
+# Exit 77 (the tests' skip code) when that source is not there.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-exe=$1
+name=$1
 platform=$2
 out=$3
-src=${FASTMM_PEERS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/fastmm-c/peers}/mimalloc
+wine_run=$here/../../cmake/wine-run.sh
+src=${FASTMM_PEERS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/fastmm-c/peers}/$name
 if [ ! -d "$src" ]; then
-  echo "skipped: no mimalloc source in $src (bash scripts/fetch-peer-mimalloc.sh)"
+  case $name in
+    mimalloc) how="bash scripts/fetch-peer-mimalloc.sh" ;;
+    *) how="an unchanged source folder of the peer there, or FASTMM_PEERS_DIR" ;;
+  esac
+  echo "skipped: no $name source in $src ($how)"
   exit 77
 fi
-bash "$here/build.sh" mimalloc "$src" "$out" "$platform"
-dll=$(cd "$out/$platform" && pwd)/mimalloc.dll
-for w in mt_prodcons mt_churn fc_mt_alloc_realloc fc_string_threads fc_short_threads; do
-  bash "$here/../../cmake/wine-run.sh" "$exe" --workload "$w" --alloc malloc \
-    --lib "Z:${dll//\//\\}" --sym mi_ --scale 0.05 ||
-    { echo "bench_peer_mimalloc: $w failed with mimalloc on $platform" >&2; exit 1; }
-done
+bash "$here/build.sh" "$name" "$src" "$out" "$platform"
+case $name in
+  mimalloc)
+    exe=$4
+    dll=$(cd "$out/$platform" && pwd)/mimalloc.dll
+    for w in mt_prodcons mt_churn fc_mt_alloc_realloc fc_string_threads fc_short_threads; do
+      bash "$wine_run" "$exe" --workload "$w" --alloc malloc \
+        --lib "Z:${dll//\//\\}" --sym mi_ --scale 0.05 ||
+        { echo "bench_peer_mimalloc: $w failed with mimalloc on $platform" >&2; exit 1; }
+    done
+    ;;
+  fastmm4avx)
+    exe=$out/$platform/fastmm_pascal_bench.exe
+    listed=$(bash "$wine_run" "$exe" --list | grep -c .)
+    ran=$(bash "$wine_run" "$exe" --workload all --alloc fastmm4avx --scale 0.02 |
+      grep -c '"alloc":"fastmm4avx"') ||
+      { echo "bench_peer_fastmm4avx: a workload failed with FastMM4-AVX on $platform" >&2; exit 1; }
+    [ "$ran" -eq "$listed" ] ||
+      { echo "bench_peer_fastmm4avx: $ran of $listed workloads ran on $platform" >&2; exit 1; }
+    if bash "$wine_run" "$exe" --workload pas_memsize --alloc fpcheap >/dev/null 2>&1; then
+      echo "bench_peer_fastmm4avx: the FastMM4 build ran --alloc fpcheap" >&2
+      exit 1
+    fi
+    ;;
+  *)
+    echo "check_peer.sh: no check for the peer '$name'" >&2
+    exit 1
+    ;;
+esac
+echo "bench_peer_$name: the $name peer ran on $platform"

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 """The peers bench/run builds from a source folder (fastmm_bench.peers): which targets they are,
-where a build goes, the one note when the source is absent, --peer-source's checks."""
+where a build goes, the one note when the source is absent, --peer-source's checks, for the
+mimalloc DLL of the win* platforms and the FastMM4-AVX program of the pascal-* platforms."""
 
 import os
 import subprocess
@@ -17,7 +18,20 @@ win64   baseline   mimalloc  malloc  build/peers/mimalloc/win64/mimalloc.dll mi_
 win32   candidate  fastmm-c  record  build/win32/bin/fastmmc32.dll          fastmm_get_memory_manager  all
 win32   baseline   mimalloc  malloc  build/peers/mimalloc/win32/mimalloc.dll mi_                       all
 native  baseline   mimalloc  malloc  libmimalloc.so.2                       mi_                        all
+pascal-win32 candidate fastmm-c   pascal build/win32/bin/fastmmc32.dll fastmmc all
+pascal-win32 baseline  fastmm4avx pascal build/peers/fastmm4avx/win32/fastmm_pascal_bench.exe fastmm4avx all
+pascal-win64 candidate fastmm-c   pascal build/win64/bin/fastmmc64.dll fastmmc all
+pascal-win64 baseline  fastmm4avx pascal build/peers/fastmm4avx/win64/fastmm_pascal_bench.exe fastmm4avx all
 """.splitlines()
+ALL = ["win64", "win32", "native", "pascal-win64", "pascal-win32"]
+
+
+def source_folder(root, name, marker):
+    """A folder that looks like the peer's source: it holds the recipe's marker file."""
+    folder = os.path.join(root, name)
+    os.makedirs(os.path.dirname(os.path.join(folder, marker)), exist_ok=True)
+    open(os.path.join(folder, marker), "w").close()
+    return folder
 
 
 def ok_build(calls):
@@ -35,15 +49,23 @@ class PeersTest(unittest.TestCase):
 
     def test_which_targets_are_built_peers(self):
         self.assertEqual([peers.peer_of(t) for t in self.ts],
-                         [None, "mimalloc", None, "mimalloc", None])
+                         [None, "mimalloc", None, "mimalloc", None,
+                          None, "fastmm4avx", None, "fastmm4avx"])
 
     def test_absent_source_drops_the_targets_with_one_note(self):
         notes, calls = [], []
         with mock.patch.dict(os.environ, {"FASTMM_PEERS_DIR": os.path.join(self.tmp.name, "none")}):
-            kept = peers.prepare(self.ts, ["win64", "win32", "native"], {}, notes, ok_build(calls))
-        self.assertEqual([t.key for t in kept], ["win64:fastmm-c", "win32:fastmm-c", "native:mimalloc"])
-        self.assertEqual(len(notes), 1)
-        self.assertIn("win64:mimalloc, win32:mimalloc skipped: no mimalloc source", notes[0])
+            kept = peers.prepare(self.ts, ALL, {}, notes, ok_build(calls))
+        self.assertEqual([t.key for t in kept], ["win64:fastmm-c", "win32:fastmm-c",
+                                                  "native:mimalloc", "pascal-win32:fastmm-c",
+                                                  "pascal-win64:fastmm-c"])
+        # One note per peer, naming its targets and how to get its source.
+        self.assertEqual(len(notes), 2)
+        self.assertIn("pascal-win32:fastmm4avx, pascal-win64:fastmm4avx skipped: no fastmm4avx "
+                      "source (bench/run --peer-source fastmm4avx=DIR, DIR an unchanged "
+                      "FastMM4-AVX source folder)", notes[0])
+        self.assertIn("win64:mimalloc, win32:mimalloc skipped: no mimalloc source "
+                      "(bash scripts/fetch-peer-mimalloc.sh, or bench/run --peer-source", notes[1])
         self.assertEqual(calls, [])
 
     def test_default_source_builds_once_into_build_peers(self):
@@ -58,7 +80,8 @@ class PeersTest(unittest.TestCase):
         self.assertEqual(libs["win32:mimalloc"], "build/peers/mimalloc/win32/mimalloc.dll")
 
     def test_peer_source_builds_into_a_folder_of_its_own(self):
-        sources = peers.parse_peer_sources(["mimalloc=" + self.tmp.name])
+        src = source_folder(self.tmp.name, "mi", os.path.join("src", "static.c"))
+        sources = peers.parse_peer_sources(["mimalloc=" + src])
         notes, calls = [], []
         kept = peers.prepare(self.ts, ["win64"], sources, notes, ok_build(calls))
         lib = {t.key: t.lib for t in kept}["win64:mimalloc"]
@@ -67,7 +90,32 @@ class PeersTest(unittest.TestCase):
         # a platform not chosen is left as it is (the run does not look at it)
         self.assertEqual({t.key: t.lib for t in kept}["win32:mimalloc"],
                          "build/peers/mimalloc/win32/mimalloc.dll")
-        self.assertEqual(calls[0][3], os.path.abspath(self.tmp.name))
+        self.assertEqual(calls[0][3], os.path.abspath(src))
+
+    def test_fastmm4avx_source_builds_the_pascal_program_of_both_pascal_platforms(self):
+        src = source_folder(self.tmp.name, "FastMM4-AVX-1.0.14", "FastMM4.pas")
+        sources = peers.parse_peer_sources(["fastmm4avx=" + src])
+        notes, calls = [], []
+        with mock.patch.dict(os.environ, {"FASTMM_PEERS_DIR": os.path.join(self.tmp.name, "none")}):
+            kept = peers.prepare(self.ts, ["pascal-win32", "pascal-win64"], sources, notes,
+                                 ok_build(calls))
+        # One build.sh run, by the fastmm4avx recipe, into a folder named after the source.
+        self.assertEqual(len(calls), 1)
+        self.assertEqual(calls[0][:4], ["bash", peers.BUILD_SH, "fastmm4avx", src])
+        self.assertTrue(calls[0][4].endswith(os.path.join("build", "peers", "fastmm4avx-src-")
+                                             + calls[0][4][-10:]), calls[0][4])
+        by_key = {t.key: t for t in kept}
+        for platform, folder in (("pascal-win32", "win32"), ("pascal-win64", "win64")):
+            t = by_key[platform + ":fastmm4avx"]
+            self.assertTrue(t.lib.startswith("build/peers/fastmm4avx-src-"), t.lib)
+            self.assertTrue(t.lib.endswith("/%s/fastmm_pascal_bench.exe" % folder), t.lib)
+            # The target runs that program in place of the platform's, with --alloc fastmm4avx.
+            self.assertTrue(t.own_program())
+            self.assertEqual(t.alloc_args(), ["--alloc", "fastmm4avx"])
+        self.assertFalse(by_key["pascal-win32:fastmm-c"].own_program())
+        # The platforms not chosen keep their peers' targets as they are, and build nothing.
+        self.assertEqual(by_key["win64:mimalloc"].lib, "build/peers/mimalloc/win64/mimalloc.dll")
+        self.assertEqual(notes, [])
 
     def test_failed_build_drops_the_peer_with_its_message(self):
         os.mkdir(os.path.join(self.tmp.name, "mimalloc"))
@@ -77,7 +125,8 @@ class PeersTest(unittest.TestCase):
             return subprocess.CompletedProcess(cmd, 1, "", "mimalloc did not compile for win32")
         with mock.patch.dict(os.environ, {"FASTMM_PEERS_DIR": self.tmp.name}):
             kept = peers.prepare(self.ts, ["win64", "win32"], {}, notes, failing)
-        self.assertEqual([t.key for t in kept], ["win64:fastmm-c", "win32:fastmm-c", "native:mimalloc"])
+        self.assertEqual([t.key for t in kept if not t.platform.startswith("pascal-")],
+                         ["win64:fastmm-c", "win32:fastmm-c", "native:mimalloc"])
         self.assertEqual(len(notes), 1)
         self.assertIn("did not compile for win32", notes[0])
 
@@ -88,6 +137,17 @@ class PeersTest(unittest.TestCase):
             peers.parse_peer_sources(["hoard=" + self.tmp.name])
         with self.assertRaises(BenchError):
             peers.parse_peer_sources(["mimalloc=" + os.path.join(self.tmp.name, "absent")])
+        # A folder that is not the peer's source: refused before anything is built.
+        mi = source_folder(self.tmp.name, "mi", os.path.join("src", "static.c"))
+        fm = source_folder(self.tmp.name, "fm", "FastMM4.pas")
+        with self.assertRaises(BenchError) as e:
+            peers.parse_peer_sources(["fastmm4avx=" + mi])
+        self.assertIn("is not an unchanged FastMM4-AVX source folder (it has no FastMM4.pas)",
+                      str(e.exception))
+        with self.assertRaises(BenchError):
+            peers.parse_peer_sources(["mimalloc=" + fm])
+        self.assertEqual(peers.parse_peer_sources(["fastmm4avx=" + fm, "mimalloc=" + mi]),
+                         {"fastmm4avx": fm, "mimalloc": mi})
 
 
 if __name__ == "__main__":

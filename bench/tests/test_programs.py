@@ -89,6 +89,33 @@ class SnapshotTest(unittest.TestCase):
         self.assertEqual(programs.command("pascal-win32", ["--list"])[1],
                          programs.SNAPSHOT_EXES["pascal-win32"])
 
+    def test_a_pascal_target_with_a_program_of_its_own_runs_that_program(self):
+        # A peer built into the program (fastmm4avx): its lib is that build of the program.
+        self.program("pascal-win64", "fastmm_pascal_bench.exe", b"the program")
+        peer = os.path.join(self.tmp, "build", "peers", "fastmm4avx", "win64",
+                            "fastmm_pascal_bench.exe")
+        write(peer, b"the program with FastMM4")
+        dll = os.path.join(self.tmp, "build", "win64", "bin", "fastmmc64.dll")
+        write(dll, b"the DLL")
+        ts = targets.parse_targets([
+            "pascal-win64 candidate fastmm-c   pascal %s fastmmc    pas_mixed" % dll,
+            "pascal-win64 baseline  fastmm4avx pascal %s fastmm4avx pas_mixed" % peer],
+            "test.conf")
+        programs.take_snapshot("pascal-win64", ts, self.where)
+        cand, avx = ts
+        self.assertEqual(read(cand.snapshot_exe), b"the program")
+        self.assertEqual(read(cand.snapshot_lib), b"the DLL")
+        folder = os.path.join(self.where, "pascal-win64", "fastmm4avx")
+        self.assertEqual(avx.snapshot_exe, os.path.join(folder, "fastmm_pascal_bench.exe"))
+        self.assertEqual(read(avx.snapshot_exe), b"the program with FastMM4")
+        self.assertIsNone(avx.snapshot_lib)
+        self.assertEqual(os.listdir(folder), ["fastmm_pascal_bench.exe"])
+        cmd = programs.command("pascal-win64", ["--workload", "pas_mixed"] + avx.alloc_args(), avx)
+        self.assertEqual(cmd[1:], [avx.snapshot_exe, "--workload", "pas_mixed", "--alloc",
+                                   "fastmm4avx"])
+        # The platform's own program (the --list check) is still the CMake build.
+        self.assertEqual(read(programs.SNAPSHOT_EXES["pascal-win64"]), b"the program")
+
     def test_native_targets_share_one_program_and_load_their_libraries_by_path(self):
         self.program("native", "fastmm_bench", b"the native program")
         new, main = self.two_builds("libfastmmc.so", b"new", b"main")

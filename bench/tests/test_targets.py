@@ -110,13 +110,19 @@ class WorkloadListTest(unittest.TestCase):
         self.assertTrue(set(workloads.MEMORY_WORKLOADS) <= set(workloads.WORKLOAD_NAMES))
 
     def test_the_pascal_list_matches_the_pascal_program(self):
-        # bench/pascal/fastmm_pascal_bench.pas's table, in order: what its --list prints.
+        # bench/pascal/fastmm_pascal_bench.pas's table, in order, with each workload's thread
+        # count: what its --list prints.
         with open(os.path.join(paths.BENCH, "pascal", "fastmm_pascal_bench.pas")) as f:
-            names = re.findall(r"\(Name: '([a-z_]+)'", f.read())
+            source = f.read()
+        table = re.findall(r"\(Name: '([a-z0-9_]+)';.*?Threads: ([A-Za-z0-9]+);", source, re.S)
+        threads_const = int(re.search(r"CMixThreads = ([0-9]+);", source).group(1))
+        names = [name for name, _ in table]
         self.assertEqual(names, workloads.PASCAL_WORKLOAD_NAMES)
         self.assertEqual(workloads.workloads_of("pascal-win32"), names)
-        for name in names:
-            self.assertEqual(workloads.threads_of(name), 1, name)
+        for name, threads in table:
+            n = threads_const if threads == "CMixThreads" else int(threads)
+            self.assertEqual(workloads.threads_of(name), n, name)
+        self.assertEqual(workloads.threads_of("pas_mixed_mt4"), 4)
         self.assertFalse(set(names) & set(workloads.C_WORKLOAD_NAMES))
 
 
