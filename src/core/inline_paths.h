@@ -211,15 +211,27 @@ FMM_INLINE int small_stays_in_place(size_t size, size_t usable) {
          (size << REALLOC_SMALL_DOWNSIZE_SHIFT) + REALLOC_SMALL_DOWNSIZE_ADDER >= usable;
 }
 
-/* FastMM's medium policy for a block that stays where it is: p's header word h (in a medium-span
- * region) is a live medium block's (medium_block_sealed: its header word and seal) and the new
- * size lies between half its usable size and all of it. Most resizes of a string or an array of
- * 2.5-512 KB end here. */
+/* FastMM's medium policy, the sizes that leave a block where it is as it is: from half its usable
+ * size to all of it; and, down to the in-place downsize limit, every smaller size while the block
+ * is less than two of the smallest medium blocks, since a shrink would cut nothing off it
+ * (medium_shrink_in_place). FastMM decides that case in its ReallocMem too; here it is part of
+ * the in-place test, because a string cut back one character at a time below half its block asks
+ * for it on every character (Free Pascal's SetLength calls ReallocMem whenever the length falls
+ * to half of MemSize or below). */
+FMM_INLINE int medium_size_stays(size_t size, size_t usable) {
+  return size <= usable &&
+         (size >= usable / 2u ||
+          (size >= REALLOC_MEDIUM_INPLACE_DOWNSIZE_LIMIT &&
+           usable < 2u * MEDIUM_MIN_BLOCK_SIZE - MEDIUM_HEADER_SIZE));
+}
+
+/* A medium block that stays where it is: p's header word h (in a medium-span region) is a live
+ * medium block's (medium_block_sealed: its header word and seal) and the new size is one
+ * medium_size_stays keeps. Most resizes of a string or an array of 2.5-512 KB end here. */
 FMM_INLINE int medium_stays_in_place(const void *p, uint32_t h, size_t size) {
   if (!fast_medium_live(p, h))
     return 0;
-  size_t usable = medium_usable(p);
-  return size <= usable && size >= usable / 2u;
+  return medium_size_stays(size, medium_usable(p));
 }
 
 /* ReallocMem's in-place test, shared by fastmm_reallocmem and the Pascal records' ReallocMem

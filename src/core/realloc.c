@@ -51,7 +51,7 @@ static void *realloc_small(void *p, uint32_t h, size_t size, const void *caller)
 
 static void *realloc_medium(void *p, size_t size, const void *caller) {
   size_t usable = medium_usable(p);
-  if (FMM_LIKELY(size <= usable && size >= usable / 2u))
+  if (FMM_LIKELY(medium_size_stays(size, usable)))
     return p;
   uint32_t keep = medium_keep_alignment(block_header(p));
   if (size > usable) {
