@@ -220,9 +220,8 @@ FMM_INLINE int small_stays_in_place(size_t size, size_t usable) {
  * to half of MemSize or below). */
 FMM_INLINE int medium_size_stays(size_t size, size_t usable) {
   return size <= usable &&
-         (size >= usable / 2u ||
-          (size >= REALLOC_MEDIUM_INPLACE_DOWNSIZE_LIMIT &&
-           usable < 2u * MEDIUM_MIN_BLOCK_SIZE - MEDIUM_HEADER_SIZE));
+         (size >= usable / 2u || (size >= REALLOC_MEDIUM_INPLACE_DOWNSIZE_LIMIT &&
+                                  usable < 2u * MEDIUM_MIN_BLOCK_SIZE - MEDIUM_HEADER_SIZE));
 }
 
 /* A medium block that stays where it is: p's header word h (in a medium-span region) is a live
