@@ -17,6 +17,10 @@ have git || need+=(git)
 have nasm || need+=(nasm)
 have x86_64-w64-mingw32-gcc || need+=(gcc-mingw-w64-x86-64)
 have i686-w64-mingw32-gcc || need+=(gcc-mingw-w64-i686)
+# MinGW's C++ compilers, for the snmalloc peer of bench/run (C++, bench/peers/build.sh), of the
+# win32 thread model that Debian's MinGW gcc defaults to.
+have x86_64-w64-mingw32-g++ || need+=(g++-mingw-w64-x86-64-win32)
+have i686-w64-mingw32-g++ || need+=(g++-mingw-w64-i686-win32)
 have ninja || need+=(ninja-build)
 have clang || need+=(clang)
 have clang-format || need+=(clang-format)

@@ -105,10 +105,11 @@ def parse_args(argv=None):
     ap.add_argument("--targets", help="comma-separated platform:name patterns to keep, e.g. "
                     "'native:mimalloc,win*:heapalloc' (the candidates are always kept)")
     ap.add_argument("--peer-source", action="append", metavar="NAME=DIR",
-                    help="build the Windows peer NAME from the source folder DIR: mimalloc (instead "
-                    "of the one scripts/fetch-peer-mimalloc.sh fetched from Debian) or "
-                    "fastmm4avx (FastMM4-AVX in the Pascal program, which has no other source) "
-                    "(bench/peers/README.md); repeatable")
+                    help="build the peer NAME from the source folder DIR: mimalloc (instead "
+                    "of the one scripts/fetch-peer-mimalloc.sh fetched from Debian), "
+                    "fastmm4avx (FastMM4-AVX in the Pascal program), rpmalloc or snmalloc (win32, "
+                    "win64 and native), which have no other source than a folder given here or "
+                    "put in the default one (bench/peers/README.md); repeatable")
     ap.add_argument("--scale", type=float,
                     help="multiplies every workload's operation count (default 1)")
     ap.add_argument("--cpu", type=int, help="the CPU for single-thread runs (default: the last "

@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: MIT
-"""The peers bench/run builds itself from a source folder for the Windows platforms
-(bench/peers/README.md): a target of bench/targets.conf whose library (or, on the pascal-*
-platforms, program) lies under build/peers/<name>/ is built there by bench/peers/build.sh on
-demand, by the recipe of its name, from the default folder (which a fetch script may fill) or
-from `--peer-source NAME=DIR`. Without a source the targets drop out with one note."""
+"""The peers bench/run builds itself from a source folder (bench/peers/README.md): a target of
+bench/targets.conf whose library (or, on the pascal-* platforms, program) lies under
+build/peers/<name>/ is built there by bench/peers/build.sh on demand, by the recipe of its name,
+for the chosen platforms that have such a target, from the default folder (which a fetch script
+may fill) or from `--peer-source NAME=DIR`. Without a source the targets drop out with one
+note."""
 
 import hashlib
 import os
@@ -37,6 +38,12 @@ RECIPES = {
     # FastMM4-AVX's unit, the first unit of the Pascal benchmark program built a second time
     # (pascal-win32, pascal-win64).
     "fastmm4avx": Recipe("an unchanged FastMM4-AVX source folder", "FastMM4.pas"),
+    # rpmalloc (tag 1.4.5) and snmalloc (tag 0.7.5), built with MinGW into rpmalloc.dll and
+    # snmalloc.dll (win32, win64) and with gcc/g++ into librpmalloc.so and libsnmalloc.so
+    # (native); nothing fetches them.
+    "rpmalloc": Recipe("an rpmalloc 1.4.5 source tree", os.path.join("rpmalloc", "rpmalloc.c")),
+    "snmalloc": Recipe("an snmalloc 0.7.5 source tree",
+                       os.path.join("src", "snmalloc", "override", "malloc.cc")),
 }
 
 
@@ -67,14 +74,26 @@ def parse_peer_sources(values):
 
 
 def peer_of(target):
-    """The peer a target is built from (`build/peers/<name>/<folder>/<file>`, the folder win32 or
-    win64: the pascal-* platforms' peers are built there too), or None."""
+    """The peer a target is built from (`build/peers/<name>/<folder>/<file>`, the folder win32,
+    win64 or native: the pascal-* platforms' peers are built in win32 and win64 too), or None."""
     if target.lib is None:
         return None
     parts = target.lib.split("/")
     if len(parts) >= 4 and "/".join(parts[:2]) == PEERS_BUILD:
         return parts[2]
     return None
+
+
+def build_folders(targets, name, platforms):
+    """What one build.sh run makes for a peer: the folders (its platform arguments) of the peer's
+    targets on the chosen platforms."""
+    folders = []
+    for t in targets:
+        if peer_of(t) == name and t.platform in platforms:
+            folder = t.lib.split("/")[3]
+            if folder not in folders:
+                folders.append(folder)
+    return folders
 
 
 def prepare(targets, platforms, sources, notes, run=subprocess.run):
@@ -92,22 +111,22 @@ def prepare(targets, platforms, sources, notes, run=subprocess.run):
         if not os.path.isdir(src):
             missing.setdefault(name, []).append(t.key)
             continue
-        if src not in built:
+        if (name, src) not in built:
             out = os.path.join(PEERS_BUILD, name)
             if name in sources:
                 out += "-src-" + hashlib.sha256(src.encode()).hexdigest()[:10]
-            proc = run(["bash", BUILD_SH, name, src, os.path.join(REPO, out)],
-                       capture_output=True, text=True)
-            built[src] = out if proc.returncode == 0 else None
+            proc = run(["bash", BUILD_SH, name, src, os.path.join(REPO, out)]
+                       + build_folders(targets, name, platforms), capture_output=True, text=True)
+            built[name, src] = out if proc.returncode == 0 else None
             if proc.returncode != 0:
                 tail = (proc.stderr.strip() or proc.stdout.strip())[-400:]
                 notes.append("%s skipped: its build from %s failed: %s" % (name, src, tail))
             elif proc.stdout.strip():
                 notes.append(proc.stdout.strip().replace("\n", "; "))
-        out = built[src]
+        out = built[name, src]
         if out is None:
             continue
-        rest = t.lib.split("/", 3)[3]  # win32|win64/<file>
+        rest = t.lib.split("/", 3)[3]  # win32|win64|native/<file>
         t.lib = "%s/%s" % (out, rest)
         keep.append(t)
     for name, keys in sorted(missing.items()):

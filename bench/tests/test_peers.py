@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 """The peers bench/run builds from a source folder (fastmm_bench.peers): which targets they are,
-where a build goes, the one note when the source is absent, --peer-source's checks, for the
-mimalloc DLL of the win* platforms and the FastMM4-AVX program of the pascal-* platforms."""
+where a build goes and for which platforms, the one note when the source is absent,
+--peer-source's checks, for the mimalloc DLL of the win* platforms, the FastMM4-AVX program of
+the pascal-* platforms and the rpmalloc and snmalloc libraries of win32, win64 and native."""
 
 import os
 import subprocess
@@ -24,6 +25,13 @@ pascal-win64 candidate fastmm-c   pascal build/win64/bin/fastmmc64.dll fastmmc a
 pascal-win64 baseline  fastmm4avx pascal build/peers/fastmm4avx/win64/fastmm_pascal_bench.exe fastmm4avx all
 """.splitlines()
 ALL = ["win64", "win32", "native", "pascal-win64", "pascal-win32"]
+MORE = """
+native  baseline   rpmalloc  malloc  build/peers/rpmalloc/native/librpmalloc.so rpw_         all
+win64   baseline   rpmalloc  malloc  build/peers/rpmalloc/win64/rpmalloc.dll  rp                 all
+win64   baseline   snmalloc  malloc  build/peers/snmalloc/win64/snmalloc.dll  sn_                all
+""".splitlines()
+RP_MARKER = os.path.join("rpmalloc", "rpmalloc.c")
+SN_MARKER = os.path.join("src", "snmalloc", "override", "malloc.cc")
 
 
 def source_folder(root, name, marker):
@@ -130,6 +138,64 @@ class PeersTest(unittest.TestCase):
         self.assertEqual(len(notes), 1)
         self.assertIn("did not compile for win32", notes[0])
 
+    def test_rpmalloc_and_snmalloc_drop_out_without_a_source_with_one_note_each(self):
+        ts = targets.parse_targets(CONF + MORE, "test.conf")
+        notes, calls = [], []
+        with mock.patch.dict(os.environ, {"FASTMM_PEERS_DIR": os.path.join(self.tmp.name, "none")}):
+            kept = peers.prepare(ts, ["win64", "native"], {}, notes, ok_build(calls))
+        self.assertEqual(calls, [])
+        # (win32 was not chosen: its mimalloc target is left as it is)
+        self.assertEqual([t.key for t in kept if t.name.endswith("malloc")],
+                         ["win32:mimalloc", "native:mimalloc"])
+        self.assertEqual(len(notes), 3, notes)
+        self.assertIn("win64:mimalloc skipped: no mimalloc source", notes[0])
+        self.assertIn("native:rpmalloc, win64:rpmalloc skipped: no rpmalloc source (bench/run "
+                      "--peer-source rpmalloc=DIR, DIR an rpmalloc 1.4.5 source tree)", notes[1])
+        self.assertIn("win64:snmalloc skipped: no snmalloc source (bench/run --peer-source "
+                      "snmalloc=DIR, DIR an snmalloc 0.7.5 source tree)", notes[2])
+
+    def test_a_build_makes_the_chosen_platforms_that_have_a_target_of_the_peer(self):
+        ts = targets.parse_targets(CONF + MORE, "test.conf")
+        # One folder that is both sources: each peer is still built from it, by its recipe.
+        both = source_folder(self.tmp.name, "both", RP_MARKER)
+        source_folder(self.tmp.name, "both", SN_MARKER)
+        sources = peers.parse_peer_sources(["rpmalloc=" + both, "snmalloc=" + both])
+        notes, calls = [], []
+        with mock.patch.dict(os.environ, {"FASTMM_PEERS_DIR": os.path.join(self.tmp.name, "none")}):
+            kept = peers.prepare(ts, ["native", "win64"], sources, notes, ok_build(calls))
+        self.assertEqual([c[2:4] + c[5:] for c in calls],
+                         [["rpmalloc", both, "native", "win64"], ["snmalloc", both, "win64"]])
+        libs = {t.key: t.lib for t in kept}
+        self.assertRegex(libs["native:rpmalloc"],
+                         r"^build/peers/rpmalloc-src-[0-9a-f]{10}/native/librpmalloc\.so$")
+        self.assertRegex(libs["win64:rpmalloc"],
+                         r"^build/peers/rpmalloc-src-[0-9a-f]{10}/win64/rpmalloc\.dll$")
+        self.assertRegex(libs["win64:snmalloc"],
+                         r"^build/peers/snmalloc-src-[0-9a-f]{10}/win64/snmalloc\.dll$")
+        self.assertEqual({t.key: t.alloc_args()[-1] for t in kept if t.name == "rpmalloc"},
+                         {"native:rpmalloc": "rpw_", "win64:rpmalloc": "rp"})
+        self.assertEqual(len(notes), 1, notes)  # mimalloc's: no source here
+        # The default folder serves rpmalloc and snmalloc too.
+        source_folder(self.tmp.name, "rpmalloc", RP_MARKER)
+        notes, calls = [], []
+        with mock.patch.dict(os.environ, {"FASTMM_PEERS_DIR": self.tmp.name}):
+            peers.prepare(targets.parse_targets(CONF + MORE, "test.conf"), ["win64"], {}, notes,
+                          ok_build(calls))
+        self.assertEqual([c[2:4] + c[5:] for c in calls],
+                         [["rpmalloc", os.path.join(self.tmp.name, "rpmalloc"), "win64"]])
+
+    def test_targets_conf_declares_the_library_peers_with_a_recipe_each(self):
+        ts = targets.read_targets()
+        built = sorted(t.key for t in ts if peers.peer_of(t) in ("rpmalloc", "snmalloc"))
+        self.assertEqual(built, ["native:rpmalloc", "native:snmalloc", "win32:rpmalloc",
+                                 "win32:snmalloc", "win64:rpmalloc", "win64:snmalloc"])
+        names = {peers.peer_of(t) for t in ts} - {None}
+        self.assertEqual(names, set(peers.RECIPES))
+        with open(peers.BUILD_SH) as f:
+            script = f.read()
+        for name in names:
+            self.assertIn("\n  %s)\n" % name, script)
+
     def test_peer_source_checks(self):
         with self.assertRaises(BenchError):
             peers.parse_peer_sources(["mimalloc"])
@@ -148,6 +214,10 @@ class PeersTest(unittest.TestCase):
             peers.parse_peer_sources(["mimalloc=" + fm])
         self.assertEqual(peers.parse_peer_sources(["fastmm4avx=" + fm, "mimalloc=" + mi]),
                          {"fastmm4avx": fm, "mimalloc": mi})
+        sn = source_folder(self.tmp.name, "sn", SN_MARKER)
+        with self.assertRaises(BenchError):
+            peers.parse_peer_sources(["rpmalloc=" + sn])
+        self.assertEqual(peers.parse_peer_sources(["snmalloc=" + sn]), {"snmalloc": sn})
 
 
 if __name__ == "__main__":
