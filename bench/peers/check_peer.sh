@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: MIT
 # check_peer.sh NAME PLATFORM OUT [EXE]: the bench_peer_<NAME> tests. Builds the peer NAME from
 # its source in the default folder (${FASTMM_PEERS_DIR:-~/.cache/fastmm-c/peers}/NAME,
-# bench/peers/README.md) into OUT with bench/peers/build.sh and runs it under Wine, where the
-# workloads check every byte they read back:
-#   mimalloc    the 2-thread workloads once with the DLL in fastmm_bench (EXE)
+# bench/peers/README.md) into OUT with bench/peers/build.sh and runs it (under Wine for win32 and
+# win64), where the workloads check every byte they read back:
+#   mimalloc, rpmalloc, snmalloc
+#               the 2-thread workloads once with the library in fastmm_bench (EXE); rpmalloc
+#               and snmalloc on PLATFORM native too
 #   fastmm4avx  every workload of the Pascal program built with FastMM4 first, at 2% of the
 #               operations; that build must refuse any other --alloc
 # Exit 77 (the tests' skip code) when that source is not there.
@@ -18,6 +20,7 @@ src=${FASTMM_PEERS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/fastmm-c/peers}/$name
 if [ ! -d "$src" ]; then
   case $name in
     mimalloc) how="bash scripts/fetch-peer-mimalloc.sh" ;;
+    rpmalloc | snmalloc) how="a source folder of its tag there (bench/peers/README.md)" ;;
     *) how="an unchanged source folder of the peer there, or FASTMM_PEERS_DIR" ;;
   esac
   echo "skipped: no $name source in $src ($how)"
@@ -25,13 +28,23 @@ if [ ! -d "$src" ]; then
 fi
 bash "$here/build.sh" "$name" "$src" "$out" "$platform"
 case $name in
-  mimalloc)
+  mimalloc | rpmalloc | snmalloc)
     exe=$4
-    dll=$(cd "$out/$platform" && pwd)/mimalloc.dll
+    case $name/$platform in
+      mimalloc/*) sym=mi_ ;;
+      rpmalloc/native) sym=rpw_ ;;
+      rpmalloc/*) sym=rp ;;
+      snmalloc/*) sym=sn_ ;;
+    esac
     for w in mt_prodcons mt_churn fc_mt_alloc_realloc fc_string_threads fc_short_threads; do
-      bash "$wine_run" "$exe" --workload "$w" --alloc malloc \
-        --lib "Z:${dll//\//\\}" --sym mi_ --scale 0.05 ||
-        { echo "bench_peer_mimalloc: $w failed with mimalloc on $platform" >&2; exit 1; }
+      if [ "$platform" = native ]; then
+        "$exe" --workload "$w" --alloc malloc --lib "$(cd "$out/native" && pwd)/lib$name.so" \
+          --sym "$sym" --scale 0.05
+      else
+        dll=$(cd "$out/$platform" && pwd)/$name.dll
+        bash "$wine_run" "$exe" --workload "$w" --alloc malloc \
+          --lib "Z:${dll//\//\\}" --sym "$sym" --scale 0.05
+      fi || { echo "bench_peer_$name: $w failed with $name on $platform" >&2; exit 1; }
     done
     ;;
   fastmm4avx)
