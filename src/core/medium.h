@@ -7,7 +7,6 @@
 #include <stdint.h>
 
 #include "atomics.h"
-#include "bits.h"
 #include "block_header.h"
 #include "compiler.h"
 #include "linkage.h"
@@ -68,8 +67,17 @@ static inline uint32_t medium_keep_alignment(uint32_t h) {
   uint32_t shift = (h >> MEDIUM_KEEP_SHIFT) & MEDIUM_KEEP_MASK;
   return shift != 0 ? (uint32_t)1u << shift : 0u;
 }
+/* A loop, not bits_lowest_set: the same result, and the code layout Win32's two-thread
+ * alloc/realloc workload was measured with (the bit scan made an aligned allocation path one
+ * 64-byte line shorter and moved every medium function after it: fc_mt_alloc_realloc -5.4%
+ * [-6.9,-4.1] against 08d851d under Wine, with the loop +0.6% [-1.0,+1.8]). */
 static inline uint32_t medium_keep_bits(uint32_t alignment) {
-  return alignment > 1u ? (uint32_t)bits_lowest_set(alignment) << MEDIUM_KEEP_SHIFT : 0u;
+  uint32_t shift = 0;
+  while (alignment > 1u) {
+    alignment >>= 1;
+    shift++;
+  }
+  return shift << MEDIUM_KEEP_SHIFT;
 }
 FMM_STATIC_ASSERT(ALIGNED_MAX < (1u << MEDIUM_KEEP_MASK),
                   "the kept alignment's log2 fits its bits");
