@@ -17,6 +17,7 @@ const workload bench_workloads[] = {
     {"string_append", 1, wl_string_append, "string grown by 1-32 char appends to 1 MB"},
     {"array_setlength", 1, wl_array_setlength, "4 arrays grown by SetLength(+1) to 1 MB"},
     {"mixed", 1, wl_mixed, "8 B-4 MB realistic mix, 8192 live blocks (~80 MB)"},
+    {"medium_churn", 1, wl_medium_churn, "512 live 1-64 KB blocks, pages written, random frees"},
     {"mt_prodcons", 2, wl_mt_prodcons, "2 threads: one allocates 8-512 B, the other frees"},
     {"mt_churn", 2, wl_mt_churn, "small_churn_random on 2 threads at once"},
     {"fc_realloc_small", 1, wl_fc_realloc_small, "random ReallocMem of 1024 blocks, 1-2000 B"},

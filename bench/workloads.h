@@ -19,6 +19,7 @@ void wl_object_churn(bench_ctx *c);
 void wl_string_append(bench_ctx *c);
 void wl_array_setlength(bench_ctx *c);
 void wl_mixed(bench_ctx *c);
+void wl_medium_churn(bench_ctx *c);
 void wl_fc_realloc_small(bench_ctx *c);
 void wl_fc_realloc_medium(bench_ctx *c);
 void wl_fc_realloc_large(bench_ctx *c);

@@ -606,26 +606,46 @@ void wl_fc_fragmentation(bench_ctx *c) {
   free_all(c, pool, SLOTS);
 }
 
-/* Block-size spread: 2048 live blocks with sizes log-uniform over 8 B-256 KB (every small and
- * medium class), every page written, replaced at random. One operation = one replacement. */
-void wl_fc_size_spread(bench_ctx *c) {
-  enum { POOL = 2048 };
-  uint64_t n = bench_count(c, 5e4);
-  slot *pool = (slot *)bench_os_alloc(POOL * sizeof *pool);
+/* Replacement churn: `pool` live blocks (a power of two) of sizes from `pick`, every page written,
+ * a random one freed and replaced by a new one `n` times. One operation = one replacement. */
+static void replacement_churn(bench_ctx *c, size_t pool_size, uint64_t n, uint64_t seed,
+                              size_t (*pick)(rng_state *r)) {
+  slot *pool = (slot *)bench_os_alloc(pool_size * sizeof *pool);
   rng_state r;
-  rng_seed(&r, 81);
+  rng_seed(&r, seed);
   bench_ready(c);
-  for (size_t i = 0; i < POOL; i++)
-    fill_written(c, &pool[i], rng_log_range(&r, 8, 256 * KB), (uint32_t)i);
+  for (size_t i = 0; i < pool_size; i++)
+    fill_written(c, &pool[i], pick(&r), (uint32_t)i);
   bench_begin(c);
   for (uint64_t i = 0; i < n; i++) {
-    slot *s = &pool[rng_next(&r) & (POOL - 1)];
+    slot *s = &pool[rng_next(&r) & (pool_size - 1)];
     free_slot(c, s);
-    fill_written(c, s, rng_log_range(&r, 8, 256 * KB), (uint32_t)i);
+    fill_written(c, s, pick(&r), (uint32_t)i);
   }
   bench_end(c);
   c->ops = n;
-  free_all(c, pool, POOL);
+  free_all(c, pool, pool_size);
+}
+
+static size_t pick_8b_256kb_log(rng_state *r) {
+  return rng_log_range(r, 8, 256 * KB);
+}
+
+/* Block-size spread: 2048 live blocks with sizes log-uniform over 8 B-256 KB (every small and
+ * medium class), every page written, replaced at random. One operation = one replacement. */
+void wl_fc_size_spread(bench_ctx *c) {
+  replacement_churn(c, 2048, bench_count(c, 5e4), 81, pick_8b_256kb_log);
+}
+
+static size_t pick_1kb_64kb(rng_state *r) {
+  return rng_range(r, 1 * KB, 64 * KB);
+}
+
+/* Medium churn: 512 live blocks of 1-64 KB (uniform), every page written, a random one replaced:
+ * the size range where FastMM's medium blocks (and the other managers' large size classes or
+ * page runs) serve most requests. One operation = one replacement. */
+void wl_medium_churn(bench_ctx *c) {
+  replacement_churn(c, 512, bench_count(c, 5e4), 83, pick_1kb_64kb);
 }
 
 /* Speed of access to the memory handed out: after 100000 random replacements among 16384 blocks

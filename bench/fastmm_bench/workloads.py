@@ -23,6 +23,7 @@ WORKLOADS = [
     ("string_append", "string building to 1 MB", True),
     ("array_setlength", "SetLength growth; Fastcode array upsize", True),
     ("mixed", "mixed 8 B-4 MB", True),
+    ("medium_churn", "medium churn, 1-64 KB, random frees", True),
     ("mt_prodcons", "2-thread producer/consumer", False),
     ("mt_churn", "2-thread churn", True),
     ("fc_realloc_small", "Fastcode ReallocMem small", True),
@@ -64,7 +65,7 @@ def workloads_of(platform):
     return PASCAL_WORKLOAD_NAMES if platform.startswith("pascal-") else C_WORKLOAD_NAMES
 
 # The workloads whose peak memory the terminal report shows.
-MEMORY_WORKLOADS = ["mixed", "fc_addr_creep", "fc_fragmentation", "fc_size_spread",
+MEMORY_WORKLOADS = ["mixed", "medium_churn", "fc_addr_creep", "fc_fragmentation", "fc_size_spread",
                     "fc_realloc_medium", "fc_realloc_large"]
 
 
