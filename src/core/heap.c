@@ -79,7 +79,7 @@ static inline void *get_normal(size_t size) {
   return large_alloc(size);
 }
 
-FMM_NOINLINE void *heap_get_normal(size_t size) {
+FMM_NOINLINE void *FMM_REGCALL heap_get_normal(size_t size) {
   return get_normal(size);
 }
 
@@ -104,7 +104,7 @@ int heap_free_live_small(void *p, uint32_t h) {
   return FASTMM_OK;
 }
 
-FMM_NOINLINE int heap_free_block(void *p, uint32_t h) {
+FMM_NOINLINE int FMM_REGCALL heap_free_block(void *p, uint32_t h) {
   if (!heap_kind_fits_region(h, p))
     return FASTMM_ERROR_INVALID_POINTER;
   switch (h & BLOCK_KIND_MASK) {
@@ -128,7 +128,7 @@ FMM_NOINLINE int heap_free_block(void *p, uint32_t h) {
   }
 }
 
-FMM_NOINLINE int heap_free_in_span_normal(void *p, uint32_t h, int live_small) {
+FMM_NOINLINE int FMM_REGCALL heap_free_in_span_normal(void *p, uint32_t h, int live_small) {
   return live_small ? heap_free_live_small(p, h) : heap_free_block(p, h);
 }
 

@@ -35,9 +35,9 @@ typedef struct heap_above {
   /* The slow paths of GetMem and FreeMem as a program's call goes (a mode's way while one is on),
    * and aligned GetMem: a ReallocMem that moves a block makes and frees through the fast paths
    * with these behind them (fast_get_then, fast_free_then), as the program's own calls would. */
-  void *(*get_slow)(size_t size, const void *caller);
+  void *(FMM_REGCALL *get_slow)(size_t size, const void *caller);
   void *(*get_aligned_for)(size_t size, size_t alignment, const void *caller);
-  int (*free_slow)(void *p, const void *caller);
+  int(FMM_REGCALL *free_slow)(void *p, const void *caller);
   /* ReallocMem of a debug block with no mode on (the debug block kind's, debug_realloc): the
    * normal path hands it on with a tail call, so that it keeps the one stack frame it had when
    * the debug block kind was its own to call (a flag returned to the slow path above, as FreeMem
@@ -99,18 +99,18 @@ static inline unsigned heap_header_region(const void *p) {
 
 /* ---- GetMem (heap.c) ------------------------------------------------------------------------ */
 /* GetMem's normal slow path: a size that is not small, an empty bin, no cache yet. */
-void *heap_get_normal(size_t size);
+void *FMM_REGCALL heap_get_normal(size_t size);
 
 /* ---- FreeMem (heap.c) ---------------------------------------------------------------------- */
 /* A block whose header word h is readable: by its kind (small, medium, large); HEAP_NOT_MINE for
  * a debug block's word. */
-int heap_free_block(void *p, uint32_t h);
+int FMM_REGCALL heap_free_block(void *p, uint32_t h);
 /* A live small block (the validation contract held): into its thread's bin once that has room,
  * else back to its span. */
 int heap_free_live_small(void *p, uint32_t h);
 /* What FreeMem's fast path could not place in a bin, p's header word h read from a medium span:
  * `live_small` says the validation contract held (heap_free_live_small), else heap_free_block. */
-int heap_free_in_span_normal(void *p, uint32_t h, int live_small);
+int FMM_REGCALL heap_free_in_span_normal(void *p, uint32_t h, int live_small);
 
 /* ---- ReallocMem (realloc.c) ------------------------------------------------------------------ */
 /* ReallocMem with no mode on, from its slow path (entry/dispatch.c): NULL allocates, size 0

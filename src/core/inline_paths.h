@@ -62,7 +62,7 @@ FMM_INLINE void *cache_pop(size_t size, const uint8_t *table) {
  * heap_get_slow, or the same routine as the core is lent it for a ReallocMem's move, heap_above):
  * the block the gated class table names, else `slow`. */
 FMM_INLINE void *fast_get_then(size_t size, const void *caller,
-                               void *(*slow)(size_t size, const void *caller)) {
+                               void *(FMM_REGCALL *slow)(size_t size, const void *caller)) {
   if (FMM_LIKELY(size <= SMALL_MAX_USER)) {
     void *p = cache_pop(size, FMM_FAST_CLASS_LOOKUP);
     if (FMM_LIKELY(p != NULL))
@@ -142,7 +142,8 @@ FMM_INLINE int fast_medium_live(const void *p, uint32_t h) {
  * more of a class than anyone allocates sends every free of it there, thread_cache.c, and it is
  * validated once); everything else takes the slow path, `slow` (a constant: the entry's FreeMem,
  * which sends a debug block on, or the normal path's, heap_free_in_span_normal). */
-FMM_INLINE int free_in_span_then(void *p, int (*slow)(void *p, uint32_t h, int live_small)) {
+FMM_INLINE int free_in_span_then(void *p,
+                                 int(FMM_REGCALL *slow)(void *p, uint32_t h, int live_small)) {
   uint32_t h = block_header(p);
   int live_small = fast_small_live(p, h);
   if (FMM_LIKELY(live_small)) {
@@ -165,8 +166,8 @@ FMM_INLINE int free_in_span_then(void *p, int (*slow)(void *p, uint32_t h, int l
  * not put in a medium span (every pointer while a mode is on), `in_span` for a block the bin
  * cannot take (constants where it is inlined, as for fast_get_then). */
 FMM_INLINE int fast_free_then(void *p, const void *caller,
-                              int (*outside)(void *p, const void *caller),
-                              int (*in_span)(void *p, uint32_t h, int live_small)) {
+                              int(FMM_REGCALL *outside)(void *p, const void *caller),
+                              int(FMM_REGCALL *in_span)(void *p, uint32_t h, int live_small)) {
   if (FMM_UNLIKELY(!fast_in_medium_span(p)))
     return outside(p, caller);
   return free_in_span_then(p, in_span);
@@ -175,8 +176,8 @@ FMM_INLINE int fast_free_then(void *p, const void *caller,
 /* FreeMem with no mode, with the slow paths a block goes on to: `block` for a block by its header
  * word (heap_free_block, or the entry's, which sends a debug block on), `in_span` as in
  * free_in_span_then (constants where it is inlined, so that each is a tail call). */
-FMM_INLINE int free_normal_then(void *p, int (*block)(void *p, uint32_t h),
-                                int (*in_span)(void *p, uint32_t h, int live_small)) {
+FMM_INLINE int free_normal_then(void *p, int(FMM_REGCALL *block)(void *p, uint32_t h),
+                                int(FMM_REGCALL *in_span)(void *p, uint32_t h, int live_small)) {
   unsigned region = heap_header_region(p);
   if (FMM_UNLIKELY(region != REGION_MEDIUM_SPAN)) {
     if (region == REGION_NOT_OURS)

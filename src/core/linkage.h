@@ -16,7 +16,9 @@
 /* FMM_REGCALL marks an internal slow path that one layer calls in another, so that no compiler
  * inlines it: on 32-bit x86 with GCC or Clang its arguments then pass in EAX, EDX and ECX
  * (regparm(3)) instead of on the stack, where a cdecl call stored them, the callee loaded them
- * again, and each tail call rewrote them. Elsewhere the platform's own convention (on 64-bit
+ * again, and each tail call rewrote them. Every GetMem, FreeMem and ReallocMem slow path the
+ * fast paths leave through has it, and so have the function pointers the inline templates take
+ * them by (inline_paths.h): a medium block's GetMem and FreeMem cross three of them. Elsewhere the platform's own convention (on 64-bit
  * targets it passes them in registers already). Never on a function the program calls. The
  * Win32 assembly jumps to one, heap_realloc_slow, with both conventions' arguments in place:
  * the stack as the caller left it and EAX and EDX loaded from it. */

@@ -16,11 +16,11 @@
  * keeps an alignment (fastmm_getmem_aligned's) moves to a block aligned as much. */
 /* The slow paths of a move's GetMem and FreeMem: the ones the core is lent (heap_above), read
  * only when a fast path fails. */
-static FMM_NOINLINE void *move_get_slow(size_t size, const void *caller) {
+static FMM_NOINLINE void *FMM_REGCALL move_get_slow(size_t size, const void *caller) {
   return heap_above_routines->get_slow(size, caller);
 }
 
-static FMM_NOINLINE int move_free_slow(void *p, const void *caller) {
+static FMM_NOINLINE int FMM_REGCALL move_free_slow(void *p, const void *caller) {
   return heap_above_routines->free_slow(p, caller);
 }
 

@@ -11,7 +11,7 @@
 #include "modes/gate.h"
 #include "modes/mode_paths.h"
 
-FMM_NOINLINE void *heap_get_slow(size_t size, const void *caller) {
+FMM_NOINLINE void *FMM_REGCALL heap_get_slow(size_t size, const void *caller) {
   if (FMM_UNLIKELY(heap_mode_now() != 0))
     return heap_get_mode_on(size, caller);
   return heap_get_normal(size);
@@ -29,17 +29,17 @@ static inline int free_or_debug(void *p, int result) {
 }
 
 /* A block by its header word: the core's kinds, a debug block to its kind. */
-static FMM_NOINLINE int free_block(void *p, uint32_t h) {
+static FMM_NOINLINE int FMM_REGCALL free_block(void *p, uint32_t h) {
   return free_or_debug(p, heap_free_block(p, h));
 }
 
-FMM_NOINLINE int heap_free_in_span(void *p, uint32_t h, int live_small) {
+FMM_NOINLINE int FMM_REGCALL heap_free_in_span(void *p, uint32_t h, int live_small) {
   if (live_small)
     return heap_free_live_small(p, h);
   return free_block(p, h);
 }
 
-FMM_NOINLINE int heap_free_slow(void *p, const void *caller) {
+FMM_NOINLINE int FMM_REGCALL heap_free_slow(void *p, const void *caller) {
   if (FMM_UNLIKELY(heap_mode_now() != 0))
     return heap_free_mode_on(p, caller);
   /* The normal path with this layer's slow paths behind it: a large block's free stays a tail

@@ -16,18 +16,18 @@
 
 /* GetMem off the fast path: a mode is on (its table sent every size here), the size is not
  * small, or the bin is empty. */
-void *heap_get_slow(size_t size, const void *caller);
+void *FMM_REGCALL heap_get_slow(size_t size, const void *caller);
 /* One block whose user pointer is a multiple of `alignment` (a power of two, 32 .. ALIGNED_MAX):
  * the mode's way while one is on, else the core's (heap_get_aligned_normal). */
 void *heap_get_aligned(size_t size, size_t alignment, const void *caller);
 
 /* FreeMem of a pointer the fast path could not place in a medium span (any pointer while a mode
  * is on). */
-int heap_free_slow(void *p, const void *caller);
+int FMM_REGCALL heap_free_slow(void *p, const void *caller);
 /* What FreeMem's fast path could not place in a bin, p's header word h read from a medium span:
  * `live_small` says the validation contract held. One call site on the fast path, so that a
  * caller checking the result keeps its hot path free of a stack frame. */
-int heap_free_in_span(void *p, uint32_t h, int live_small);
+int FMM_REGCALL heap_free_in_span(void *p, uint32_t h, int live_small);
 
 /* ReallocMem off the fast path (the NASM entries jump here with their arguments untouched). */
 void *FMM_REGCALL heap_realloc_slow(void *p, size_t size);
