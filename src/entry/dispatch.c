@@ -28,8 +28,12 @@ static inline int free_or_debug(void *p, int result) {
   return FMM_UNLIKELY(result == HEAP_NOT_MINE) ? debug_free(p, NULL) : result;
 }
 
-/* A block by its header word: the core's kinds, a debug block to its kind. */
+/* A block by its header word: the core's kinds, a debug block to its kind. The core answers
+ * HEAP_NOT_MINE only for a debug block's header word, so every other word goes to it with a tail
+ * call: a medium or large FreeMem takes no frame here. */
 static FMM_NOINLINE int FMM_REGCALL free_block(void *p, uint32_t h) {
+  if (FMM_LIKELY(!block_header_is_debug(h)))
+    return heap_free_block(p, h);
   return free_or_debug(p, heap_free_block(p, h));
 }
 
