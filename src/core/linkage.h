@@ -18,10 +18,11 @@
  * (regparm(3)) instead of on the stack, where a cdecl call stored them, the callee loaded them
  * again, and each tail call rewrote them. Every GetMem, FreeMem and ReallocMem slow path the
  * fast paths leave through has it, and so have the function pointers the inline templates take
- * them by (inline_paths.h): a medium block's GetMem and FreeMem cross three of them. Elsewhere the platform's own convention (on 64-bit
- * targets it passes them in registers already). Never on a function the program calls. The
- * Win32 assembly jumps to one, heap_realloc_slow, with both conventions' arguments in place:
- * the stack as the caller left it and EAX and EDX loaded from it. */
+ * them by (inline_paths.h): a medium block's GetMem and FreeMem cross three of them. Elsewhere the
+ * platform's own convention (on 64-bit targets it passes them in registers already). Never on a
+ * function the program calls. The Win32 assembly jumps to one, heap_realloc_slow, with both
+ * conventions' arguments in place: the stack as the caller left it and EAX and EDX loaded from it.
+ */
 #if defined(__GNUC__) && defined(__i386__)
 #define FMM_REGCALL __attribute__((regparm(3)))
 #else
