@@ -67,10 +67,10 @@ static inline uint32_t medium_keep_alignment(uint32_t h) {
   uint32_t shift = (h >> MEDIUM_KEEP_SHIFT) & MEDIUM_KEEP_MASK;
   return shift != 0 ? (uint32_t)1u << shift : 0u;
 }
-/* A loop, not bits_lowest_set: the same result, and the code layout Win32's two-thread
- * alloc/realloc workload was measured with (the bit scan made an aligned allocation path one
- * 64-byte line shorter and moved every medium function after it: fc_mt_alloc_realloc -5.4%
- * [-6.9,-4.1] against 08d851d under Wine, with the loop +0.6% [-1.0,+1.8]). */
+/* A loop, not bits_lowest_set: the same result, and the code layout the Win32 workloads were
+ * measured with (the bit scan made an aligned allocation path one 64-byte line shorter, moved
+ * every medium function after it, and a two-thread workload under Wine moved with them; the
+ * figures are in docs/experiments). */
 static inline uint32_t medium_keep_bits(uint32_t alignment) {
   uint32_t shift = 0;
   while (alignment > 1u) {
