@@ -41,6 +41,12 @@ shift 3
 platforms=("$@")
 [ ${#platforms[@]} -gt 0 ] || platforms=(win32 win64)
 
+# source_files FIND-ARGS...: the files of SRC that `find` selects, sorted, as full paths (a
+# recipe's inputs).
+source_files() {
+  (cd "$src" && find "$@" | sed 's|^\./||' | sort) | sed "s|^|$src/|"
+}
+
 # Each recipe sets: files (what it makes in OUT/<platform>/, by platform: the platforms it has),
 # inputs (the files whose contents the stamp covers besides this script), build (a function
 # called as build PLATFORM DIR) and tools (a function called as tools PLATFORM: the versions of
@@ -67,8 +73,8 @@ case $name in
     flags=(-O2 -DNDEBUG -DMI_WIN_USE_FIXED_TLS=1 -I"$src/include")
     exports=(mi_malloc mi_free mi_realloc)
     libs=(-lpsapi -lshell32 -luser32 -ladvapi32 -lbcrypt)
-    mapfile -t inputs < <(cd "$src" && find . -type f \( -name '*.c' -o -name '*.h' \) | sort)
-    inputs=("${inputs[@]/#./$src}" "${sources[@]:1}")
+    mapfile -t inputs < <(source_files . -type f \( -name '*.c' -o -name '*.h' \))
+    inputs+=("${sources[@]:1}")
     build=build_library tools=tools_library
     ;;
   rpmalloc)
@@ -89,8 +95,8 @@ case $name in
         libs=(-lpthread)
       fi
     }
-    mapfile -t inputs < <(cd "$src" && find rpmalloc -type f \( -name '*.[ch]' \) | sort)
-    inputs=("${inputs[@]/#/$src/}" "$here/rpmalloc-peer.c")
+    mapfile -t inputs < <(source_files rpmalloc -type f -name '*.[ch]')
+    inputs+=("$here/rpmalloc-peer.c")
     build=build_library tools=tools_library
     ;;
   snmalloc)
@@ -118,9 +124,7 @@ case $name in
         libs=(-lbcrypt -lsynchronization)
       fi
     }
-    mapfile -t inputs < <(cd "$src" && find src/snmalloc -type f \( -name '*.h' -o -name '*.cc' \) |
-      sort)
-    inputs=("${inputs[@]/#/$src/}")
+    mapfile -t inputs < <(source_files src/snmalloc -type f \( -name '*.h' -o -name '*.cc' \))
     build=build_library tools=tools_library
     ;;
   fastmm4avx)
@@ -133,8 +137,8 @@ case $name in
     # The defines of the CMake build of the program (bench/CMakeLists.txt), and ours that puts
     # FastMM4 first in its uses clause. FastMM4's own options are its FastMM4Options.inc's.
     defines=(-dFastMM_DisableAutomaticInstall -dFASTMM_BENCH_FASTMM4)
-    mapfile -t inputs < <(cd "$src" && find . -maxdepth 1 -type f \( -name '*.pas' -o -name '*.inc' -o -name '*.asm' \) | sort)
-    inputs=("${inputs[@]/#./$src}" "$program" "$repo"/delphi/*.pas "$repo"/delphi/*.inc)
+    mapfile -t inputs < <(source_files . -maxdepth 1 -type f \( -name '*.pas' -o -name '*.inc' -o -name '*.asm' \))
+    inputs+=("$program" "$repo"/delphi/*.pas "$repo"/delphi/*.inc)
     ;;
   *) die "no recipe for the peer '$name' (known: mimalloc, rpmalloc, snmalloc, fastmm4avx)" ;;
 esac
