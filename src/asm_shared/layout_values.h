@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "core/block_header.h"
+#include "core/medium.h"
 #include "core/page_map.h"
 #include "core/policy.h"
 #include "core/small.h"
@@ -20,6 +21,12 @@
 #define SMALL_SPAN_TAG_OFFSET offsetof(small_span, tag)
 #define SMALL_SPAN_DIVISOR_OFFSET offsetof(small_span, slot_divisor)
 #define SMALL_SPAN_LIMIT_OFFSET offsetof(small_span, carved_limit)
+/* How far below a medium block's user pointer its size and seal sit (medium.h). */
+#define MEDIUM_SIZE_BELOW (MEDIUM_HEADER_SIZE - offsetof(medium_header, size))
+#define MEDIUM_SEAL_BELOW (MEDIUM_HEADER_SIZE - offsetof(medium_header, seal))
+/* The seal's multiplier is above INT_MAX: the assembly multiplies by minus this, the same number
+ * modulo 2^32. */
+#define MEDIUM_SEAL_MULTIPLIER_NEGATED (0x100000000ll - MEDIUM_SEAL_MULTIPLIER)
 
 // clang-format off
 #define ASM_LAYOUT_VALUES(X) \
@@ -49,6 +56,12 @@
   X(MEDIUM_FLAG_SENTINEL) \
   X(MEDIUM_ARENA_SHIFT) \
   X(MEDIUM_ARENA_MASK) \
+  X(MEDIUM_HEADER_VARIABLE_BITS) \
+  X(MEDIUM_SIZE_BELOW) \
+  X(MEDIUM_SEAL_BELOW) \
+  X(MEDIUM_SEAL_MULTIPLIER_NEGATED) \
+  X(MEDIUM_SHRINK_CUTS_FROM) \
+  X(REALLOC_MEDIUM_INPLACE_DOWNSIZE_LIMIT) \
   X(LARGE_HEADER_SIZE) \
   X(PAGE_MAP_REGION_SHIFT) \
   X(PAGE_MAP_L2_BITS) \

@@ -220,9 +220,8 @@ FMM_INLINE int small_stays_in_place(size_t size, size_t usable) {
  * for it on every character (Free Pascal's SetLength calls ReallocMem whenever the length falls
  * to half of MemSize or below). */
 FMM_INLINE int medium_size_stays(size_t size, size_t usable) {
-  return size <= usable &&
-         (size >= usable / 2u || (size >= REALLOC_MEDIUM_INPLACE_DOWNSIZE_LIMIT &&
-                                  usable < 2u * MEDIUM_MIN_BLOCK_SIZE - MEDIUM_HEADER_SIZE));
+  return size <= usable && (size >= usable / 2u || (size >= REALLOC_MEDIUM_INPLACE_DOWNSIZE_LIMIT &&
+                                                    usable < MEDIUM_SHRINK_CUTS_FROM));
 }
 
 /* A medium block that stays where it is: p's header word h (in a medium-span region) is a live
@@ -243,8 +242,8 @@ FMM_INLINE int medium_stays_in_place(const void *p, uint32_t h, size_t size) {
  * a usable size just below 2^32, which no size that fits a medium block meets), so a medium block
  * skips the small validation. False for every pointer while a mode is on (a stale one may point
  * into a debug block's outer block: the slow path checks, and scans first when asked to), and the
- * slow path applies the same rules. The NASM entries test small blocks only; heap_realloc_slow
- * tests the medium case first for them. */
+ * slow path applies the same rules. The NASM entries (src/win32/, src/win64/) make the same two
+ * tests in the same order. */
 FMM_INLINE int fast_realloc_stays(const void *p, size_t size) {
   if (FMM_LIKELY(fast_in_medium_span(p))) {
     uint32_t h = block_header(p);

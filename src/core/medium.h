@@ -55,6 +55,9 @@ extern medium_arena medium_arenas[ARENA_COUNT];
 static inline medium_header *medium_header_of(const void *p) {
   return (medium_header *)((char *)p - MEDIUM_HEADER_SIZE);
 }
+/* The usable size from which a shrink can cut a block in two (medium_shrink_in_place): below
+ * it, what is cut off would be smaller than the smallest medium block. */
+#define MEDIUM_SHRINK_CUTS_FROM (2u * MEDIUM_MIN_BLOCK_SIZE - MEDIUM_HEADER_SIZE)
 static inline size_t medium_usable(const void *p) {
   return medium_header_of(p)->size - MEDIUM_HEADER_SIZE;
 }
@@ -92,8 +95,11 @@ FMM_STATIC_ASSERT(ALIGNED_MAX < (1u << MEDIUM_KEEP_MASK),
  * own blocks' headers (the forgery ARCHITECTURE.md's contract leaves out), and a real header
  * copied elsewhere names another address. */
 extern FMM_HIDDEN uint32_t medium_block_key;
+/* 2^32 divided by the golden ratio: an odd multiplier whose products of neighbouring 16-byte
+ * units differ in their high bits as well. */
+#define MEDIUM_SEAL_MULTIPLIER 0x9E3779B1u
 static inline uint32_t medium_seal(const void *p, uint32_t size) {
-  return ((uint32_t)((uintptr_t)p >> 4) * 0x9E3779B1u ^ medium_block_key) ^ size;
+  return ((uint32_t)((uintptr_t)p >> 4) * MEDIUM_SEAL_MULTIPLIER ^ medium_block_key) ^ size;
 }
 /* Is p (16-aligned, its header word h in a medium-span region) a live medium block handed to a
  * user? Its header word must be exactly MEDIUM plus an arena and a kept alignment (no other
@@ -102,10 +108,12 @@ static inline uint32_t medium_seal(const void *p, uint32_t size) {
  * usable size run it every time. */
 FMM_STATIC_ASSERT((ARENA_COUNT & (ARENA_COUNT - 1)) == 0 && ARENA_COUNT - 1 <= MEDIUM_ARENA_MASK,
                   "one mask takes the arena out of a medium header word");
-/* The header word alone: exactly MEDIUM plus an arena and a kept alignment. */
+/* The header word alone: exactly MEDIUM plus an arena and a kept alignment (the bits that may
+ * vary in a live block's word). */
+#define MEDIUM_HEADER_VARIABLE_BITS                                                                \
+  (((ARENA_COUNT - 1u) << MEDIUM_ARENA_SHIFT) | (MEDIUM_KEEP_MASK << MEDIUM_KEEP_SHIFT))
 static inline int medium_header_word_live(uint32_t h) {
-  return (h & ~(uint32_t)(((ARENA_COUNT - 1u) << MEDIUM_ARENA_SHIFT) |
-                          (MEDIUM_KEEP_MASK << MEDIUM_KEEP_SHIFT))) == BLOCK_FLAG_MEDIUM;
+  return (h & ~(uint32_t)MEDIUM_HEADER_VARIABLE_BITS) == BLOCK_FLAG_MEDIUM;
 }
 static inline int medium_block_sealed(const void *p, uint32_t h) {
   const medium_header *mh = medium_header_of(p);

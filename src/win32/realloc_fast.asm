@@ -6,12 +6,14 @@
 ; Each returns the same pointer when the new size keeps the block in place under FastMM's policy
 ; (tested first, on the header word as it reads) and the block is a live small block of ours
 ; (1 <= new <= usable and new*4 + 64 >= usable, compared unsigned so a negative size is a huge
-; one). Every other case goes to the C code in src/entry/dispatch.c with its arguments untouched:
+; one), or a live medium block of ours (medium_block_sealed: the header word and the seal of its
+; address and size) whose new size medium_size_stays keeps (src/core/inline_paths.h). Every other
+; case goes to the C code in src/entry/dispatch.c with its arguments untouched:
 ; the cdecl entry tail-jumps to heap_realloc_slow with the stack as it found it and EAX and EDX
 ; loaded from it (GCC's build reads them there, FMM_REGCALL in src/core/linkage.h; MSVC's reads
 ; the stack); the register entry tail-jumps to heap_realloc_slow_register (GCC's regparm(3), the
 ; same convention) with EAX and EDX as they came. EAX and EDX are kept; ECX is the scratch
-; register, and EBX and ESI are pushed for the validation and popped before either exit. MSVC has
+; register, and EBX, ESI and EDI are pushed for the validation and popped before either exit. MSVC has
 ; no regparm: its build defines FASTMM_SLOW_PATH_CDECL and the register entry calls the cdecl
 ; slow path instead (a push and a call, on the slow path only).
 ;
@@ -41,6 +43,7 @@ extern _heap_realloc_slow
 %endif
 extern FAST_L2
 extern _small_span_key
+extern _medium_block_key
 %ifndef FASTMM_SLOW_PATH_CDECL
 extern _heap_realloc_slow_register
 %endif
@@ -49,8 +52,64 @@ global _fastmm_delphi_realloc_mem
 
 section .text
 
+; NOT_SMALL_MEDIUM_OR slow: after the small in-place test failed on a pointer whose header word
+; is in a medium span, EAX = pointer (16-aligned), EDX = size: returns (EAX unchanged) when p is
+; a live medium block that stays (medium_stays_in_place in src/core/inline_paths.h), else jumps
+; to `slow` with EAX and EDX unchanged. Uses ECX only.
+%macro NOT_SMALL_MEDIUM_OR 1
+  mov ecx, [eax - BLOCK_HEADER_SIZE]
+  and ecx, ~MEDIUM_HEADER_VARIABLE_BITS
+  cmp ecx, BLOCK_FLAG_MEDIUM
+  jne %1                             ; not exactly MEDIUM, an arena and a kept alignment
+%ifndef FASTMM_UNCHECKED
+  mov ecx, eax
+  shr ecx, 4
+  imul ecx, ecx, -MEDIUM_SEAL_MULTIPLIER_NEGATED
+  xor ecx, [_medium_block_key]
+  xor ecx, [eax - MEDIUM_SIZE_BELOW]
+  cmp ecx, [eax - MEDIUM_SEAL_BELOW]
+  jne %1                             ; no seal of this address and size: not a live block
+%endif
+  mov ecx, [eax - MEDIUM_SIZE_BELOW]
+  sub ecx, MEDIUM_HEADER_SIZE        ; usable bytes
+  cmp edx, ecx
+  ja %1                              ; larger than usable, or negative
+  shr ecx, 1
+  cmp edx, ecx
+  jae %%stays                        ; half its usable size or more
+  cmp edx, REALLOC_MEDIUM_INPLACE_DOWNSIZE_LIMIT
+  jb %1
+  cmp ecx, MEDIUM_SHRINK_CUTS_FROM / 2 ; usable and the bound are even: usable/2 < bound/2
+  jae %1                               ; exactly when usable < bound
+%%stays:
+  ret
+%endmacro
+%if MEDIUM_SHRINK_CUTS_FROM % 2 != 0 || MEDIUM_HEADER_SIZE % 2 != 0
+  %error "the medium test halves the usable size and the shrink bound"
+%endif
+
+; SMALL_SIZE_STAYS_OR not_small: EAX = pointer, EDX = size. Pushes ESI; jumps to `not_small`
+; (ESI still pushed) unless the header word's usable size keeps `size` under FastMM's small rule
+; (1 <= size <= usable, size*4 + 64 >= usable; a medium header word's slot field reads 0, so its
+; usable size wraps to almost 2^32 and fails the second test). Leaves the usable size in ECX.
+; The two compares against one usable size are written as the C compiler writes them: a form
+; that needed no second register (four branches) measured a fifth slower (docs/experiments).
+%macro SMALL_SIZE_STAYS_OR 1
+  push esi
+  mov ecx, [eax - BLOCK_HEADER_SIZE]
+  shr ecx, SLOT_BYTES_SHIFT
+  and ecx, SLOT_BYTES_MASK
+  sub ecx, BLOCK_HEADER_SIZE         ; usable bytes
+  lea esi, [edx - 1]
+  cmp esi, ecx
+  jae %1                             ; 0, larger than usable, or negative
+  lea esi, [edx * 4 + REALLOC_SMALL_DOWNSIZE_ADDER]
+  cmp esi, ecx
+  jb %1                              ; shrinks too far: moves to a smaller class
+%endmacro
+
 ; IN_PLACE_OR slow: EAX = pointer, EDX = size; returns (EAX unchanged) when in place, else
-; jumps to `slow` with EAX and EDX unchanged. Uses ECX, and EBX and ESI saved on the stack.
+; jumps to `slow` with EAX and EDX unchanged. Uses ECX, and EBX, ESI and EDI saved on the stack.
 %macro IN_PLACE_OR 1
 %ifdef FASTMM_UNCHECKED
   ; The yardstick build (inline_paths.h): the header word is trusted, as FastMM trusts it.
@@ -59,76 +118,69 @@ section .text
   mov ecx, [eax - BLOCK_HEADER_SIZE]
   and ecx, BLOCK_KIND_MASK           ; the kind, FREE and outer bits
   cmp ecx, BLOCK_FLAG_SMALL
-  jne %1
+  jne %%not_small
+  SMALL_SIZE_STAYS_OR %%not_small_pop
+  pop esi
+  ret
+%%not_small_pop:
+  pop esi
+%%not_small:
+  NOT_SMALL_MEDIUM_OR %1
 %else
+  test al, BLOCK_ALIGNMENT - 1
+  jnz %1
   lea ecx, [eax - BLOCK_HEADER_SIZE]
   shr ecx, PAGE_MAP_REGION_SHIFT
   cmp byte [FAST_L2 + ecx], REGION_MEDIUM_SPAN
   jne %1                             ; small blocks live only in medium spans (NULL: 0 - 4
                                      ; wraps to a region never ours), or a mode is on
-  test al, BLOCK_ALIGNMENT - 1
-  jnz %1
-%endif
   ; FastMM's in-place rule first, on the header word as it reads: a resize that moves goes to
   ; the slow path, which validates the pointer itself.
-  mov ecx, [eax - BLOCK_HEADER_SIZE]
-  shr ecx, SLOT_BYTES_SHIFT
-  and ecx, SLOT_BYTES_MASK
-  sub ecx, BLOCK_HEADER_SIZE         ; usable bytes
-  cmp edx, ecx
-  ja %1                              ; larger than usable, or negative
-  test edx, edx
-  jz %1                              ; 0 frees
-  sub ecx, REALLOC_SMALL_DOWNSIZE_ADDER
-  jbe %%validate                     ; usable <= 64: every size from 1 up stays
-  add ecx, 3
-  shr ecx, REALLOC_SMALL_DOWNSIZE_SHIFT ; the smallest size with size*4 + 64 >= usable
-  cmp edx, ecx
-  jb %1
-%ifdef FASTMM_UNCHECKED
-%%validate:
-  ret
-%else
-  ; Then the validation contract.
-%%validate:
+  SMALL_SIZE_STAYS_OR %%not_small_pop
+  ; Then the validation contract, on the header word kept in EBX.
   push ebx
-  push esi
+  push edi
   mov ebx, [eax - BLOCK_HEADER_SIZE]
-  shr ebx, SMALL_SPAN_OFFSET_SHIFT
-  shl ebx, SLOT_OFFSET_UNIT_SHIFT    ; the slot offset
+  mov ecx, ebx
+  shr ecx, SMALL_SPAN_OFFSET_SHIFT
+  shl ecx, SLOT_OFFSET_UNIT_SHIFT    ; the slot offset
   mov esi, eax
-  sub esi, ebx
+  sub esi, ecx
   sub esi, SMALL_SPAN_HEADER_SIZE    ; the span the header names
-  lea ecx, [eax - 1]
-  xor ecx, esi
-  shr ecx, PAGE_MAP_REGION_SHIFT
+  lea edi, [eax - 1]
+  xor edi, esi
+  shr edi, PAGE_MAP_REGION_SHIFT
   jnz %%span_elsewhere
 %%span_readable:
-  mov ecx, [eax - BLOCK_HEADER_SIZE]
-  and ecx, SMALL_HEADER_TAG_MASK
-  xor ecx, [_small_span_key]         ; the tag's low half: the key's covers it
-  cmp ecx, [esi + SMALL_SPAN_TAG_OFFSET]
+  and ebx, SMALL_HEADER_TAG_MASK
+  xor ebx, [_small_span_key]         ; the tag's low half: the key's covers it
+  cmp ebx, [esi + SMALL_SPAN_TAG_OFFSET]
   jne %%fail                         ; no span of ours, another class, or not a live block
-  imul ebx, [esi + SMALL_SPAN_DIVISOR_OFFSET]
-  cmp ebx, [esi + SMALL_SPAN_LIMIT_OFFSET]
+  imul ecx, [esi + SMALL_SPAN_DIVISOR_OFFSET]
+  cmp ecx, [esi + SMALL_SPAN_LIMIT_OFFSET]
   jae %%fail                         ; inside a block, in the uncarved tail, or past the span
-  pop esi
+  pop edi
   pop ebx
+  pop esi
   ret
 ; The span header is in another 64 KB region than p: read only if the page map holds both ends.
 %%span_elsewhere:
-  mov ecx, esi
-  shr ecx, PAGE_MAP_REGION_SHIFT
-  cmp byte [FAST_L2 + ecx], REGION_MEDIUM_SPAN
+  mov edi, esi
+  shr edi, PAGE_MAP_REGION_SHIFT
+  cmp byte [FAST_L2 + edi], REGION_MEDIUM_SPAN
   jne %%fail
-  lea ecx, [esi + SMALL_SPAN_HEADER_SIZE - 1]
-  shr ecx, PAGE_MAP_REGION_SHIFT
-  cmp byte [FAST_L2 + ecx], REGION_MEDIUM_SPAN
+  lea edi, [esi + SMALL_SPAN_HEADER_SIZE - 1]
+  shr edi, PAGE_MAP_REGION_SHIFT
+  cmp byte [FAST_L2 + edi], REGION_MEDIUM_SPAN
   je %%span_readable
 %%fail:
-  pop esi
+  pop edi
   pop ebx
+  pop esi
   jmp %1
+%%not_small_pop:
+  pop esi
+  NOT_SMALL_MEDIUM_OR %1
 %endif
 %endmacro
 
@@ -152,6 +204,10 @@ _fastmm_delphi_realloc_mem:
   ret
 %else
   jmp _heap_realloc_slow_register
+%endif
+
+%if REALLOC_SMALL_DOWNSIZE_SHIFT != 2
+  %error "the small size test multiplies by 4 in one lea"
 %endif
 
 %ifdef FASTMM_BUILDING_LIBRARY

@@ -3,10 +3,12 @@
 ; Both the C export fastmm_reallocmem and the Delphi record's ReallocMem are this code.
 ;
 ; It returns the same pointer when the new size keeps the block in place under FastMM's policy
-; (tested first, on the header word as it reads) and the block is a live small block of ours (1 <= new <= usable and new*4 + 64 >= usable, compared
-; unsigned so a negative size is a huge one). Every other case tail-jumps to the C code,
-; heap_realloc_slow in src/entry/dispatch.c, with RCX and RDX untouched: no frame, no pushes, only
-; volatile registers (RAX, R8-R11), and XMM registers are never touched.
+; (tested first, on the header word as it reads) and the block is a live small block of ours (1 <=
+; new <= usable and new*4 + 64 >= usable, compared unsigned so a negative size is a huge one), or a
+; live medium block of ours whose new size medium_size_stays keeps (src/core/inline_paths.h: from
+; half its usable size to all of it, and lower in a block too small to cut). Every other case
+; tail-jumps to the C code, heap_realloc_slow in src/entry/dispatch.c, with RCX and RDX untouched:
+; no frame, no pushes, only volatile registers (RAX, R8-R11), and XMM registers are never touched.
 ;
 ; "A live small block of ours" is the validation contract of the C paths (small_block_span in
 ; src/core/small.h, ARCHITECTURE.md), step for step:
@@ -20,7 +22,11 @@
 ;     (small_span_key): a real span of this class, and the block live (FREE clear, no other flag);
 ;  4. the slot offset is a whole number of slots below the span's carved end (one multiply and
 ;     compare, small_slot_carved): p is where a block the span handed out begins.
-; Cache lines touched: the page map's two entries (hot), the header word, the span's header.
+; A live medium block is medium_block_sealed's: p 16-aligned, its header word in a medium span
+; (step 1), the word exactly MEDIUM plus an arena and a kept alignment, and the seal beside it that
+; of p's address and the block's size under the process's key (medium_seal in src/core/medium.h).
+; Cache lines touched: the page map's two entries (hot), the header word, the span's header (a
+; medium block: its own 16-byte header only).
 ; The pure-C build compiles fast_realloc in src/entry/alloc_fast.h instead of this file.
 ; layout.inc is made by the build from the C headers (src/asm_shared/layout.c).
 
@@ -34,6 +40,7 @@ extern heap_realloc_slow
 %define FAST_L1 page_map_fast_l1
 extern FAST_L1
 extern small_span_key
+extern medium_block_key
 global fastmm_reallocmem
 
 section .text
@@ -68,20 +75,22 @@ fastmm_reallocmem:
   mov r8d, eax
   and r8d, BLOCK_KIND_MASK           ; the kind, FREE and outer bits
   cmp r8d, BLOCK_FLAG_SMALL
-  jne .slow
+  jne .not_small
 %else
-  lea rax, [rcx - BLOCK_HEADER_SIZE]
+  ; p - 16 lies in the region of the header word (p is 16-aligned), and NULL wraps past the map:
+  ; one test refuses misaligned pointers, NULL and addresses beyond the map together, as the C
+  ; path does (fast_header_region).
+  lea rax, [rcx - BLOCK_ALIGNMENT]
+  mov r8, ~((1 << PAGE_MAP_ADDRESS_BITS_64) - 1) | (BLOCK_ALIGNMENT - 1)
+  test rax, r8
+  jnz .slow
   mov r8, rax
   shr r8, PAGE_MAP_REGION_SHIFT + PAGE_MAP_L2_BITS
-  cmp r8, 1 << (PAGE_MAP_ADDRESS_BITS_64 - PAGE_MAP_REGION_SHIFT - PAGE_MAP_L2_BITS)
-  jae .slow                          ; beyond user space, and NULL (0 - 4 wraps)
   lea r9, [FAST_L1]
   mov r9, [r9 + r8 * 8]              ; never empty: not ours, or a mode on, reads zeros
   shr rax, PAGE_MAP_REGION_SHIFT
   cmp byte [r9 + rax], REGION_MEDIUM_SPAN
   jne .slow                          ; small blocks live only in medium spans
-  test cl, BLOCK_ALIGNMENT - 1
-  jnz .slow
   mov eax, [rcx - BLOCK_HEADER_SIZE] ; the header word
 %endif
   ; FastMM's in-place rule first, on the header as it reads: a resize that moves goes to the
@@ -92,10 +101,11 @@ fastmm_reallocmem:
   sub r8d, BLOCK_HEADER_SIZE         ; usable bytes
   lea r9, [rdx - 1]
   cmp r9, r8
-  jae .slow                          ; 0, larger than usable, or negative
+  jae .not_small                     ; 0, larger than usable, or negative
   lea r9, [rdx * 4 + REALLOC_SMALL_DOWNSIZE_ADDER]
   cmp r9, r8
-  jb .slow                           ; shrinks too far: moves to a smaller class
+  jb .not_small                      ; shrinks too far (a medium header word fails here: its
+                                     ; slot field reads 0, so usable wraps to almost 2^32)
 %ifndef FASTMM_UNCHECKED
   ; Then the validation contract.
   mov r8d, eax
@@ -118,8 +128,40 @@ fastmm_reallocmem:
   cmp r8d, [r9 + SMALL_SPAN_LIMIT_OFFSET]
   jae .slow                          ; inside a block, in the uncarved tail, or past the span
 %endif
+.stays:
   mov rax, rcx
   ret
+
+; Not a small block that stays: a live medium block that stays (medium_stays_in_place in
+; src/core/inline_paths.h), else the slow path. EAX is the header word; p is 16-aligned and its
+; header word in a medium span (the yardstick build trusts the header word alone).
+align 16
+.not_small:
+  mov r8d, eax
+  and r8d, ~MEDIUM_HEADER_VARIABLE_BITS
+  cmp r8d, BLOCK_FLAG_MEDIUM
+  jne .slow                          ; not exactly MEDIUM, an arena and a kept alignment
+  mov r8d, [rcx - MEDIUM_SIZE_BELOW] ; the block's size
+%ifndef FASTMM_UNCHECKED
+  mov rax, rcx
+  shr rax, 4
+  imul eax, eax, -MEDIUM_SEAL_MULTIPLIER_NEGATED
+  xor eax, [medium_block_key]
+  xor eax, r8d
+  cmp eax, [rcx - MEDIUM_SEAL_BELOW]
+  jne .slow                          ; no seal of this address and size: not a live block
+%endif
+  sub r8d, MEDIUM_HEADER_SIZE        ; usable bytes
+  cmp rdx, r8
+  ja .slow                           ; larger than usable, or negative
+  mov r9, r8
+  shr r9, 1
+  cmp rdx, r9
+  jae .stays                         ; half its usable size or more
+  cmp rdx, REALLOC_MEDIUM_INPLACE_DOWNSIZE_LIMIT
+  jb .slow
+  cmp r8, MEDIUM_SHRINK_CUTS_FROM
+  jb .stays                          ; a shrink would cut nothing off
 .slow:
   jmp heap_realloc_slow
 
