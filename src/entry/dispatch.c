@@ -69,22 +69,16 @@ void *heap_realloc_debug_block(void *p, size_t size) {
   return debug_realloc(p, size, NULL);
 }
 
-/* ReallocMem off the fast path: every pointer but an in-use small block that stays in place,
- * and every pointer while a mode is on. A medium block that stays where it is (most resizes of a
- * string or an array of 2.5-512 KB: FastMM's policy keeps it while the new size is between half
- * its usable size and all of it) is answered first, checked as FreeMem checks it, with one page
- * map lookup and no stack frame; a live large block goes straight to its policy (mostly in place
- * too, beyond 512 KB), with the same lookup; everything else goes on. The lookup reads the fast
- * paths' copy of the page map, which holds nothing while a mode is on: no mode word to read here
- * (a call racing with a mode switch takes the old mode's path, as on the fast paths). */
+/* ReallocMem off the fast path: every pointer but a live small or medium block that stays in
+ * place (every fast path, C and NASM, has tested both), and every pointer while a mode is on. A
+ * live large block goes straight to its policy (mostly in place, beyond 512 KB: half to all of
+ * its usable size), with one page map lookup and no stack frame; everything else goes on. The
+ * lookup reads the fast paths' copy of the page map, which holds nothing while a mode is on: no
+ * mode word to read here (a call racing with a mode switch takes the old mode's path, as on the
+ * fast paths). */
 FMM_NOINLINE void *FMM_REGCALL heap_realloc_slow(void *p, size_t size) {
-  unsigned region = fast_header_region(p);
-  if (region == REGION_MEDIUM_SPAN) {
-    if (medium_stays_in_place(p, block_header(p), size))
-      return p;
-  } else if (heap_large_to_resize(region, p, size)) {
+  if (heap_large_to_resize(fast_header_region(p), p, size))
     return heap_realloc_large(p, size, FMM_RETURN_ADDRESS());
-  }
   /* Inlined, not called: one frame less on every ReallocMem that moves (on Win32 the call
    * rewrote its three stack arguments as well). */
   return realloc_slow_for(p, size, FMM_RETURN_ADDRESS());

@@ -184,6 +184,8 @@ section .text
 %endif
 %endmacro
 
+; The exits jump to a local label that jumps on: straight conditional jumps to the slow path
+; (rel32 each) measured the in-place case 3.9% slower here (docs/experiments).
 align 16
 _fastmm_reallocmem:
   mov eax, [esp + 4]

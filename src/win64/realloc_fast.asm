@@ -37,6 +37,9 @@ default rel
 bits 64
 
 extern heap_realloc_slow
+; Every exit that is not "in place" jumps straight to the slow path, conditional jumps included:
+; no second jump on a resize that moves.
+%define SLOW heap_realloc_slow
 %define FAST_L1 page_map_fast_l1
 extern FAST_L1
 extern small_span_key
@@ -50,19 +53,19 @@ section .text
 ; all-zero one where no region is ours, and all of them while a mode is on), so the byte of
 ; address a is [entry(a >> (REGION_SHIFT + L2_BITS)) + (a >> REGION_SHIFT)]: no test, no mask.
 
-; REGION_OR_SLOW address, scratch1, scratch2: jumps to .slow unless the page map's fast copy
-; says the address is in a medium span. Keeps the address register; clobbers the scratches.
+; REGION_OR_SLOW address, scratch1, scratch2: jumps to the slow path unless the page map's fast
+; copy says the address is in a medium span. Keeps the address register; clobbers the scratches.
 %macro REGION_OR_SLOW 3
   mov %2, %1
   shr %2, PAGE_MAP_REGION_SHIFT + PAGE_MAP_L2_BITS
   cmp %2, 1 << (PAGE_MAP_ADDRESS_BITS_64 - PAGE_MAP_REGION_SHIFT - PAGE_MAP_L2_BITS)
-  jae .slow
+  jae SLOW
   lea %3, [FAST_L1]
   mov %3, [%3 + %2 * 8]
   mov %2, %1
   shr %2, PAGE_MAP_REGION_SHIFT
   cmp byte [%3 + %2], REGION_MEDIUM_SPAN
-  jne .slow
+  jne SLOW
 %endmacro
 
 align 16
@@ -70,7 +73,7 @@ fastmm_reallocmem:
 %ifdef FASTMM_UNCHECKED
   ; The yardstick build (inline_paths.h): the header word is trusted, as FastMM trusts it.
   test rcx, rcx
-  jz .slow
+  jz SLOW
   mov eax, [rcx - BLOCK_HEADER_SIZE]
   mov r8d, eax
   and r8d, BLOCK_KIND_MASK           ; the kind, FREE and outer bits
@@ -83,14 +86,14 @@ fastmm_reallocmem:
   lea rax, [rcx - BLOCK_ALIGNMENT]
   mov r8, ~((1 << PAGE_MAP_ADDRESS_BITS_64) - 1) | (BLOCK_ALIGNMENT - 1)
   test rax, r8
-  jnz .slow
+  jnz SLOW
   mov r8, rax
   shr r8, PAGE_MAP_REGION_SHIFT + PAGE_MAP_L2_BITS
   lea r9, [FAST_L1]
   mov r9, [r9 + r8 * 8]              ; never empty: not ours, or a mode on, reads zeros
   shr rax, PAGE_MAP_REGION_SHIFT
   cmp byte [r9 + rax], REGION_MEDIUM_SPAN
-  jne .slow                          ; small blocks live only in medium spans
+  jne SLOW                           ; small blocks live only in medium spans
   mov eax, [rcx - BLOCK_HEADER_SIZE] ; the header word
 %endif
   ; FastMM's in-place rule first, on the header as it reads: a resize that moves goes to the
@@ -123,10 +126,10 @@ fastmm_reallocmem:
   and r10d, SMALL_HEADER_TAG_MASK
   xor r10, [small_span_key]
   cmp r10, [r9 + SMALL_SPAN_TAG_OFFSET]
-  jne .slow                          ; no span of ours, another class, or not a live block
+  jne SLOW                           ; no span of ours, another class, or not a live block
   imul r8d, [r9 + SMALL_SPAN_DIVISOR_OFFSET]
   cmp r8d, [r9 + SMALL_SPAN_LIMIT_OFFSET]
-  jae .slow                          ; inside a block, in the uncarved tail, or past the span
+  jae SLOW                           ; inside a block, in the uncarved tail, or past the span
 %endif
 .stays:
   mov rax, rcx
@@ -140,7 +143,7 @@ align 16
   mov r8d, eax
   and r8d, ~MEDIUM_HEADER_VARIABLE_BITS
   cmp r8d, BLOCK_FLAG_MEDIUM
-  jne .slow                          ; not exactly MEDIUM, an arena and a kept alignment
+  jne SLOW                           ; not exactly MEDIUM, an arena and a kept alignment
   mov r8d, [rcx - MEDIUM_SIZE_BELOW] ; the block's size
 %ifndef FASTMM_UNCHECKED
   mov rax, rcx
@@ -149,21 +152,19 @@ align 16
   xor eax, [medium_block_key]
   xor eax, r8d
   cmp eax, [rcx - MEDIUM_SEAL_BELOW]
-  jne .slow                          ; no seal of this address and size: not a live block
+  jne SLOW                           ; no seal of this address and size: not a live block
 %endif
   sub r8d, MEDIUM_HEADER_SIZE        ; usable bytes
   cmp rdx, r8
-  ja .slow                           ; larger than usable, or negative
+  ja SLOW                            ; larger than usable, or negative
   mov r9, r8
   shr r9, 1
   cmp rdx, r9
   jae .stays                         ; half its usable size or more
   cmp rdx, REALLOC_MEDIUM_INPLACE_DOWNSIZE_LIMIT
-  jb .slow
+  jb SLOW
   cmp r8, MEDIUM_SHRINK_CUTS_FROM
   jb .stays                          ; a shrink would cut nothing off
-.slow:
-  jmp heap_realloc_slow
 
 %ifndef FASTMM_UNCHECKED
 ; The span header is in another 64 KB region than p: it is read only if the page map holds both
