@@ -165,6 +165,7 @@ align 16
   jb SLOW
   cmp r8, MEDIUM_SHRINK_CUTS_FROM
   jb .stays                          ; a shrink would cut nothing off
+  jmp SLOW                           ; a shrink that cuts: the slow path does it
 
 %ifndef FASTMM_UNCHECKED
 ; The span header is in another 64 KB region than p: it is read only if the page map holds both
