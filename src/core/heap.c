@@ -6,6 +6,7 @@
 #include "heap.h"
 
 #include "aligned.h"
+#include "get_normal.h"
 #include "inline_paths.h"
 #include "lock.h"
 #include "medium.h"
@@ -39,48 +40,42 @@ static thread_cache *current_cache(void) {
   return tc != NULL ? tc : thread_cache_create();
 }
 
-/* GetMem's slow path without a mode: a size that is not small, an empty bin, no cache yet. The
- * minimum alignment chooses the small classes and where medium blocks go. */
-static inline void *get_normal(size_t size) {
-  if (size <= SMALL_MAX_USER) {
-    const uint8_t *lookup = (const uint8_t *)fmm_load_ptr_acquire(&heap_class_lookup);
-    unsigned c = lookup[(size + BLOCK_HEADER_SIZE - 1) >> 4];
-    thread_cache *tc = current_cache();
-    void *list;
-    if (tc == NULL) { /* no thread-local storage: serve one block straight from an arena */
-      if (small_take_blocks(c, prim_thread_id() % ARENA_COUNT, &list, 1) == 0)
+FMM_NOINLINE void *FMM_REGCALL heap_get_small_normal(size_t size) {
+  const uint8_t *lookup = (const uint8_t *)fmm_load_ptr_acquire(&heap_class_lookup);
+  unsigned c = lookup[(size + BLOCK_HEADER_SIZE - 1) >> 4];
+  thread_cache *tc = current_cache();
+  void *list;
+  if (tc == NULL) { /* no thread-local storage: serve one block straight from an arena */
+    if (small_take_blocks(c, prim_thread_id() % ARENA_COUNT, &list, 1) == 0)
+      return NULL;
+  } else {
+    cache_bin *bin = &tc->bins[c];
+    if (bin->head == NULL) {
+      thread_cache_on_refill(tc, c);
+      uint32_t got = small_take_blocks(c, tc->arena, &list, bin->limit / 2u);
+      if (got == 0)
         return NULL;
-    } else {
-      cache_bin *bin = &tc->bins[c];
-      if (bin->head == NULL) {
-        thread_cache_on_refill(tc, c);
-        uint32_t got = small_take_blocks(c, tc->arena, &list, bin->limit / 2u);
-        if (got == 0)
-          return NULL;
-        bin->head = list;
-        bin->count = got;
-        thread_cache_after_refill(tc, c);
-      }
-      list = bin->head;
-      bin->head = *(void **)list;
-      bin->count--;
+      bin->head = list;
+      bin->count = got;
+      thread_cache_after_refill(tc, c);
     }
-    block_set_header(list, block_header(list) & ~BLOCK_FLAG_FREE);
-    return list;
+    list = bin->head;
+    bin->head = *(void **)list;
+    bin->count--;
   }
-  if (size <= MEDIUM_MAX_USER) {
-    heap_ensure_initialized(); /* before the thread's arena is looked up */
-    uint32_t alignment = heap_minimum_alignment_now();
-    if (alignment > ALIGNMENT_MIN)
-      return medium_alloc_aligned(size, alignment, thread_arena_hint(), 0);
-    return medium_alloc(size, thread_arena_hint());
-  }
-  heap_ensure_initialized();
-  return large_alloc(size);
+  block_set_header(list, block_header(list) & ~BLOCK_FLAG_FREE);
+  return list;
+}
+
+FMM_NOINLINE void *FMM_REGCALL heap_get_medium_normal(size_t size) {
+  uint32_t alignment = heap_minimum_alignment_now();
+  if (alignment > ALIGNMENT_MIN)
+    return medium_alloc_aligned(size, alignment, thread_arena_hint(), 0);
+  return medium_alloc(size, thread_arena_hint());
 }
 
 FMM_NOINLINE void *FMM_REGCALL heap_get_normal(size_t size) {
-  return get_normal(size);
+  return heap_get_normal_inline(size);
 }
 
 int heap_free_live_small(void *p, uint32_t h) {

@@ -6,6 +6,7 @@
 #include "dispatch.h"
 
 #include "alloc_fast.h"
+#include "core/get_normal.h"
 #include "core/realloc.h"
 #include "modes/debug_block.h"
 #include "modes/gate.h"
@@ -14,7 +15,7 @@
 FMM_NOINLINE void *FMM_REGCALL heap_get_slow(size_t size, const void *caller) {
   if (FMM_UNLIKELY(heap_mode_now() != 0))
     return heap_get_mode_on(size, caller);
-  return heap_get_normal(size);
+  return heap_get_normal_inline(size); /* no second jump to the allocator */
 }
 
 FMM_NOINLINE void *heap_get_aligned(size_t size, size_t alignment, const void *caller) {

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/* GetMem's slow path without a mode, inline: the core's heap_get_normal (heap.c) and the entry
+ * layer's heap_get_slow (entry/dispatch.c) are both this body, a choice by size that ends in one
+ * tail call and keeps no stack frame, so that a large GetMem reaches large_alloc with no frame
+ * and no second jump. */
+#ifndef FASTMM_GET_NORMAL_H
+#define FASTMM_GET_NORMAL_H
+
+#include "aligned.h"
+#include "heap.h"
+#include "large.h"
+#include "medium.h"
+#include "size_class.h"
+#include "thread_cache.h"
+
+/* A small size the thread's bin could not serve (empty, or no cache yet): refills the bin from
+ * the arena (heap.c). Out of line, so that a medium or large GetMem's path keeps no stack frame
+ * for it. */
+void *FMM_REGCALL heap_get_small_normal(size_t size);
+
+/* A medium size (heap.c): the thread's arena, the minimum alignment. Out of line for the same
+ * reason. */
+void *FMM_REGCALL heap_get_medium_normal(size_t size);
+
+/* A size that is not small, an empty bin, no cache yet: each kind's path with a tail call. */
+FMM_INLINE void *heap_get_normal_inline(size_t size) {
+  if (size <= SMALL_MAX_USER)
+    return heap_get_small_normal(size);
+  heap_ensure_initialized(); /* before the thread's arena is looked up */
+  if (size <= MEDIUM_MAX_USER)
+    return heap_get_medium_normal(size);
+  return large_alloc(size);
+}
+
+#endif
