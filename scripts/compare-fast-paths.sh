@@ -18,7 +18,7 @@ if [ -f "$a/bin/libfastmmc.so" ]; then
   funcs="fastmm_getmem fastmm_freemem fastmm_reallocmem fastmm_allocmem delphi_get_mem delphi_free_mem delphi_realloc_mem delphi_alloc_mem"
 elif [ -f "$a/bin/fastmmc64.dll" ]; then
   lib=bin/fastmmc64.dll objdump=x86_64-w64-mingw32-objdump
-  funcs="fastmm_getmem fastmm_freemem fastmm_reallocmem fastmm_reallocmem.slow fastmm_allocmem delphi_get_mem delphi_free_mem delphi_alloc_mem"
+  funcs="fastmm_getmem fastmm_freemem fastmm_reallocmem fastmm_reallocmem.stays fastmm_reallocmem.not_small fastmm_allocmem delphi_get_mem delphi_free_mem delphi_alloc_mem"
 elif [ -f "$a/bin/fastmmc32.dll" ]; then
   lib=bin/fastmmc32.dll objdump=i686-w64-mingw32-objdump
   funcs="_fastmm_getmem _fastmm_freemem _fastmm_reallocmem _fastmm_reallocmem.slow _fastmm_allocmem _delphi_get_mem _delphi_free_mem _fastmm_delphi_realloc_mem _fastmm_delphi_realloc_mem.slow _delphi_alloc_mem"
