@@ -6,12 +6,10 @@
 #ifndef FASTMM_GET_NORMAL_H
 #define FASTMM_GET_NORMAL_H
 
-#include "aligned.h"
 #include "heap.h"
 #include "large.h"
-#include "medium.h"
-#include "size_class.h"
-#include "thread_cache.h"
+#include "linkage.h"
+#include "policy.h"
 
 /* A small size the thread's bin could not serve (empty, or no cache yet): refills the bin from
  * the arena (heap.c). Out of line, so that a medium or large GetMem's path keeps no stack frame

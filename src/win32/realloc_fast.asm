@@ -13,9 +13,9 @@
 ; loaded from it (GCC's build reads them there, FMM_REGCALL in src/core/linkage.h; MSVC's reads
 ; the stack); the register entry tail-jumps to heap_realloc_slow_register (GCC's regparm(3), the
 ; same convention) with EAX and EDX as they came. EAX and EDX are kept; ECX is the scratch
-; register, and EBX, ESI and EDI are pushed for the validation and popped before either exit. MSVC has
-; no regparm: its build defines FASTMM_SLOW_PATH_CDECL and the register entry calls the cdecl
-; slow path instead (a push and a call, on the slow path only).
+; register; ESI is pushed for the small size test, EBX and EDI for the validation, and each is
+; popped before either exit. MSVC has no regparm: its build defines FASTMM_SLOW_PATH_CDECL and the
+; register entry calls the cdecl slow path instead (a push and a call, on the slow path only).
 ;
 ; "A live small block of ours" is the validation contract of the C paths (small_block_span in
 ; src/core/small.h, ARCHITECTURE.md), step for step, as in src/win64/realloc_fast.asm: the page
