@@ -3,6 +3,7 @@
 #ifndef FASTMM_SMALL_H
 #define FASTMM_SMALL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "atomics.h"
@@ -70,6 +71,8 @@ typedef struct small_span {
   list_node room_link; /* on the manager's spans_with_room, or next == NULL (full) */
   void *free_list;     /* freed blocks, linked through their first word */
 } small_span;
+FMM_STATIC_ASSERT(offsetof(small_span, carved_limit) + sizeof(uint32_t) <= BLOCK_ALIGNMENT,
+                  "the fields the validation reads lie in one 16-aligned 16 bytes");
 FMM_STATIC_ASSERT(sizeof(small_span) <= SMALL_SPAN_HEADER_SIZE - BLOCK_HEADER_SIZE,
                   "small span header overlaps the first block's header word");
 FMM_STATIC_ASSERT(SMALL_SPAN_MAX_BYTES / BLOCK_ALIGNMENT <= 0xFFFFu,
@@ -128,11 +131,13 @@ static inline small_span *small_span_of(const void *p, uint32_t h) {
   return (small_span *)((char *)p - small_header_span_offset(h));
 }
 
-/* Does the page map hold the 64 bytes of a span header at s (the slow half of
- * small_block_span, for a span header in another 64 KB region than its block)? */
+/* Does the page map hold the 16 bytes the validation reads at s (the slow half of
+ * small_block_span, for a span header in another 64 KB region than its block)? s is 16-aligned
+ * (p is, and so is its slot offset), so those 16 bytes lie in one region and one lookup answers;
+ * the rest of a span header is read only once its tag has matched, when s is a real span, whose
+ * 64-aligned header lies in one region. */
 static inline int small_span_in_map(const small_span *s) {
-  return page_map_get(s) == REGION_MEDIUM_SPAN &&
-         page_map_get((const char *)s + SMALL_SPAN_HEADER_SIZE - 1) == REGION_MEDIUM_SPAN;
+  return page_map_get(s) == REGION_MEDIUM_SPAN;
 }
 
 /* The validation contract for small blocks (ARCHITECTURE.md), shared by every path that trusts

@@ -17,7 +17,7 @@
 ;     a header. The map read is its fast copy, page_map_fast_l1, which is empty while a debug or
 ;     erase mode is on (src/modes/gate.h): every pointer then takes the slow path;
 ;  2. the span the header names (p - SMALL_SPAN_HEADER_SIZE - slot offset) is in p's 64 KB
-;     region, or else both ends of its header are in the page map;
+;     region, or else the region of its first 16 bytes is in the page map;
 ;  3. its tag is the header's kind, class and slot XORed with the process's key
 ;     (small_span_key): a real span of this class, and the block live (FREE clear, no other flag);
 ;  4. the slot offset is a whole number of slots below the span's carved end (one multiply and
@@ -168,13 +168,10 @@ align 16
   jmp SLOW                           ; a shrink that cuts: the slow path does it
 
 %ifndef FASTMM_UNCHECKED
-; The span header is in another 64 KB region than p: it is read only if the page map holds both
-; of its ends (RAX is free here: the header word is read again).
+; The span header is in another 64 KB region than p: it is read only if the page map holds the
+; region of its first 16 bytes, all the validation reads (small_span_in_map: R9 is 16-aligned).
 .span_elsewhere:
   REGION_OR_SLOW r9, r10, r11
-  lea rax, [r9 + SMALL_SPAN_HEADER_SIZE - 1]
-  REGION_OR_SLOW rax, r10, r11
-  mov eax, [rcx - BLOCK_HEADER_SIZE]
   jmp .span_readable
 %endif
 
