@@ -123,6 +123,22 @@ FMM_INLINE int fast_in_medium_span(const void *p) {
   return fast_header_region(p) == REGION_MEDIUM_SPAN;
 }
 
+#if defined(FASTMM_CONTRACT_FLOOR)
+/* FASTMM_CONTRACT_FLOOR (benchmark only, never shipped, built by bench/contract-floor.sh with
+ * FASTMM_PURE_C) keeps the one step every design that refuses a foreign pointer must make before
+ * it may read a header word: the page map lookup above. The rest is FASTMM_UNCHECKED's trust in
+ * the word. Against the unchecked yardstick it prices that lookup alone, the floor below which no
+ * validation can go; against the shipped build, the steps after it. */
+FMM_INLINE int fast_small_live(const void *p, uint32_t h) {
+  (void)p;
+  return (h & BLOCK_KIND_MASK) == BLOCK_FLAG_SMALL;
+}
+FMM_INLINE int fast_medium_live(const void *p, uint32_t h) {
+  (void)p;
+  return medium_header_word_live(h);
+}
+#else
+
 /* The validation contract's fast half (ARCHITECTURE.md), the test every fast path of FreeMem,
  * ReallocMem and the usable size makes before it trusts a header: after fast_in_medium_span said
  * p's header word h is in a medium span, small_block_span (small.h) finds p to be a live small
@@ -135,6 +151,7 @@ FMM_INLINE int fast_small_live(const void *p, uint32_t h) {
 FMM_INLINE int fast_medium_live(const void *p, uint32_t h) {
   return medium_block_sealed(p, h);
 }
+#endif
 #endif
 
 /* The part of FreeMem after the page map said "medium span": a live small block goes onto its
