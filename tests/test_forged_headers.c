@@ -16,6 +16,7 @@
  *   - at a slot boundary past a span's last slot, inside a medium block that follows the span;
  *   - inside a free block (in the thread cache, and given back to its span);
  *   - under a span header forged in the program's own block, with the span magic of old;
+ *   - under a header naming a span before its medium span (no real span lies there);
  *   - under a medium header forged in a medium block, one boundary-tag check broken each time.
  * ReallocMem is asked for sizes that the forged header's own numbers would keep in place, so an
  * entry that trusts the header answers with the pointer itself. */
@@ -301,6 +302,39 @@ static void inside_free_blocks(void) {
   CHECK_EQ(fastmm_freemem(mate), FASTMM_OK);
 }
 
+/* A header whose span offset reaches back out of its medium span: in the first medium block of a
+ * medium span (64 bytes past the 64 KB boundary the span starts at, after the span's own header),
+ * a header naming a span up to 128 KB back names memory before the span: another span's, or
+ * memory the manager may not read (unmapped, or the program's). Real spans never lie in another
+ * region than their blocks (medium_alloc_small_span), so only a forged header names a span
+ * there: the page map is asked before anything there is read, and the header is refused. */
+static void span_before_the_medium_span(void) {
+  enum { N = 256 };
+  unsigned char *held[N];
+  size_t n = 0, tried = 0;
+  for (; n < N && tried == 0; n++) {
+    unsigned char *m = (unsigned char *)fastmm_getmem(20000);
+    held[n] = m;
+    if (!CHECK(m != NULL))
+      break;
+    if (((uintptr_t)m & 0xFFFFu) != 64u)
+      continue;
+    unsigned char *p = m + 4096;
+    for (unsigned offset = 8191u * 16u; offset > 4096u + 64u; offset -= 4096u) {
+      char what[96];
+      memset(m, 0x6B, 20000);
+      block_set_header(p, small_header_make(3, fastmm_small_class_slot_size(3), offset));
+      snprintf(what, sizeof what, "a header naming a span %u bytes back, before its medium span",
+               offset);
+      refused(p, m, 20000, what);
+      tried++;
+    }
+  }
+  CHECK_MSG(tried > 0, "no medium block first in its medium span (%zu taken)", n);
+  while (n > 0)
+    CHECK_EQ(fastmm_freemem(held[--n]), FASTMM_OK);
+}
+
 /* A span header forged in the program's own block, laid out as the manager's was before the
  * validation contract (magic "SPAN", class, slot and carved end: what used to pass) and as it
  * is now with the key a program can read in the source (the one before small_init), and a
@@ -419,6 +453,7 @@ static const struct {
     {"past-span", past_the_span},
     {"free-block", inside_free_blocks},
     {"forged-span", forged_span},
+    {"span-before", span_before_the_medium_span},
     {"forged-medium", forged_medium},
     {"copied-medium", copied_medium},
 };

@@ -5,7 +5,9 @@
  * through a two-level bitmap. A new span starts as one free block; requests are carved from the
  * front of the best-fitting free block, so an untouched span is fed sequentially. A block that
  * must start at a multiple of an alignment (small spans: 64; aligned requests) is carved from the
- * front when the free block starts aligned, else from its back, so the free part stays in front.
+ * front when the free block starts aligned, else from its back, so the free part stays in front;
+ * a small span also lies in one 64 KB region of the page map (from the back, it ends where the
+ * region it would cross into begins).
  *
  * Span layout: [medium_span, 48 bytes][first block header | user ...] ... [sentinel header]
  * The sentinel is a 16-byte in-use header at the end that stops merging; a free block that
@@ -313,30 +315,41 @@ static void *alloc_locked(medium_arena *a, size_t user_size, uint32_t extra_flag
   return take_block(a, p, extra_flags, 0);
 }
 
-/* Where a block of `size` bytes aligned to `alignment` goes in the free block p: p itself when p
- * is aligned, else the highest aligned place that leaves a free block of at least
- * MEDIUM_MIN_BLOCK_SIZE in front of it; 0 when neither fits. */
-static uintptr_t aligned_place(void *p, uint32_t size, size_t alignment) {
+/* Do the `extent` bytes from q lie in one 64 KB region of the page map (extent 0: no such
+ * constraint)? */
+static int in_one_region(uintptr_t q, uint32_t extent) {
+  return extent == 0 || ((q ^ (q + extent - 1u)) >> PAGE_MAP_REGION_SHIFT) == 0;
+}
+
+/* Where a block of `size` bytes aligned to `alignment`, whose first `extent` bytes lie in one
+ * region (in_one_region), goes in the free block p: p itself when p is such a place, else the
+ * highest such place that leaves a free block of at least MEDIUM_MIN_BLOCK_SIZE in front of it;
+ * 0 when neither fits. */
+static uintptr_t aligned_place(void *p, uint32_t size, size_t alignment, uint32_t extent) {
   uintptr_t start = (uintptr_t)p, end = start + medium_header_of(p)->size;
-  if ((start & (alignment - 1u)) == 0)
+  if ((start & (alignment - 1u)) == 0 && in_one_region(start, extent))
     return end - start >= size ? start : 0;
   if (end - start < (uintptr_t)size + MEDIUM_MIN_BLOCK_SIZE)
     return 0;
   uintptr_t q = (end - size) & ~(uintptr_t)(alignment - 1u);
+  if (!in_one_region(q, extent)) /* end the extent where the region it crossed into begins */
+    q = ((((q + extent - 1u) >> PAGE_MAP_REGION_SHIFT) << PAGE_MAP_REGION_SHIFT) - extent) &
+        ~(uintptr_t)(alignment - 1u);
   return q >= start + MEDIUM_MIN_BLOCK_SIZE ? q : 0;
 }
 
-/* A free block of `size` bytes at a multiple of `alignment` (arena locked), or NULL. The first
- * bin that fits `size + alignment - 16` may hold a block too short once aligned; one that fits
- * MEDIUM_MIN_BLOCK_SIZE more never does. */
+/* A free block of `size` bytes at a multiple of `alignment` (arena locked), whose first `extent`
+ * bytes lie in one region (0: anywhere), or NULL. The first bin that fits `size + alignment - 16`
+ * (and the extent, when the highest place crosses a region's start) may hold a block too short
+ * once placed; one that fits MEDIUM_MIN_BLOCK_SIZE more never does. */
 static void *alloc_locked_aligned(medium_arena *a, size_t user_size, size_t alignment,
-                                  uint32_t extra_flags, uint32_t keep) {
+                                  uint32_t extra_flags, uint32_t keep, uint32_t extent) {
   uint32_t size = block_size_for(user_size);
   /* Up to 64, sizes stay multiples of the alignment: blocks carved one after another from the
    * front of a free block all start aligned. */
   uint32_t unit = alignment < 64u ? (uint32_t)alignment : 64u;
   size = (size + unit - 1u) & ~(unit - 1u);
-  size_t slack = alignment - MEDIUM_HEADER_SIZE;
+  size_t slack = alignment - MEDIUM_HEADER_SIZE + (extent != 0 ? extent + alignment : 0u);
   void *p = NULL;
   uintptr_t q = 0;
   for (int attempt = 0; attempt < 3 && q == 0; attempt++) {
@@ -350,7 +363,7 @@ static void *alloc_locked_aligned(medium_arena *a, size_t user_size, size_t alig
       p = bin_find(a, want);
     }
     if (p != NULL)
-      q = aligned_place(p, size, alignment);
+      q = aligned_place(p, size, alignment, extent);
   }
   if (q == 0)
     return NULL;
@@ -390,7 +403,7 @@ void *medium_alloc(size_t user_size, unsigned first_arena) {
 void *medium_alloc_aligned(size_t user_size, size_t alignment, unsigned first_arena,
                            uint32_t keep) {
   medium_arena *a = lock_an_arena(first_arena);
-  void *p = alloc_locked_aligned(a, user_size, alignment, 0, keep);
+  void *p = alloc_locked_aligned(a, user_size, alignment, 0, keep, 0);
   lock_release(&a->lock);
   return p;
 }
@@ -398,7 +411,10 @@ void *medium_alloc_aligned(size_t user_size, size_t alignment, unsigned first_ar
 void *medium_alloc_small_span(size_t user_size, unsigned arena) {
   medium_arena *a = &medium_arenas[arena];
   lock_acquire(&a->lock);
-  void *p = alloc_locked_aligned(a, user_size, ALIGNMENT_SMALL_MAX, MEDIUM_FLAG_SMALL_SPAN, 0);
+  /* The span lies in one region of the page map, so its blocks find its header in their own
+   * region (small_block_span's common case, with no second lookup). */
+  void *p = alloc_locked_aligned(a, user_size, ALIGNMENT_SMALL_MAX, MEDIUM_FLAG_SMALL_SPAN, 0,
+                                 (uint32_t)user_size);
   lock_release(&a->lock);
   return p;
 }

@@ -29,6 +29,8 @@ static void manager_init(small_manager *m, unsigned c, unsigned arena) {
     bytes = SMALL_SPAN_MIN_BYTES;
   if (bytes > SMALL_SPAN_MAX_BYTES)
     bytes = SMALL_SPAN_MAX_BYTES;
+  /* Short of a region's share by the packing, and by a colour for the 16 KB spans (policy.h). */
+  bytes -= SMALL_SPAN_PACKING * (bytes == SMALL_SPAN_MIN_BYTES ? 1u + c % SMALL_SPAN_COLOURS : 1u);
   m->class_index = c;
   m->arena = arena;
   m->slot_size = slot;
@@ -62,7 +64,11 @@ static small_span *span_create(small_manager *m) {
   if (mem == NULL)
     return NULL;
   small_span *s = (small_span *)mem;
+  /* The blocks stay within the span's bytes, which lie in one region (medium_alloc_small_span),
+   * though the medium block may be longer by a tail too short to cut off. */
   size_t usable = medium_usable(mem);
+  if (usable > m->span_bytes)
+    usable = m->span_bytes;
   s->manager = m;
   s->free_list = NULL;
   s->blocks_in_use = 0;
