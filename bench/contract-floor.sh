@@ -12,8 +12,7 @@
 #   unchecked  the header word trusted, no lookup (FASTMM_UNCHECKED, the yardstick);
 # and runs bench/run on them with the checked build as the candidate, so its report prices the
 # contract against the unchecked build as every run does, and the floor's row says how much of
-# that price the lookup alone is. The Pascal platforms also get the program's rtl-floor, a
-# manager that does no work at all: the RTL's and the loop's own time. Arguments go on to bench/run (default: 10 pairs, 1 warmup, the
+# that price the lookup alone is. Arguments go on to bench/run (default: 10 pairs, 1 warmup, the
 # single-thread workloads, every platform). The main presets must be built (bench/run's programs).
 set -eu
 
@@ -62,11 +61,6 @@ for platform in native win32 win64; do
     printf '%s baseline contract-floor %s %s %s all\n' "$kind" "$how" "$out/$platform-floor/bin/$lib" "$sym" >>"$targets"
     printf '%s baseline fastmm-c-unchecked %s %s %s all\n' "$kind" "$how" "$out/$platform-unchecked/bin/$lib" "$sym" >>"$targets"
   done
-  # The Pascal program's own floor: the RTL and the loop with a manager that does no work.
-  if [ "$platform" != native ]; then
-    printf 'pascal-%s baseline rtl-floor pascal - rtlfloor %s\n' "$platform" \
-      pas_string_grow,pas_realloc_grow,pas_realloc_inplace,pas_memsize,pas_getmem_freemem >>"$targets"
-  fi
 done
 
 single='realloc_*,large_alloc_free,small_churn_*,object_churn,string_append,array_setlength,mixed,medium_churn'

@@ -3,7 +3,7 @@
   Win32 and Win64. It runs one workload with one memory manager and prints one JSON line with
   the fields fastmm_bench prints, so bench/run drives it as it drives that program:
 
-    fastmm_pascal_bench --workload NAME|all --alloc fastmmc|fpcheap|entries|adapters|cexport|fastmm4avx|rtlfloor [--scale F]
+    fastmm_pascal_bench --workload NAME|all --alloc fastmmc|fpcheap|entries|adapters|cexport|fastmm4avx [--scale F]
     fastmm_pascal_bench --list
 
   --alloc fastmmc   FastMMC installed (the unit is compiled with FastMM_DisableAutomaticInstall
@@ -29,13 +29,8 @@
                     unit of the uses clause, installed by its own initialization; that build
                     takes no other --alloc. bench/peers/build.sh fastmm4avx makes it
                     (bench/peers/README.md).
-  --alloc rtlfloor  a stand-in manager of this program's that does none of a heap's work (fixed
-                    4 KB slots, MemSize 4 KB, every ReallocMem up to 4 KB in place), for the
-                    workloads whose blocks fit its slots (pas_string_grow and the raw ones):
-                    what the RTL and the loop take alone, the floor of every memory manager's
-                    time there (bench/contract-floor.sh runs it).
   The workloads that use strings, lists and objects have no form but the RTL's: they run with
-  fastmmc, fpcheap, adapters, fastmm4avx and (pas_string_grow) rtlfloor only.
+  fastmmc, fpcheap, adapters and fastmm4avx only.
   The DLL (fastmmc32.dll / fastmmc64.dll) is loaded from beside this program.
 
   The workloads (one operation in brackets):
@@ -75,7 +70,7 @@ type
       QuotaPeakNonPagedPoolUsage, QuotaNonPagedPoolUsage, PagefileUsage, PeakPagefileUsage: NativeUInt;
   end;
 
-  TAllocKind = (akFastMMC, akFpcHeap, akEntries, akAdapters, akCExport, akFastMM4, akRtlFloor);
+  TAllocKind = (akFastMMC, akFpcHeap, akEntries, akAdapters, akCExport, akFastMM4);
 
   TRun = record
     Kind: TAllocKind;
@@ -90,7 +85,6 @@ type
   TWorkload = record
     Name: string;
     Description: string;
-    FitsFloor: Boolean; {runs with --alloc rtlfloor: every block fits one of its slots}
     Raw: Boolean; {runs with --alloc entries and cexport}
     Threads: Integer;
     Run: procedure(var R: TRun);
@@ -123,126 +117,6 @@ procedure Fail(const AWhat: string);
 begin
   WriteLn(StdErr, 'fastmm_pascal_bench: ', WorkloadName, ': ', AWhat);
   Halt(3);
-end;
-
-{------------------------The RTL's floor (--alloc rtlfloor)------------------------}
-
-{A stand-in memory manager that does none of a heap's work: blocks are fixed 4 KB slots taken
-from a static pool as a stack (a FreeMem of the newest slot gives it back, and the pool starts
-again once none is live), MemSize answers 4 KB, and a ReallocMem up to 4 KB leaves the block where
-it is. It runs only the workloads below whose blocks all fit a slot, and only while one runs
-(RunOne installs it around the workload and puts Free Pascal's heap back after); a block of that
-heap, made before, goes on to it. What a workload takes with it is what the RTL and the loop
-take: no memory manager can make the workload faster than that.}
-const
-  CFloorSlot = 4096;
-  CFloorSlots = 256;
-
-var
-  FloorPool: array[0..CFloorSlot * (CFloorSlots + 1) - 1] of Byte;
-  FloorBase: PByte;
-  FloorTop, FloorLive: NativeUInt;
-  FloorOld: TMemoryManager;
-
-function InFloor(P: Pointer): Boolean; inline;
-begin
-  Result := NativeUInt(PByte(P) - FloorBase) < NativeUInt(CFloorSlot * CFloorSlots);
-end;
-
-function FloorGetMem(ASize: PtrUInt): Pointer;
-begin
-  if (ASize > CFloorSlot) or (FloorTop = CFloorSlots) then
-  begin
-    SetMemoryManager(FloorOld);
-    Fail('the RTL floor has no slot for a block of ' + IntToStr(ASize) + ' bytes');
-  end;
-  Result := FloorBase + FloorTop * CFloorSlot;
-  Inc(FloorTop);
-  Inc(FloorLive);
-end;
-
-function FloorFreeMem(P: Pointer): PtrUInt;
-begin
-  Result := 0;
-  if InFloor(P) then
-  begin
-    Dec(FloorLive);
-    if FloorLive = 0 then
-      FloorTop := 0
-    else if PByte(P) = FloorBase + (FloorTop - 1) * CFloorSlot then
-      Dec(FloorTop);
-  end
-  else if P <> nil then
-    Result := FloorOld.FreeMem(P);
-end;
-
-function FloorFreeMemSize(P: Pointer; ASize: PtrUInt): PtrUInt;
-begin
-  Result := FloorFreeMem(P);
-end;
-
-function FloorAllocMem(ASize: PtrUInt): Pointer;
-begin
-  Result := FloorGetMem(ASize);
-  FillChar(Result^, ASize, 0);
-end;
-
-function FloorMemSize(P: Pointer): PtrUInt;
-begin
-  if InFloor(P) then
-    Result := CFloorSlot
-  else
-    Result := FloorOld.MemSize(P);
-end;
-
-function FloorReAllocMem(var P: Pointer; ASize: PtrUInt): Pointer;
-var
-  N: Pointer;
-  Keep: PtrUInt;
-begin
-  if InFloor(P) and (ASize <> 0) and (ASize <= CFloorSlot) then
-    Exit(P);
-  N := nil;
-  if ASize <> 0 then
-  begin
-    N := FloorGetMem(ASize);
-    if P <> nil then
-    begin
-      Keep := FloorMemSize(P);
-      if Keep > ASize then
-        Keep := ASize;
-      Move(P^, N^, Keep);
-    end;
-  end;
-  FloorFreeMem(P);
-  P := N;
-  Result := N;
-end;
-
-procedure FloorInstall;
-var
-  F: TMemoryManager;
-begin
-  FloorBase := @FloorPool[0];
-  Inc(FloorBase, (CFloorSlot - (NativeUInt(FloorBase) and (CFloorSlot - 1))) and (CFloorSlot - 1));
-  FloorTop := 0;
-  FloorLive := 0;
-  GetMemoryManager(FloorOld);
-  F := FloorOld;
-  F.GetMem := FloorGetMem;
-  F.FreeMem := FloorFreeMem;
-  F.FreeMemSize := FloorFreeMemSize;
-  F.AllocMem := FloorAllocMem;
-  F.ReAllocMem := FloorReAllocMem;
-  F.MemSize := FloorMemSize;
-  SetMemoryManager(F);
-end;
-
-procedure FloorRemove;
-begin
-  SetMemoryManager(FloorOld);
-  if FloorLive <> 0 then
-    Fail('a block of the RTL floor was still live after the workload');
 end;
 
 function Count(const R: TRun; ABase: Double): Integer;
@@ -911,19 +785,19 @@ end;
 const
   CWorkloads: array[0..6] of TWorkload = (
     (Name: 'pas_string_grow'; Description: 'a string grown a character at a time to 2,600 and cut back';
-      FitsFloor: True; Raw: False; Threads: 1; Run: StringGrow),
+      Raw: False; Threads: 1; Run: StringGrow),
     (Name: 'pas_realloc_grow'; Description: 'ReallocMem one byte at a time up to 2,600 and back';
-      FitsFloor: True; Raw: True; Threads: 1; Run: ReallocGrow),
+      Raw: True; Threads: 1; Run: ReallocGrow),
     (Name: 'pas_realloc_inplace'; Description: 'ReallocMem 64 -> 63 -> 64 in place';
-      FitsFloor: True; Raw: True; Threads: 1; Run: ReallocInPlace),
+      Raw: True; Threads: 1; Run: ReallocInPlace),
     (Name: 'pas_memsize'; Description: 'MemSize of live small blocks';
-      FitsFloor: True; Raw: True; Threads: 1; Run: MemSizes),
+      Raw: True; Threads: 1; Run: MemSizes),
     (Name: 'pas_getmem_freemem'; Description: 'GetMem + FreeMem of 8-256 bytes';
-      FitsFloor: True; Raw: True; Threads: 1; Run: GetMemFreeMem),
+      Raw: True; Threads: 1; Run: GetMemFreeMem),
     (Name: 'pas_mixed'; Description: 'strings, a sorted TStringList, SetLength, objects, GetMem/ReallocMem/FreeMem to 70 KB';
-      FitsFloor: False; Raw: False; Threads: 1; Run: Mixed),
+      Raw: False; Threads: 1; Run: Mixed),
     (Name: 'pas_mixed_mt4'; Description: 'pas_mixed on 4 threads at once, each on its own data';
-      FitsFloor: False; Raw: False; Threads: CMixThreads; Run: MixedThreads));
+      Raw: False; Threads: CMixThreads; Run: MixedThreads));
 
 {------------------------The program------------------------}
 
@@ -978,7 +852,6 @@ begin
     akEntries: Result := 'entries';
     akAdapters: Result := 'adapters';
     akFastMM4: Result := 'fastmm4avx';
-    akRtlFloor: Result := 'rtlfloor';
   else
     Result := 'cexport';
   end;
@@ -996,11 +869,7 @@ begin
   FillChar(R, SizeOf(R), 0);
   R.Kind := AKind;
   R.Scale := AScale;
-  if AKind = akRtlFloor then
-    FloorInstall;
   W.Run(R);
-  if AKind = akRtlFloor then
-    FloorRemove;
   ProcessMemory(Current, Peak);
   QueryPerformanceFrequency(Freq);
   Seconds := (R.T1 - R.T0) / Freq;
@@ -1024,7 +893,7 @@ end;
 
 procedure Usage;
 begin
-  WriteLn(StdErr, 'usage: fastmm_pascal_bench --workload NAME|all --alloc fastmmc|fpcheap|entries|adapters|cexport|fastmm4avx|rtlfloor [--scale F]');
+  WriteLn(StdErr, 'usage: fastmm_pascal_bench --workload NAME|all --alloc fastmmc|fpcheap|entries|adapters|cexport|fastmm4avx [--scale F]');
   WriteLn(StdErr, '       fastmm_pascal_bench --list');
   Halt(2);
 end;
@@ -1076,8 +945,6 @@ begin
     Kind := akCExport
   else if AName = 'fastmm4avx' then
     Kind := akFastMM4
-  else if AName = 'rtlfloor' then
-    Kind := akRtlFloor
   else
     Usage;
   if (WName = '') or not (Scale > 0) then
@@ -1102,7 +969,7 @@ begin
     Halt(2);
   end;
 {$endif}
-  if not (Kind in [akFpcHeap, akFastMM4, akRtlFloor]) then
+  if not (Kind in [akFpcHeap, akFastMM4]) then
   begin
     if Kind = akAdapters then
       TakeEverySlot;
@@ -1128,8 +995,7 @@ begin
     end;
   end;
   for I := Low(CWorkloads) to High(CWorkloads) do
-    if ((WName = 'all') or (WName = CWorkloads[I].Name)) and (((Kind in [akFastMMC, akFpcHeap, akAdapters, akFastMM4, akRtlFloor]) or CWorkloads[I].Raw) and
-      ((Kind <> akRtlFloor) or CWorkloads[I].FitsFloor)) then
+    if ((WName = 'all') or (WName = CWorkloads[I].Name)) and ((Kind in [akFastMMC, akFpcHeap, akAdapters, akFastMM4]) or CWorkloads[I].Raw) then
     begin
       RunOne(CWorkloads[I], Kind, Scale);
       if WName <> 'all' then
