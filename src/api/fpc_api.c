@@ -149,8 +149,8 @@ FMM_INLINE void *fpc_realloc_mem(void **pp, size_t size,
 }
 
 FMM_INLINE size_t fpc_mem_size(void *p, const fpc_slot *s) {
-  size_t n = fast_usable_size(p);
-  if (FMM_LIKELY(n != 0))
+  size_t n;
+  if (FMM_LIKELY(fast_usable_size(p, &n)))
     return n;
   return fpc_mem_size_slow(p, s);
 }

@@ -51,8 +51,8 @@ void *FASTMM_CDECL fastmm_allocmem(size_t size) {
 }
 
 size_t FASTMM_CDECL fastmm_usable_size(const void *p) {
-  size_t n = fast_usable_size(p);
-  if (FMM_LIKELY(n != 0))
+  size_t n;
+  if (FMM_LIKELY(fast_usable_size(p, &n)))
     return n;
   return caller_usable_size(p);
 }

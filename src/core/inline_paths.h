@@ -274,17 +274,22 @@ FMM_INLINE int fast_realloc_stays(const void *p, size_t size) {
 /* MemSize's fast path (fastmm_usable_size, the Pascal records' MemSize): the usable size of a
  * live small block (the validation contract), or of a live medium block (its header word and
  * seal: Free Pascal asks for the size of a growing string on every character, and a string past
- * 1,376 bytes is a medium block). The header word's SMALL bit chooses which checks run, so a
- * medium block does not fail the small validation first. 0 sends the caller to its slow path,
- * which answers for every other pointer (and for every pointer while a mode is on). */
-FMM_INLINE size_t fast_usable_size(const void *p) {
+ * 1,376 bytes is a medium block), in *usable. The header word's SMALL bit chooses which checks
+ * run, so a medium block does not fail the small validation first. False sends the caller to its
+ * slow path, which answers for every other pointer (and for every pointer while a mode is on).
+ * The answer is a flag beside the size, not a size of 0, so that where this is inlined the
+ * compiler returns the size at once, with no test of it. */
+FMM_INLINE int fast_usable_size(const void *p, size_t *usable) {
   if (FMM_LIKELY(fast_in_medium_span(p))) {
     uint32_t h = block_header(p);
     if (FMM_LIKELY(h & BLOCK_FLAG_SMALL)) {
-      if (FMM_LIKELY(fast_small_live(p, h)))
-        return small_header_usable(h);
+      if (FMM_LIKELY(fast_small_live(p, h))) {
+        *usable = small_header_usable(h);
+        return 1;
+      }
     } else if (fast_medium_live(p, h)) {
-      return medium_usable(p);
+      *usable = medium_usable(p);
+      return 1;
     }
   }
   return 0;
