@@ -318,7 +318,7 @@ static void *alloc_locked(medium_arena *a, size_t user_size, uint32_t extra_flag
 /* Do the `extent` bytes from q lie in one 64 KB region of the page map (extent 0: no such
  * constraint)? */
 static int in_one_region(uintptr_t q, uint32_t extent) {
-  return extent == 0 || ((q ^ (q + extent - 1u)) >> PAGE_MAP_REGION_SHIFT) == 0;
+  return extent == 0 || page_map_same_region(q, q + extent - 1u);
 }
 
 /* Where a block of `size` bytes aligned to `alignment`, whose first `extent` bytes lie in one

@@ -134,7 +134,7 @@ static inline int medium_block_plausible(const void *p, uint32_t h) {
     return 0;
   /* The end is read only if it lies in a medium span: within p's 64 KB region, it does. */
   const char *end = (const char *)p + size - BLOCK_HEADER_SIZE;
-  if ((((uintptr_t)end ^ ((uintptr_t)p - BLOCK_HEADER_SIZE)) >> PAGE_MAP_REGION_SHIFT) != 0 &&
+  if (!page_map_same_region((uintptr_t)end, (uintptr_t)p - BLOCK_HEADER_SIZE) &&
       page_map_get(end) != REGION_MEDIUM_SPAN)
     return 0;
   return medium_header_of((const char *)p + size)->prev_size == size;

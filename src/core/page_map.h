@@ -30,6 +30,11 @@
 #endif
 #define PAGE_MAP_L1_BITS (PAGE_MAP_ADDRESS_BITS - PAGE_MAP_REGION_SHIFT - PAGE_MAP_L2_BITS)
 
+/* Do addresses a and b lie in the same 64 KB region of the map (so one lookup answers for both)? */
+static inline int page_map_same_region(uintptr_t a, uintptr_t b) {
+  return ((a ^ b) >> PAGE_MAP_REGION_SHIFT) == 0;
+}
+
 #define REGION_NOT_OURS 0u
 #define REGION_MEDIUM_SPAN 1u /* part of a medium span (small spans live inside these) */
 #define REGION_LARGE_START 2u /* the first region of a large block */

@@ -158,8 +158,7 @@ static inline small_span *small_block_span(const void *p, uint32_t h) {
    * the multiply. */
   uintptr_t offset = ((uintptr_t)h >> SMALL_SPAN_OFFSET_SHIFT) * SMALL_SPAN_OFFSET_UNIT;
   const small_span *s = (const small_span *)((const char *)p - SMALL_SPAN_HEADER_SIZE - offset);
-  if (FMM_UNLIKELY((((uintptr_t)s ^ ((uintptr_t)p - 1u)) >> PAGE_MAP_REGION_SHIFT) != 0) &&
-      !small_span_in_map(s))
+  if (FMM_UNLIKELY(!page_map_same_region((uintptr_t)s, (uintptr_t)p - 1u)) && !small_span_in_map(s))
     return NULL;
   if (!small_span_tag_matches(s, h) ||
       !small_slot_carved(s->slot_divisor, s->carved_limit, (uint32_t)offset))
