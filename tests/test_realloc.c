@@ -3,9 +3,10 @@
  *   small:  downsize in place iff new*4 + 64 >= old usable, else move to the right class;
  *           upsize moves to a block of max(2*old usable + 32, new), copying the old usable bytes
  *   medium: nothing moves unless new < old usable / 2; upsize grows into a free next neighbour
- *           (by at least 25%) or moves with 25% headroom; downsize >= 644 shrinks in place and
- *           frees the tail (to no less than the smallest medium block); below 644 it moves to a
- *           small block
+ *           (by at least 25%) or moves with 25% headroom; a downsize below half gets a block the
+ *           new size fills at least half of: in place, the tail freed, when the tail is a block
+ *           of its own (to no less than the smallest medium block), else a small block; below
+ *           1,280 (half the smallest medium block) always a small block
  *   large:  downsize in place while new >= old/2, moves below; upsize grows by at least 25%
  *           (in place: by what is free after the block when that is less)
  * and the generic cases: realloc(NULL, n), realloc(p, 0), and a failing realloc. */
@@ -71,6 +72,9 @@ static void small_resize(size_t c, size_t to) {
     check_kept(q, to, seed, "small downsize", u, to);
   } else {
     size_t want = 2u * u + REALLOC_SMALL_UPSIZE_ADDER;
+    /* A size a small block holds stays in one. */
+    if (want > SMALL_MAX_USER && to <= SMALL_MAX_USER)
+      want = SMALL_MAX_USER;
     if (want < to)
       want = to;
     if (!CHECK_MSG(q != NULL, "small upsize %zu -> %zu gave NULL", u, to))
@@ -152,7 +156,8 @@ static void medium_no_move_above_half(size_t size) {
   CHECK_EQ(fastmm_check_heap(), 0);
 }
 
-/* new < old/2 and >= 644: same pointer, smaller block, the tail freed and reusable. */
+/* new < old/2, >= 1,280 and a tail that is a block of its own: same pointer, smaller block, the
+ * tail freed and reusable. */
 static void medium_shrink_in_place(size_t size, size_t to) {
   size_t u, u2;
   fastmm_state s0, s1;
@@ -163,8 +168,9 @@ static void medium_shrink_in_place(size_t size, size_t to) {
   tu_fill_pattern(p, u, 0x51u);
   tb_state(&s0);
   q = fastmm_reallocmem(p, to);
-  CHECK_MSG(q == p, "medium shrink %zu -> %zu moved (in place when new >= %u)", u, to,
-            REALLOC_MEDIUM_INPLACE_DOWNSIZE_LIMIT);
+  CHECK_MSG(q == p,
+            "medium shrink %zu -> %zu moved (in place when new >= %u and the tail is a block)", u,
+            to, REALLOC_MEDIUM_TO_SMALL_BELOW);
   if (!q)
     return;
   u2 = fastmm_usable_size(q);
@@ -191,27 +197,44 @@ static void medium_shrink_in_place(size_t size, size_t to) {
   CHECK_EQ(fastmm_check_heap(), 0);
 }
 
-/* Below the in-place limit a medium block moves to a small one. */
+/* A downsize below half of a medium block: below 1,280 bytes it moves to a small block; from
+ * 1,280 it shrinks in place when the tail it cuts off is a block of its own, else it moves to a
+ * small block. Either way the new size fills at least half of what MemSize then says, so a
+ * caller that shrinks by halves (Free Pascal's SetLength) does not ask again at once. */
 static void medium_to_small(size_t size, size_t to) {
-  size_t u;
+  size_t u, keep;
+  int cuts;
   void *p = fastmm_getmem(size), *q;
   if (!check_block(p, size, "medium getmem"))
     return;
   u = fastmm_usable_size(p);
   tu_fill_pattern(p, u, 0x77u);
+  keep = to < MEDIUM_MIN_BLOCK_SIZE - MEDIUM_HEADER_SIZE
+             ? MEDIUM_MIN_BLOCK_SIZE - MEDIUM_HEADER_SIZE
+             : to;
+  cuts = u + MEDIUM_HEADER_SIZE >=
+         ((keep + MEDIUM_HEADER_SIZE + 15u) & ~(size_t)15u) + MEDIUM_MIN_BLOCK_SIZE;
   q = fastmm_reallocmem(p, to);
-  if (to >= REALLOC_MEDIUM_INPLACE_DOWNSIZE_LIMIT) {
-    CHECK_MSG(q == p, "medium %zu -> %zu moved (in place down to %u)", u, to,
-              REALLOC_MEDIUM_INPLACE_DOWNSIZE_LIMIT);
-    if (q)
+  if (to >= u / 2u) {
+    CHECK_MSG(q == p && fastmm_usable_size(q) == u, "medium %zu -> %zu (half or more) changed", u,
+              to);
+  } else if (to >= REALLOC_MEDIUM_TO_SMALL_BELOW && cuts) {
+    CHECK_MSG(q == p, "medium %zu -> %zu moved (in place when the tail is a block)", u, to);
+    if (q) {
       CHECK_EQ(tb_kind(q), BLOCK_FLAG_MEDIUM);
+      CHECK_EQ(fastmm_usable_size(q),
+               ((keep + MEDIUM_HEADER_SIZE + 15u) & ~(size_t)15u) - MEDIUM_HEADER_SIZE);
+    }
   } else {
-    CHECK_MSG(q != p, "medium %zu -> %zu stayed (moves below %u)", u, to,
-              REALLOC_MEDIUM_INPLACE_DOWNSIZE_LIMIT);
+    CHECK_MSG(q != p, "medium %zu -> %zu stayed (moves below %u or when no tail can be cut)", u, to,
+              REALLOC_MEDIUM_TO_SMALL_BELOW);
     check_block(q, to, "medium to small");
   }
   if (!q)
     return;
+  if (to >= REALLOC_MEDIUM_TO_SMALL_BELOW)
+    CHECK_MSG(fastmm_usable_size(q) <= 2u * to,
+              "medium %zu -> %zu: usable %zu, over twice the size", u, to, fastmm_usable_size(q));
   check_kept(q, to, 0x77u, "medium downsize", u, to);
   CHECK(fastmm_freemem(q) == FASTMM_OK);
 }
@@ -279,16 +302,18 @@ static void medium_policy(void) {
   size_t i;
   for (i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
     medium_no_move_above_half(sizes[i]);
-    medium_to_small(sizes[i], REALLOC_MEDIUM_INPLACE_DOWNSIZE_LIMIT);
-    medium_to_small(sizes[i], REALLOC_MEDIUM_INPLACE_DOWNSIZE_LIMIT - 1);
+    medium_to_small(sizes[i], REALLOC_MEDIUM_TO_SMALL_BELOW);
+    medium_to_small(sizes[i], REALLOC_MEDIUM_TO_SMALL_BELOW - 1);
+    medium_to_small(sizes[i], (sizes[i] - 1) / 2);
+    medium_to_small(sizes[i], 644);
     medium_to_small(sizes[i], 1);
     medium_to_small(sizes[i], 100);
   }
   medium_shrink_in_place(100000, 100000 / 2 - 100);
   medium_shrink_in_place(100000, 20000);
   medium_shrink_in_place(300000, 3000);
-  medium_shrink_in_place(300000, REALLOC_MEDIUM_INPLACE_DOWNSIZE_LIMIT + 56);
-  medium_shrink_in_place(MEDIUM_MAX_USER, REALLOC_MEDIUM_INPLACE_DOWNSIZE_LIMIT);
+  medium_shrink_in_place(300000, REALLOC_MEDIUM_TO_SMALL_BELOW + 56);
+  medium_shrink_in_place(MEDIUM_MAX_USER, REALLOC_MEDIUM_TO_SMALL_BELOW);
   medium_grow_into_neighbour(20000, 1);
   medium_grow_into_neighbour(20000, 10000);
   medium_grow_into_neighbour(SMALL_MAX_USER + 1, 16);

@@ -44,8 +44,13 @@ static void one_resize(realloc_fn resize, size_t size, size_t n) {
     CHECK_MSG(q != p, "%s: %zu -> %zu should move", entry_name, size, n);
     CHECK_EQ(fastmm_usable_size(q), tb_small_usable((size_t)tb_small_class_for(n)));
   } else {
-    /* An upsize asks for max(2*usable + 32, n) and copies the old usable bytes. */
-    size_t want = 2 * usable + 32 > n ? 2 * usable + 32 : n;
+    /* An upsize asks for max(2*usable + 32, n), no more than the largest small block when n fits
+     * one, and copies the old usable bytes. */
+    size_t want = 2 * usable + 32;
+    if (want > SMALL_MAX_USER && n <= SMALL_MAX_USER)
+      want = SMALL_MAX_USER;
+    if (want < n)
+      want = n;
     CHECK_MSG(q != p, "%s: %zu -> %zu should move", entry_name, size, n);
     CHECK(fastmm_usable_size(q) >= want);
     if (want <= SMALL_MAX_USER)
@@ -99,7 +104,7 @@ static void thresholds(realloc_fn resize) {
   CHECK(s != NULL && s != r);
   CHECK_EQ(tb_kind(s), BLOCK_FLAG_SMALL);
   CHECK(tu_check_pattern(s, 100, 1) == INTACT);
-  /* medium well below a quarter of the smallest medium block: moves to small */
+  /* medium well below half the smallest medium block: moves to small */
   void *m = fastmm_getmem(100000);
   tu_fill_pattern(m, 300, 2);
   void *t = resize(m, 300);
@@ -255,6 +260,56 @@ static void medium_shrink_cuts(realloc_fn resize) {
   CHECK_EQ(fastmm_freemem(q), 0);
 }
 
+/* A block resized one byte at a time from `start` up to 12,000 and back to 1, as Delphi's
+ * SetLength does on every character: every byte kept, and a resize that moved the block is never
+ * followed by one that moves it again (a block the policy would move back at once: a size that
+ * fits a small block grown into a medium one, then moved back by the medium downsize rule). */
+static void one_byte_steps(realloc_fn resize, size_t start) {
+  unsigned char *p = (unsigned char *)fastmm_getmem(start);
+  int moved_last = 0, twice = 0;
+  size_t n, at = 0;
+  if (!CHECK(p != NULL))
+    return;
+  for (n = 0; n < start; n++)
+    p[n] = (unsigned char)((n + 1) * 7u);
+  for (n = start + 1; n <= 12000; n++) {
+    unsigned char *q = (unsigned char *)resize(p, n);
+    if (!CHECK(q != NULL))
+      return;
+    int moved = q != p;
+    if (moved && moved_last && !twice) {
+      twice = 1;
+      at = n;
+    }
+    moved_last = moved;
+    q[n - 1] = (unsigned char)(n * 7u);
+    p = q;
+  }
+  CHECK_MSG(!twice, "%s: one byte up from %zu: moved at %zu and at %zu", entry_name, start, at - 1,
+            at);
+  for (n = 0; n < 12000; n++)
+    if (p[n] != (unsigned char)((n + 1) * 7u))
+      break;
+  CHECK_MSG(n == 12000, "%s: one byte up to 12000: byte %zu lost", entry_name, n);
+  moved_last = 0;
+  twice = 0;
+  for (n = 11999; n >= 1; n--) {
+    unsigned char *q = (unsigned char *)resize(p, n);
+    if (!CHECK(q != NULL))
+      return;
+    int moved = q != p;
+    if (moved && moved_last && !twice) {
+      twice = 1;
+      at = n;
+    }
+    moved_last = moved;
+    p = q;
+  }
+  CHECK_MSG(!twice, "%s: one byte down: moved at %zu and at %zu", entry_name, at + 1, at);
+  CHECK_EQ(p[0], 7u);
+  CHECK_EQ(fastmm_freemem(p), 0);
+}
+
 static void negative_sizes(void) {
   /* Delphi's Win32 RTL passes negative sizes through: they fail cleanly. */
   void *p = fastmm_getmem(30);
@@ -287,6 +342,9 @@ int main(void) {
     small_sizes(realloc_entries[e].fn);
     thresholds(realloc_entries[e].fn);
     medium_shrink_cuts(realloc_entries[e].fn);
+    /* From 1 the headroom doubles past the sizes where it would reach the medium blocks first. */
+    for (size_t start = 1; start <= SMALL_MAX_USER; start += 200)
+      one_byte_steps(realloc_entries[e].fn, start);
     span_in_own_region(realloc_entries[e].fn);
 #if !defined(FASTMM_TEST_UNCHECKED)
     /* Bad pointers: the unchecked yardstick trusts the header word, as FastMM does. */

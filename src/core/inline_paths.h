@@ -230,15 +230,9 @@ FMM_INLINE int small_stays_in_place(size_t size, size_t usable) {
 }
 
 /* FastMM's medium policy, the sizes that leave a block where it is as it is: from half its usable
- * size to all of it; and, down to the in-place downsize limit, every smaller size while the block
- * is less than two of the smallest medium blocks, since a shrink would cut nothing off it
- * (medium_shrink_in_place). FastMM decides that case in its ReallocMem too; here it is part of
- * the in-place test, because a string cut back one character at a time below half its block asks
- * for it on every character (Free Pascal's SetLength calls ReallocMem whenever the length falls
- * to half of MemSize or below). */
+ * size to all of it. Every smaller size gets a smaller block (policy.h). */
 FMM_INLINE int medium_size_stays(size_t size, size_t usable) {
-  return size <= usable && (size >= usable / 2u || (size >= REALLOC_MEDIUM_INPLACE_DOWNSIZE_LIMIT &&
-                                                    usable < MEDIUM_SHRINK_CUTS_FROM));
+  return size <= usable && size >= usable / 2u;
 }
 
 /* A medium block that stays where it is: p's header word h (in a medium-span region) is a live

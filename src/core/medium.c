@@ -479,7 +479,7 @@ int medium_shrink_in_place(void *p, size_t new_user) {
   medium_arena *a = &medium_arenas[medium_arena_of(h->flags)];
   uint32_t size = block_size_for(new_user);
   if (h->size < size || h->size - size < MEDIUM_MIN_BLOCK_SIZE)
-    return h->size >= size; /* nothing worth cutting off: stays as it is */
+    return 0; /* nothing worth cutting off: the caller decides */
   lock_acquire(&a->lock);
   uint32_t rest = h->size - size;
   void *tail = cut_tail(p, size);

@@ -55,9 +55,6 @@ extern medium_arena medium_arenas[ARENA_COUNT];
 static inline medium_header *medium_header_of(const void *p) {
   return (medium_header *)((char *)p - MEDIUM_HEADER_SIZE);
 }
-/* The usable size from which a shrink can cut a block in two (medium_shrink_in_place): below
- * it, what is cut off would be smaller than the smallest medium block. */
-#define MEDIUM_SHRINK_CUTS_FROM (2u * MEDIUM_MIN_BLOCK_SIZE - MEDIUM_HEADER_SIZE)
 static inline size_t medium_usable(const void *p) {
   return medium_header_of(p)->size - MEDIUM_HEADER_SIZE;
 }
@@ -154,7 +151,8 @@ int medium_free(void *p); /* p validated by the caller; FASTMM_OK, or invalid if
 /* Sets or clears a flag of a live block's header word under its arena's lock (a neighbour's free
  * reads the word under that lock). */
 void medium_set_flag(void *p, uint32_t flag, int on);
-/* In-place resizes; return 1 when done. */
+/* In-place resizes; return 1 when done. A shrink is done only when what it cuts off is a block of
+ * its own (at least MEDIUM_MIN_BLOCK_SIZE); else it returns 0 and the block is as it was. */
 int medium_grow_in_place(void *p, size_t min_user, size_t want_user);
 int medium_shrink_in_place(void *p, size_t new_user);
 /* The spare spans that became spare at or before `up_to_tick` go back to the OS (release.h);

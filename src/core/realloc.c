@@ -46,6 +46,11 @@ static void *realloc_small(void *p, uint32_t h, size_t size, const void *caller)
   if (size <= usable) /* shrinks too far: a smaller class */
     return move_block(p, size, size, caller, keep);
   size_t grown = usable * 2u + REALLOC_SMALL_UPSIZE_ADDER;
+  /* A size a small block holds stays in one: the headroom ends at the largest class. In a
+   * medium block (which may come larger than asked: a remainder too small to be a block stays
+   * with it) the next resize would be a downsize below half, which moves (policy.h). */
+  if (grown > SMALL_MAX_USER && size <= SMALL_MAX_USER)
+    grown = SMALL_MAX_USER;
   return move_block(p, size > grown ? size : grown, usable, caller, keep);
 }
 
@@ -67,14 +72,16 @@ static void *realloc_medium(void *p, size_t size, const void *caller) {
       large_set_user_size(q, size);
     return q;
   }
-  if (size >= usable / 2u)
-    return p;
-  if (size >= REALLOC_MEDIUM_INPLACE_DOWNSIZE_LIMIT) {
+  /* Below half (medium_size_stays kept the rest): in place when the tail is a block of its own;
+   * else a small block, whose usable size the new size fills more than half of. A few sizes just
+   * above the small blocks, in a block too small to cut, stay: a medium block allocated for them
+   * could be as large again. */
+  if (size >= REALLOC_MEDIUM_TO_SMALL_BELOW) {
     size_t keep_size = size < MEDIUM_MIN_BLOCK_SIZE - MEDIUM_HEADER_SIZE
                            ? MEDIUM_MIN_BLOCK_SIZE - MEDIUM_HEADER_SIZE
                            : size;
-    medium_shrink_in_place(p, keep_size);
-    return p;
+    if (medium_shrink_in_place(p, keep_size) || size > SMALL_MAX_USER)
+      return p;
   }
   return move_block(p, size, size, caller, keep);
 }

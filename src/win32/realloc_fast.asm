@@ -76,17 +76,9 @@ section .text
   ja %1                              ; larger than usable, or negative
   shr ecx, 1
   cmp edx, ecx
-  jae %%stays                        ; half its usable size or more
-  cmp edx, REALLOC_MEDIUM_INPLACE_DOWNSIZE_LIMIT
-  jb %1
-  cmp ecx, MEDIUM_SHRINK_CUTS_FROM / 2 ; usable and the bound are even: usable/2 < bound/2
-  jae %1                               ; exactly when usable < bound
-%%stays:
+  jb %1                              ; below half its usable size: a smaller block
   ret
 %endmacro
-%if MEDIUM_SHRINK_CUTS_FROM % 2 != 0 || MEDIUM_HEADER_SIZE % 2 != 0
-  %error "the medium test halves the usable size and the shrink bound"
-%endif
 
 ; SMALL_SIZE_STAYS_OR not_small: EAX = pointer, EDX = size. Pushes ESI; jumps to `not_small`
 ; (ESI still pushed) unless the header word's usable size keeps `size` under FastMM's small rule

@@ -6,7 +6,7 @@
 ; (tested first, on the header word as it reads) and the block is a live small block of ours (1 <=
 ; new <= usable and new*4 + 64 >= usable, compared unsigned so a negative size is a huge one), or a
 ; live medium block of ours whose new size medium_size_stays keeps (src/core/inline_paths.h: from
-; half its usable size to all of it, and lower in a block too small to cut). Every other case
+; half its usable size to all of it). Every other case
 ; tail-jumps to the C code, heap_realloc_slow in src/entry/dispatch.c, with RCX and RDX untouched:
 ; no frame, no pushes, only volatile registers (RAX, R8-R11), and XMM registers are never touched.
 ;
@@ -157,15 +157,11 @@ align 16
   sub r8d, MEDIUM_HEADER_SIZE        ; usable bytes
   cmp rdx, r8
   ja SLOW                            ; larger than usable, or negative
-  mov r9, r8
-  shr r9, 1
-  cmp rdx, r9
-  jae .stays                         ; half its usable size or more
-  cmp rdx, REALLOC_MEDIUM_INPLACE_DOWNSIZE_LIMIT
-  jb SLOW
-  cmp r8, MEDIUM_SHRINK_CUTS_FROM
-  jb .stays                          ; a shrink would cut nothing off
-  jmp SLOW                           ; a shrink that cuts: the slow path does it
+  shr r8, 1
+  cmp rdx, r8
+  jb SLOW                            ; below half its usable size: a smaller block
+  mov rax, rcx
+  ret
 
 %ifndef FASTMM_UNCHECKED
 ; The span header is in another 64 KB region than p: it is read only if the page map holds the

@@ -302,10 +302,10 @@ static void boundaries_init(void) {
       MEDIUM_MIN_BLOCK_SIZE - MEDIUM_HEADER_SIZE,
       MEDIUM_MIN_BLOCK_SIZE - MEDIUM_HEADER_SIZE + 1,
       MEDIUM_MIN_BLOCK_SIZE,
-      /* medium in-place downsize limit (a quarter of the smallest medium block) */
-      REALLOC_MEDIUM_INPLACE_DOWNSIZE_LIMIT - 1,
-      REALLOC_MEDIUM_INPLACE_DOWNSIZE_LIMIT,
-      REALLOC_MEDIUM_INPLACE_DOWNSIZE_LIMIT + 1,
+      /* below it a medium downsize moves to a small block (half the smallest medium block) */
+      REALLOC_MEDIUM_TO_SMALL_BELOW - 1,
+      REALLOC_MEDIUM_TO_SMALL_BELOW,
+      REALLOC_MEDIUM_TO_SMALL_BELOW + 1,
       /* small span sizes */
       SMALL_SPAN_MIN_BYTES - MEDIUM_HEADER_SIZE,
       SMALL_SPAN_MIN_BYTES,

@@ -4,7 +4,8 @@
   (MemSize = the usable size), so the test follows the size classes wherever they are.
 
     small:  stays while new <= usable and new*4 + 64 >= usable; an upsize gets >= 2*usable + 32
-    medium: stays while new >= usable/2 (a downsize to >= 644 bytes shrinks in place); an
+    medium: stays while new >= usable/2; below it, a block that new fills at least half of
+            (in place when the tail is a block of its own; below 1,280 bytes a small block); an
             upsize gets >= usable + usable/4
     large:  stays while new >= usable/2; an upsize gets >= usable + usable/4
 
@@ -89,22 +90,31 @@ begin
   Check(Q = P, 'medium: ReallocMem to half the usable size stays');
   CheckEquals(U, MemSize(Q), 'medium: down to half, nothing changes');
   ReallocMem(Q, U div 2 - 1);
-  Check(Q = P, 'medium: below half (>= 644 bytes) it shrinks in place');
+  Check(Q = P, 'medium: below half (the tail a block of its own) it shrinks in place');
   Check((MemSize(Q) < U) and (MemSize(Q) >= U div 2 - 1), 'medium: the shrunk block is smaller: ' + Str(MemSize(Q)));
   Check(Same(Q, U div 2 - 1, 3), 'medium: the shrunk block keeps the data');
   FreeMem(Q);
 
   P := Fresh(10000, U, 4);
   Q := P;
-  ReallocMem(Q, 644);
-  Check(Q = P, 'medium: 644 bytes is still a medium block (in place)');
+  ReallocMem(Q, 1280);
+  Check(Q = P, 'medium: 1280 bytes is still a medium block (in place)');
+  Check(MemSize(Q) <= 2560, 'medium: cut to the smallest medium block: ' + Str(MemSize(Q)));
   FreeMem(Q);
   P := Fresh(10000, U, 4);
   Q := P;
-  ReallocMem(Q, 643);
-  Check(Q <> P, 'medium: 643 bytes moves to a small block');
+  ReallocMem(Q, 1279);
+  Check(Q <> P, 'medium: 1279 bytes moves to a small block');
   Check(MemSize(Q) < 2600, 'medium: the block it moved to is small');
-  Check(Same(Q, 643, 4), 'medium: the move keeps the data');
+  Check(Same(Q, 1279, 4), 'medium: the move keeps the data');
+  FreeMem(Q);
+  {A block too small to cut (under two of the smallest medium blocks) moves to a small block.}
+  P := Fresh(4000, U, 6);
+  Q := P;
+  ReallocMem(Q, U div 2 - 1);
+  Check(Q <> P, 'medium: a block too small to cut moves below half');
+  Check(MemSize(Q) <= 2 * (U div 2 - 1), 'medium: the size fills at least half of the new block: ' + Str(MemSize(Q)));
+  Check(Same(Q, U div 2 - 1, 6), 'medium: that move keeps the data');
   FreeMem(Q);
 
   P := Fresh(10000, U, 5);
@@ -165,6 +175,69 @@ begin
   CheckEquals(0, MemSize(nil), 'MemSize(nil) = 0');
 end;
 
+{ReallocMem seen through a layer over the DLL's: for each call on a medium block (usable 2,560 or
+more) with a size below half of it, whether the size then fills less than half of the block.}
+var
+  Below: TMemoryManager;
+  MediumShrinks, MediumShrinksKeptLoose: Integer;
+
+function CountingReAllocMem(var P: Pointer; Size: PtrUInt): Pointer;
+var
+  Before: PtrUInt;
+begin
+  if P <> nil then
+    Before := Below.MemSize(P)
+  else
+    Before := 0;
+  Result := Below.ReAllocMem(P, Size);
+  if (Before >= 2560) and (Size > 0) and (Size <= Before div 2) then
+  begin
+    Inc(MediumShrinks);
+    if (P <> nil) and (Below.MemSize(P) > 2 * Size) then
+      Inc(MediumShrinksKeptLoose);
+  end;
+end;
+
+{Free Pascal's SetLength asks ReallocMem for a smaller block whenever the length falls to half of
+MemSize or below; a medium block must then get a block that the length fills at least half of,
+or SetLength asks again on every character (it did 1,676 times for a string of 2,600 cut back one
+character at a time).}
+procedure TestShrinkByHalves;
+const
+  Tops: array[0..2] of Integer = (2600, 4000, 9000);
+var
+  M: TMemoryManager;
+  S: AnsiString;
+  I, N, T, Top: Integer;
+  Ok: Boolean;
+begin
+  for T := Low(Tops) to High(Tops) do
+  begin
+    Top := Tops[T];
+    S := '';
+    for I := 1 to Top do
+      S := S + AnsiChar(Ord('a') + I mod 26);
+    GetMemoryManager(Below);
+    M := Below;
+    M.ReAllocMem := @CountingReAllocMem;
+    MediumShrinks := 0;
+    MediumShrinksKeptLoose := 0;
+    SetMemoryManager(M);
+    Ok := True;
+    for N := Top - 1 downto 0 do
+    begin
+      SetLength(S, N);
+      if (N > 0) and ((S[1] <> AnsiChar(Ord('a') + 1)) or (S[N] <> AnsiChar(Ord('a') + N mod 26))) then
+        Ok := False;
+    end;
+    SetMemoryManager(Below);
+    Check(Ok, 'a string of ' + Str(Top) + ' cut back a character at a time keeps its data');
+    Check(MediumShrinks > 0, 'SetLength asked to shrink a medium block (' + Str(Top) + ')');
+    CheckEquals(0, MediumShrinksKeptLoose, 'every medium shrink SetLength asked for gave a block ' +
+      'the length fills at least half of (' + Str(Top) + ', ' + Str(MediumShrinks) + ' asked)');
+  end;
+end;
+
 procedure TestSetLength;
 var
   S: AnsiString;
@@ -213,6 +286,7 @@ begin
   TestLarge;
   TestFreePascalRules;
   TestSetLength;
+  TestShrinkByHalves;
   CheckEquals(0, FastMMC_CheckHeap, 'the DLL''s heap is consistent');
   Halt(Finish('test_realloc'));
 end.
