@@ -4,9 +4,10 @@
  *           upsize moves to a block of max(2*old usable + 32, new), copying the old usable bytes
  *   medium: nothing moves unless new < old usable / 2; upsize grows into a free next neighbour
  *           (by at least 25%) or moves with 25% headroom; a downsize below half gets a block the
- *           new size fills at least half of: in place, the tail freed, when the tail is a block
- *           of its own (to no less than the smallest medium block), else a small block; below
- *           1,280 (half the smallest medium block) always a small block
+ *           new size fills at least half of: in place, the tail freed, when the tail makes a
+ *           free block, alone or with a free next neighbour (to no less than the smallest medium
+ *           block), else a small block; below 1,280 (half the smallest medium block) always a
+ *           small block
  *   large:  downsize in place while new >= old/2, moves below; upsize grows by at least 25%
  *           (in place: by what is free after the block when that is less)
  * and the generic cases: realloc(NULL, n), realloc(p, 0), and a failing realloc. */
@@ -197,46 +198,56 @@ static void medium_shrink_in_place(size_t size, size_t to) {
   CHECK_EQ(fastmm_check_heap(), 0);
 }
 
-/* A downsize below half of a medium block: below 1,280 bytes it moves to a small block; from
- * 1,280 it shrinks in place when the tail it cuts off is a block of its own, else it moves to a
- * small block. Either way the new size fills at least half of what MemSize then says, so a
- * caller that shrinks by halves (Free Pascal's SetLength) does not ask again at once. */
-static void medium_to_small(size_t size, size_t to) {
-  size_t u, keep;
+/* A downsize below half of a medium block, whose next neighbour is live or free: below 1,280
+ * bytes it moves to a small block; from 1,280 it shrinks in place when what it cuts off makes a
+ * free block (on its own, or merged into the free neighbour), else it moves to a small block.
+ * Either way the new size fills at least half of what MemSize then says, so a caller that
+ * shrinks by halves (Free Pascal's SetLength) does not ask again at once. */
+static void medium_to_small(size_t size, size_t to, int neighbour_free) {
+  size_t u, keep, block;
   int cuts;
-  void *p = fastmm_getmem(size), *q;
-  if (!check_block(p, size, "medium getmem"))
+  void *guard, *p, *next, *q;
+  if (!adjacent_pair(size, &guard, &p, &next))
     return;
+  if (neighbour_free)
+    CHECK(fastmm_freemem(next) == FASTMM_OK);
   u = fastmm_usable_size(p);
   tu_fill_pattern(p, u, 0x77u);
   keep = to < MEDIUM_MIN_BLOCK_SIZE - MEDIUM_HEADER_SIZE
              ? MEDIUM_MIN_BLOCK_SIZE - MEDIUM_HEADER_SIZE
              : to;
-  cuts = u + MEDIUM_HEADER_SIZE >=
-         ((keep + MEDIUM_HEADER_SIZE + 15u) & ~(size_t)15u) + MEDIUM_MIN_BLOCK_SIZE;
+  block = (keep + MEDIUM_HEADER_SIZE + 15u) & ~(size_t)15u;
+  cuts = neighbour_free || u + MEDIUM_HEADER_SIZE >= block + MEDIUM_MIN_BLOCK_SIZE;
   q = fastmm_reallocmem(p, to);
+  if (!CHECK_MSG(q != NULL, "medium %zu -> %zu gave NULL", u, to))
+    return;
   if (to >= u / 2u) {
     CHECK_MSG(q == p && fastmm_usable_size(q) == u, "medium %zu -> %zu (half or more) changed", u,
               to);
   } else if (to >= REALLOC_MEDIUM_TO_SMALL_BELOW && cuts) {
-    CHECK_MSG(q == p, "medium %zu -> %zu moved (in place when the tail is a block)", u, to);
-    if (q) {
-      CHECK_EQ(tb_kind(q), BLOCK_FLAG_MEDIUM);
-      CHECK_EQ(fastmm_usable_size(q),
-               ((keep + MEDIUM_HEADER_SIZE + 15u) & ~(size_t)15u) - MEDIUM_HEADER_SIZE);
-    }
+    CHECK_MSG(q == p, "medium %zu -> %zu (neighbour %s) moved: in place when a free block is cut",
+              u, to, neighbour_free ? "free" : "live");
+    CHECK_EQ(tb_kind(q), BLOCK_FLAG_MEDIUM);
+    CHECK_EQ(fastmm_usable_size(q), block - MEDIUM_HEADER_SIZE);
+  } else if (to >= REALLOC_MEDIUM_TO_SMALL_BELOW && to > SMALL_MAX_USER) {
+    CHECK_MSG(q == p && fastmm_usable_size(q) == u, "medium %zu -> %zu changed (nothing to cut)", u,
+              to);
   } else {
-    CHECK_MSG(q != p, "medium %zu -> %zu stayed (moves below %u or when no tail can be cut)", u, to,
-              REALLOC_MEDIUM_TO_SMALL_BELOW);
+    CHECK_MSG(q != p,
+              "medium %zu -> %zu (neighbour %s) stayed: moves below %u or when nothing "
+              "can be cut",
+              u, to, neighbour_free ? "free" : "live", REALLOC_MEDIUM_TO_SMALL_BELOW);
     check_block(q, to, "medium to small");
   }
-  if (!q)
-    return;
-  if (to >= REALLOC_MEDIUM_TO_SMALL_BELOW)
+  if (to >= REALLOC_MEDIUM_TO_SMALL_BELOW && to <= SMALL_MAX_USER)
     CHECK_MSG(fastmm_usable_size(q) <= 2u * to,
               "medium %zu -> %zu: usable %zu, over twice the size", u, to, fastmm_usable_size(q));
   check_kept(q, to, 0x77u, "medium downsize", u, to);
   CHECK(fastmm_freemem(q) == FASTMM_OK);
+  if (!neighbour_free)
+    CHECK(fastmm_freemem(next) == FASTMM_OK);
+  CHECK(fastmm_freemem(guard) == FASTMM_OK);
+  CHECK_EQ(fastmm_check_heap(), 0);
 }
 
 /* Growth into a free next neighbour stays in place and grows by at least 25%. */
@@ -302,12 +313,14 @@ static void medium_policy(void) {
   size_t i;
   for (i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
     medium_no_move_above_half(sizes[i]);
-    medium_to_small(sizes[i], REALLOC_MEDIUM_TO_SMALL_BELOW);
-    medium_to_small(sizes[i], REALLOC_MEDIUM_TO_SMALL_BELOW - 1);
-    medium_to_small(sizes[i], (sizes[i] - 1) / 2);
-    medium_to_small(sizes[i], 644);
-    medium_to_small(sizes[i], 1);
-    medium_to_small(sizes[i], 100);
+    for (int free_next = 0; free_next < 2; free_next++) {
+      medium_to_small(sizes[i], REALLOC_MEDIUM_TO_SMALL_BELOW, free_next);
+      medium_to_small(sizes[i], REALLOC_MEDIUM_TO_SMALL_BELOW - 1, free_next);
+      medium_to_small(sizes[i], (sizes[i] - 1) / 2, free_next);
+      medium_to_small(sizes[i], 644, free_next);
+      medium_to_small(sizes[i], 100, free_next);
+      medium_to_small(sizes[i], 1, free_next);
+    }
   }
   medium_shrink_in_place(100000, 100000 / 2 - 100);
   medium_shrink_in_place(100000, 20000);

@@ -3,7 +3,7 @@
   Win32 and Win64. It runs one workload with one memory manager and prints one JSON line with
   the fields fastmm_bench prints, so bench/run drives it as it drives that program:
 
-    fastmm_pascal_bench --workload NAME|all --alloc fastmmc|fpcheap|entries|adapters|cexport|fastmm4avx [--scale F]
+    fastmm_pascal_bench --workload NAME|all --alloc fastmmc|fpcheap|entries|adapters|cexport|fastmm4avx|floor [--scale F]
     fastmm_pascal_bench --list
 
   --alloc fastmmc   FastMMC installed (the unit is compiled with FastMM_DisableAutomaticInstall
@@ -29,8 +29,18 @@
                     unit of the uses clause, installed by its own initialization; that build
                     takes no other --alloc. bench/peers/build.sh fastmm4avx makes it
                     (bench/peers/README.md).
+  --alloc floor     a stand-in of this program's, installed with SetMemoryManager, that does the
+                    least any memory manager can: blocks bumped from one arena and never reused,
+                    each block's capacity in the word before it, MemSize one load, ReallocMem in
+                    place while the size is within (capacity/2, capacity] (Free Pascal's
+                    SetLength asks for nothing else), else a move with half the size again as
+                    headroom. A pointer outside the arena goes to the manager it replaced. It is
+                    no memory manager (it never reuses a byte): it measures what no manager can
+                    take off a workload, the RTL's own work and its calls through the record.
+                    It runs pas_string_grow, pas_realloc_grow, pas_realloc_inplace and
+                    pas_memsize, whose memory it can hold.
   The workloads that use strings, lists and objects have no form but the RTL's: they run with
-  fastmmc, fpcheap, adapters and fastmm4avx only.
+  fastmmc, fpcheap, adapters, fastmm4avx and floor only.
   The DLL (fastmmc32.dll / fastmmc64.dll) is loaded from beside this program.
 
   The workloads (one operation in brackets):
@@ -70,7 +80,7 @@ type
       QuotaPeakNonPagedPoolUsage, QuotaNonPagedPoolUsage, PagefileUsage, PeakPagefileUsage: NativeUInt;
   end;
 
-  TAllocKind = (akFastMMC, akFpcHeap, akEntries, akAdapters, akCExport, akFastMM4);
+  TAllocKind = (akFastMMC, akFpcHeap, akEntries, akAdapters, akCExport, akFastMM4, akFloor);
 
   TRun = record
     Kind: TAllocKind;
@@ -86,6 +96,7 @@ type
     Name: string;
     Description: string;
     Raw: Boolean; {runs with --alloc entries and cexport}
+    Floor: Boolean; {runs with --alloc floor}
     Threads: Integer;
     Run: procedure(var R: TRun);
   end;
@@ -785,19 +796,118 @@ end;
 const
   CWorkloads: array[0..6] of TWorkload = (
     (Name: 'pas_string_grow'; Description: 'a string grown a character at a time to 2,600 and cut back';
-      Raw: False; Threads: 1; Run: StringGrow),
+      Raw: False; Floor: True; Threads: 1; Run: StringGrow),
     (Name: 'pas_realloc_grow'; Description: 'ReallocMem one byte at a time up to 2,600 and back';
-      Raw: True; Threads: 1; Run: ReallocGrow),
+      Raw: True; Floor: True; Threads: 1; Run: ReallocGrow),
     (Name: 'pas_realloc_inplace'; Description: 'ReallocMem 64 -> 63 -> 64 in place';
-      Raw: True; Threads: 1; Run: ReallocInPlace),
+      Raw: True; Floor: True; Threads: 1; Run: ReallocInPlace),
     (Name: 'pas_memsize'; Description: 'MemSize of live small blocks';
-      Raw: True; Threads: 1; Run: MemSizes),
+      Raw: True; Floor: True; Threads: 1; Run: MemSizes),
     (Name: 'pas_getmem_freemem'; Description: 'GetMem + FreeMem of 8-256 bytes';
-      Raw: True; Threads: 1; Run: GetMemFreeMem),
+      Raw: True; Floor: False; Threads: 1; Run: GetMemFreeMem),
     (Name: 'pas_mixed'; Description: 'strings, a sorted TStringList, SetLength, objects, GetMem/ReallocMem/FreeMem to 70 KB';
-      Raw: False; Threads: 1; Run: Mixed),
+      Raw: False; Floor: False; Threads: 1; Run: Mixed),
     (Name: 'pas_mixed_mt4'; Description: 'pas_mixed on 4 threads at once, each on its own data';
-      Raw: False; Threads: CMixThreads; Run: MixedThreads));
+      Raw: False; Floor: False; Threads: CMixThreads; Run: MixedThreads));
+
+{------------------------The floor (--alloc floor)------------------------}
+
+const
+  CFloorArenaBytes = 256 * 1024 * 1024;
+var
+  FloorArena: PByte;
+  FloorTop: NativeUInt;
+  FloorBelow: TMemoryManager;
+
+function FloorOwns(P: Pointer): Boolean; inline;
+begin
+  Result := NativeUInt(PByte(P) - FloorArena) < CFloorArenaBytes;
+end;
+
+function FloorGetMem(ASize: PtrUInt): Pointer;
+var
+  Bytes: NativeUInt;
+begin
+  Bytes := 16 + ((ASize + 15) and not PtrUInt(15));
+  if (ASize > CFloorArenaBytes) or (FloorTop + Bytes > CFloorArenaBytes) then
+    Fail('the floor''s arena is full: this workload needs a manager that reuses memory');
+  Result := FloorArena + FloorTop + 16;
+  PPtrUInt(PByte(Result) - SizeOf(PtrUInt))^ := Bytes - 16;
+  Inc(FloorTop, Bytes);
+end;
+
+function FloorFreeMem(P: Pointer): PtrUInt;
+begin
+  if (P <> nil) and not FloorOwns(P) then
+    Exit(FloorBelow.FreeMem(P));
+  Result := 0;
+end;
+
+function FloorFreeMemSize(P: Pointer; ASize: PtrUInt): PtrUInt;
+begin
+  Result := FloorFreeMem(P);
+end;
+
+function FloorAllocMem(ASize: PtrUInt): Pointer;
+begin
+  Result := FloorGetMem(ASize);
+  FillChar(Result^, ASize, 0);
+end;
+
+function FloorMemSize(P: Pointer): PtrUInt;
+begin
+  if not FloorOwns(P) then
+    Exit(FloorBelow.MemSize(P));
+  Result := PPtrUInt(PByte(P) - SizeOf(PtrUInt))^;
+end;
+
+function FloorReAllocMem(var P: Pointer; ASize: PtrUInt): Pointer;
+var
+  Capacity: PtrUInt;
+  Q: Pointer;
+begin
+  if ASize = 0 then
+  begin
+    FloorFreeMem(P);
+    P := nil;
+    Exit(nil);
+  end;
+  if P = nil then
+  begin
+    P := FloorGetMem(ASize);
+    Exit(P);
+  end;
+  if not FloorOwns(P) then
+    Exit(FloorBelow.ReAllocMem(P, ASize));
+  Capacity := PPtrUInt(PByte(P) - SizeOf(PtrUInt))^;
+  if (ASize <= Capacity) and (ASize > Capacity div 2) then
+    Exit(P);
+  Q := FloorGetMem(ASize + ASize div 2);
+  if ASize < Capacity then
+    Move(P^, Q^, ASize)
+  else
+    Move(P^, Q^, Capacity);
+  P := Q;
+  Result := Q;
+end;
+
+procedure InstallFloor;
+var
+  M: TMemoryManager;
+begin
+  GetMem(FloorArena, CFloorArenaBytes + 16);
+  FloorArena := PByte((NativeUInt(FloorArena) + 15) and not NativeUInt(15));
+  FloorTop := 0;
+  GetMemoryManager(FloorBelow);
+  M := FloorBelow;
+  M.GetMem := @FloorGetMem;
+  M.FreeMem := @FloorFreeMem;
+  M.FreeMemSize := @FloorFreeMemSize;
+  M.AllocMem := @FloorAllocMem;
+  M.ReAllocMem := @FloorReAllocMem;
+  M.MemSize := @FloorMemSize;
+  SetMemoryManager(M);
+end;
 
 {------------------------The program------------------------}
 
@@ -852,6 +962,7 @@ begin
     akEntries: Result := 'entries';
     akAdapters: Result := 'adapters';
     akFastMM4: Result := 'fastmm4avx';
+    akFloor: Result := 'floor';
   else
     Result := 'cexport';
   end;
@@ -893,7 +1004,7 @@ end;
 
 procedure Usage;
 begin
-  WriteLn(StdErr, 'usage: fastmm_pascal_bench --workload NAME|all --alloc fastmmc|fpcheap|entries|adapters|cexport|fastmm4avx [--scale F]');
+  WriteLn(StdErr, 'usage: fastmm_pascal_bench --workload NAME|all --alloc fastmmc|fpcheap|entries|adapters|cexport|fastmm4avx|floor [--scale F]');
   WriteLn(StdErr, '       fastmm_pascal_bench --list');
   Halt(2);
 end;
@@ -945,6 +1056,8 @@ begin
     Kind := akCExport
   else if AName = 'fastmm4avx' then
     Kind := akFastMM4
+  else if AName = 'floor' then
+    Kind := akFloor
   else
     Usage;
   if (WName = '') or not (Scale > 0) then
@@ -969,7 +1082,9 @@ begin
     Halt(2);
   end;
 {$endif}
-  if not (Kind in [akFpcHeap, akFastMM4]) then
+  if Kind = akFloor then
+    InstallFloor;
+  if not (Kind in [akFpcHeap, akFastMM4, akFloor]) then
   begin
     if Kind = akAdapters then
       TakeEverySlot;
@@ -995,7 +1110,9 @@ begin
     end;
   end;
   for I := Low(CWorkloads) to High(CWorkloads) do
-    if ((WName = 'all') or (WName = CWorkloads[I].Name)) and ((Kind in [akFastMMC, akFpcHeap, akAdapters, akFastMM4]) or CWorkloads[I].Raw) then
+    if ((WName = 'all') or (WName = CWorkloads[I].Name)) and
+      ((Kind in [akFastMMC, akFpcHeap, akAdapters, akFastMM4]) or ((Kind = akFloor) and CWorkloads[I].Floor) or
+       ((Kind in [akEntries, akCExport]) and CWorkloads[I].Raw)) then
     begin
       RunOne(CWorkloads[I], Kind, Scale);
       if WName <> 'all' then

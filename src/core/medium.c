@@ -478,10 +478,16 @@ int medium_shrink_in_place(void *p, size_t new_user) {
   medium_header *h = medium_header_of(p);
   medium_arena *a = &medium_arenas[medium_arena_of(h->flags)];
   uint32_t size = block_size_for(new_user);
-  if (h->size < size || h->size - size < MEDIUM_MIN_BLOCK_SIZE)
-    return 0; /* nothing worth cutting off: the caller decides */
+  if (h->size <= size)
+    return 0;
   lock_acquire(&a->lock);
   uint32_t rest = h->size - size;
+  /* What is cut off must make a free block of at least the smallest size: on its own, or with
+   * a free next neighbour it merges into. Else nothing is cut and the caller decides. */
+  if (rest < MEDIUM_MIN_BLOCK_SIZE && !(medium_header_of(next_block(p))->flags & BLOCK_FLAG_FREE)) {
+    lock_release(&a->lock);
+    return 0;
+  }
   void *tail = cut_tail(p, size);
   h->seal = medium_seal(p, size);
   a->bytes_in_use -= rest;

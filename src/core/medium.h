@@ -151,8 +151,9 @@ int medium_free(void *p); /* p validated by the caller; FASTMM_OK, or invalid if
 /* Sets or clears a flag of a live block's header word under its arena's lock (a neighbour's free
  * reads the word under that lock). */
 void medium_set_flag(void *p, uint32_t flag, int on);
-/* In-place resizes; return 1 when done. A shrink is done only when what it cuts off is a block of
- * its own (at least MEDIUM_MIN_BLOCK_SIZE); else it returns 0 and the block is as it was. */
+/* In-place resizes; return 1 when done. A shrink is done only when what it cuts off makes a free
+ * block of at least MEDIUM_MIN_BLOCK_SIZE, on its own or merged into a free next neighbour; else
+ * it returns 0 and the block is as it was. */
 int medium_grow_in_place(void *p, size_t min_user, size_t want_user);
 int medium_shrink_in_place(void *p, size_t new_user);
 /* The spare spans that became spare at or before `up_to_tick` go back to the OS (release.h);

@@ -217,8 +217,9 @@
 /* Medium: nothing moves unless the new size is below half of the old usable size. An upsize
  * grows into a free next neighbour when it can, by at least 25%, else moves with 25% headroom.
  * A downsize below half always leaves a block that the new size fills at least half of: the
- * block shrinks in place (to no less than the smallest medium block) and frees the tail, or,
- * when the tail would be too small to be a block, it moves to a small block. FastMM instead
+ * block shrinks in place (to no less than the smallest medium block) and frees the tail, alone
+ * or merged into a free next neighbour; or, when the tail would be too small to be a free block
+ * either way, it moves to a small block. FastMM instead
  * keeps such a block as it is down to a quarter of the smallest medium block; callers that
  * shrink by halves then ask again on every call, and Free Pascal's SetLength does: it calls
  * ReallocMem whenever the length falls to half of MemSize or below, so a string of 2.6 KB cut

@@ -72,10 +72,10 @@ static void *realloc_medium(void *p, size_t size, const void *caller) {
       large_set_user_size(q, size);
     return q;
   }
-  /* Below half (medium_size_stays kept the rest): in place when the tail is a block of its own;
-   * else a small block, whose usable size the new size fills more than half of. A few sizes just
-   * above the small blocks, in a block too small to cut, stay: a medium block allocated for them
-   * could be as large again. */
+  /* Below half (medium_size_stays kept the rest): in place when what is cut off makes a free
+   * block (medium_shrink_in_place); else a small block, whose usable size the new size fills more
+   * than half of. A few sizes just above the small blocks, in a block that cannot be cut, stay: a
+   * medium block allocated for them could be as large again. */
   if (size >= REALLOC_MEDIUM_TO_SMALL_BELOW) {
     size_t keep_size = size < MEDIUM_MIN_BLOCK_SIZE - MEDIUM_HEADER_SIZE
                            ? MEDIUM_MIN_BLOCK_SIZE - MEDIUM_HEADER_SIZE
