@@ -29,16 +29,16 @@
                     unit of the uses clause, installed by its own initialization; that build
                     takes no other --alloc. bench/peers/build.sh fastmm4avx makes it
                     (bench/peers/README.md).
-  --alloc floor     a stand-in of this program's, installed with SetMemoryManager, that does the
-                    least any memory manager can: blocks bumped from one arena and never reused,
-                    each block's capacity in the word before it, MemSize one load, ReallocMem in
-                    place while the size is within (capacity/2, capacity] (Free Pascal's
-                    SetLength asks for nothing else), else a move with half the size again as
-                    headroom. A pointer outside the arena goes to the manager it replaced. It is
-                    no memory manager (it never reuses a byte): it measures what no manager can
-                    take off a workload, the RTL's own work and its calls through the record.
-                    It runs pas_string_grow, pas_realloc_grow, pas_realloc_inplace and
-                    pas_memsize, whose memory it can hold.
+  --alloc floor     a stand-in of this program's, installed with SetMemoryManager, that does
+                    about the least a memory manager can: blocks of capacity classes four to
+                    each power of two, from one arena, freed onto a stack per class and taken
+                    from it again; MemSize one load of the capacity; ReallocMem in place while
+                    the size is within (capacity/2, capacity] (Free Pascal's SetLength asks for
+                    nothing else), else a move with half the size again as headroom (a quarter
+                    when it shrinks). A pointer outside the arena goes to the manager it
+                    replaced. It checks nothing, holds no lock and gives nothing back: the time
+                    of the RTL's own work and its calls through the record, with next to nothing
+                    behind them. Every workload but pas_mixed_mt4 (it is not thread-safe).
   The workloads that use strings, lists and objects have no form but the RTL's: they run with
   fastmmc, fpcheap, adapters, fastmm4avx and floor only.
   The DLL (fastmmc32.dll / fastmmc64.dll) is loaded from beside this program.
@@ -804,19 +804,25 @@ const
     (Name: 'pas_memsize'; Description: 'MemSize of live small blocks';
       Raw: True; Floor: True; Threads: 1; Run: MemSizes),
     (Name: 'pas_getmem_freemem'; Description: 'GetMem + FreeMem of 8-256 bytes';
-      Raw: True; Floor: False; Threads: 1; Run: GetMemFreeMem),
+      Raw: True; Floor: True; Threads: 1; Run: GetMemFreeMem),
     (Name: 'pas_mixed'; Description: 'strings, a sorted TStringList, SetLength, objects, GetMem/ReallocMem/FreeMem to 70 KB';
-      Raw: False; Floor: False; Threads: 1; Run: Mixed),
+      Raw: False; Floor: True; Threads: 1; Run: Mixed),
     (Name: 'pas_mixed_mt4'; Description: 'pas_mixed on 4 threads at once, each on its own data';
       Raw: False; Floor: False; Threads: CMixThreads; Run: MixedThreads));
 
 {------------------------The floor (--alloc floor)------------------------}
 
+{Blocks of 16 << k capacity classes with four classes to each power of two (a capacity is at
+most 1.25x the size asked for); each block has a 16-byte header: its class, then its capacity
+in the word just below the block. Freed blocks go on a stack per class; the arena is bumped
+only when a class's stack is empty. Single-threaded: pas_mixed_mt4 does not run with it.}
 const
   CFloorArenaBytes = 256 * 1024 * 1024;
+  CFloorClasses = 4 * 30;
 var
   FloorArena: PByte;
   FloorTop: NativeUInt;
+  FloorFree: array[0..CFloorClasses - 1] of Pointer;
   FloorBelow: TMemoryManager;
 
 function FloorOwns(P: Pointer): Boolean; inline;
@@ -826,20 +832,45 @@ end;
 
 function FloorGetMem(ASize: PtrUInt): Pointer;
 var
-  Bytes: NativeUInt;
+  N, Bit, Sub, Index, Capacity: PtrUInt;
 begin
-  Bytes := 16 + ((ASize + 15) and not PtrUInt(15));
-  if (ASize > CFloorArenaBytes) or (FloorTop + Bytes > CFloorArenaBytes) then
-    Fail('the floor''s arena is full: this workload needs a manager that reuses memory');
+  if ASize > CFloorArenaBytes div 2 then
+    Fail('a block larger than the floor''s arena');
+  N := ASize;
+  if N < 16 then
+    N := 16;
+  Dec(N);
+  Bit := BsrDWord(DWord(N));
+  Sub := (N shr (Bit - 2)) and 3;
+  Index := (Bit - 3) * 4 + Sub;
+  Result := FloorFree[Index];
+  if Result <> nil then
+  begin
+    FloorFree[Index] := PPointer(Result)^;
+    Exit;
+  end;
+  Capacity := (4 + Sub + 1) shl (Bit - 2);
+  if FloorTop + 32 + Capacity > CFloorArenaBytes then
+    Fail('the floor''s arena is full');
   Result := FloorArena + FloorTop + 16;
-  PPtrUInt(PByte(Result) - SizeOf(PtrUInt))^ := Bytes - 16;
-  Inc(FloorTop, Bytes);
+  PPtrUInt(PByte(Result) - 2 * SizeOf(PtrUInt))^ := Index;
+  PPtrUInt(PByte(Result) - SizeOf(PtrUInt))^ := Capacity;
+  Inc(FloorTop, 16 + (Capacity + 15) and not PtrUInt(15)); {every block 16-aligned}
 end;
 
 function FloorFreeMem(P: Pointer): PtrUInt;
+var
+  Index: PtrUInt;
 begin
-  if (P <> nil) and not FloorOwns(P) then
+  if not FloorOwns(P) then
+  begin
+    if P = nil then
+      Exit(0);
     Exit(FloorBelow.FreeMem(P));
+  end;
+  Index := PPtrUInt(PByte(P) - 2 * SizeOf(PtrUInt))^;
+  PPointer(P)^ := FloorFree[Index];
+  FloorFree[Index] := P;
   Result := 0;
 end;
 
@@ -866,29 +897,40 @@ var
   Capacity: PtrUInt;
   Q: Pointer;
 begin
-  if ASize = 0 then
+  Q := P;
+  if FloorOwns(Q) then
   begin
-    FloorFreeMem(P);
-    P := nil;
-    Exit(nil);
+    Capacity := PPtrUInt(PByte(Q) - SizeOf(PtrUInt))^;
+    if (ASize <= Capacity) and (ASize > Capacity shr 1) then
+      Exit(Q);
+    if ASize = 0 then
+    begin
+      FloorFreeMem(Q);
+      P := nil;
+      Exit(nil);
+    end;
+    if ASize > Capacity then
+    begin
+      Result := FloorGetMem(ASize + ASize shr 1);
+      Move(Q^, Result^, Capacity);
+    end
+    else
+    begin
+      Result := FloorGetMem(ASize + ASize shr 2);
+      Move(Q^, Result^, ASize);
+    end;
+    FloorFreeMem(Q);
+    P := Result;
+    Exit;
   end;
-  if P = nil then
+  if Q = nil then
   begin
+    if ASize = 0 then
+      Exit(nil);
     P := FloorGetMem(ASize);
     Exit(P);
   end;
-  if not FloorOwns(P) then
-    Exit(FloorBelow.ReAllocMem(P, ASize));
-  Capacity := PPtrUInt(PByte(P) - SizeOf(PtrUInt))^;
-  if (ASize <= Capacity) and (ASize > Capacity div 2) then
-    Exit(P);
-  Q := FloorGetMem(ASize + ASize div 2);
-  if ASize < Capacity then
-    Move(P^, Q^, ASize)
-  else
-    Move(P^, Q^, Capacity);
-  P := Q;
-  Result := Q;
+  Result := FloorBelow.ReAllocMem(P, ASize);
 end;
 
 procedure InstallFloor;
@@ -898,6 +940,7 @@ begin
   GetMem(FloorArena, CFloorArenaBytes + 16);
   FloorArena := PByte((NativeUInt(FloorArena) + 15) and not NativeUInt(15));
   FloorTop := 0;
+  FillChar(FloorFree, SizeOf(FloorFree), 0);
   GetMemoryManager(FloorBelow);
   M := FloorBelow;
   M.GetMem := @FloorGetMem;
