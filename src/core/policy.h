@@ -219,13 +219,12 @@
  * A downsize below half always leaves a block that the new size fills at least half of: the
  * block shrinks in place (to no less than the smallest medium block) and frees the tail, alone
  * or merged into a free next neighbour; or, when the tail would be too small to be a free block
- * either way, it moves to a small block. FastMM instead
- * keeps such a block as it is down to a quarter of the smallest medium block; callers that
- * shrink by halves then ask again on every call, and Free Pascal's SetLength does: it calls
- * ReallocMem whenever the length falls to half of MemSize or below, so a string of 2.6 KB cut
- * back one character at a time made 1,676 calls that changed nothing (docs/experiments).
- * Below half the smallest medium block's usable size the block moves to a small one, so the
- * smallest medium block too is never kept below half. */
+ * either way, it moves to a small block. FastMM instead keeps such a block as it is down to a
+ * quarter of the smallest medium block; callers that shrink by halves then ask again on every
+ * call, and Free Pascal's SetLength does: it calls ReallocMem whenever the length falls to half
+ * of MemSize or below, so a string of 2.6 KB cut back one character at a time made 1,676 calls
+ * that changed nothing (docs/experiments). Below half the smallest medium block's usable size the
+ * block moves to a small one, so the smallest medium block too is never kept below half. */
 #define REALLOC_MEDIUM_GROWTH_SHIFT 2u /* old + old/4 */
 #define REALLOC_MEDIUM_TO_SMALL_BELOW ((MEDIUM_MIN_BLOCK_SIZE - MEDIUM_HEADER_SIZE) / 2u)
 /* Large: an upsize grows by at least 25% (old + old/4), extending the mapping in place first;
