@@ -260,52 +260,53 @@ static void medium_shrink_cuts(realloc_fn resize) {
   CHECK_EQ(fastmm_freemem(q), 0);
 }
 
+/* Resizes p one byte at a time from size `from` to size `to`, up or down; growing, it writes each
+ * new last byte. Returns the block (NULL when a resize failed) and sets *twice to the first size
+ * whose resize moved the block right after the resize before it had moved it (0: none). */
+static unsigned char *one_byte_each(realloc_fn resize, unsigned char *p, size_t from, size_t to,
+                                    size_t *twice) {
+  int moved_last = 0;
+  *twice = 0;
+  for (size_t n = from; n != to;) {
+    n = to > from ? n + 1 : n - 1;
+    unsigned char *q = (unsigned char *)resize(p, n);
+    if (!CHECK(q != NULL))
+      return NULL;
+    int moved = q != p;
+    if (moved && moved_last && *twice == 0)
+      *twice = n;
+    moved_last = moved;
+    if (to > from)
+      q[n - 1] = (unsigned char)(n * 7u);
+    p = q;
+  }
+  return p;
+}
+
 /* A block resized one byte at a time from `start` up to 12,000 and back to 1, as Delphi's
  * SetLength does on every character: every byte kept, and a resize that moved the block is never
  * followed by one that moves it again (a block the policy would move back at once: a size that
  * fits a small block grown into a medium one, then moved back by the medium downsize rule). */
 static void one_byte_steps(realloc_fn resize, size_t start) {
   unsigned char *p = (unsigned char *)fastmm_getmem(start);
-  int moved_last = 0, twice = 0;
-  size_t n, at = 0;
+  size_t n, at;
   if (!CHECK(p != NULL))
     return;
   for (n = 0; n < start; n++)
     p[n] = (unsigned char)((n + 1) * 7u);
-  for (n = start + 1; n <= 12000; n++) {
-    unsigned char *q = (unsigned char *)resize(p, n);
-    if (!CHECK(q != NULL))
-      return;
-    int moved = q != p;
-    if (moved && moved_last && !twice) {
-      twice = 1;
-      at = n;
-    }
-    moved_last = moved;
-    q[n - 1] = (unsigned char)(n * 7u);
-    p = q;
-  }
-  CHECK_MSG(!twice, "%s: one byte up from %zu: moved at %zu and at %zu", entry_name, start, at - 1,
+  p = one_byte_each(resize, p, start, 12000, &at);
+  if (p == NULL)
+    return;
+  CHECK_MSG(at == 0, "%s: one byte up from %zu: moved at %zu and at %zu", entry_name, start, at - 1,
             at);
   for (n = 0; n < 12000; n++)
     if (p[n] != (unsigned char)((n + 1) * 7u))
       break;
   CHECK_MSG(n == 12000, "%s: one byte up to 12000: byte %zu lost", entry_name, n);
-  moved_last = 0;
-  twice = 0;
-  for (n = 11999; n >= 1; n--) {
-    unsigned char *q = (unsigned char *)resize(p, n);
-    if (!CHECK(q != NULL))
-      return;
-    int moved = q != p;
-    if (moved && moved_last && !twice) {
-      twice = 1;
-      at = n;
-    }
-    moved_last = moved;
-    p = q;
-  }
-  CHECK_MSG(!twice, "%s: one byte down: moved at %zu and at %zu", entry_name, at + 1, at);
+  p = one_byte_each(resize, p, 12000, 1, &at);
+  if (p == NULL)
+    return;
+  CHECK_MSG(at == 0, "%s: one byte down: moved at %zu and at %zu", entry_name, at + 1, at);
   CHECK_EQ(p[0], 7u);
   CHECK_EQ(fastmm_freemem(p), 0);
 }
