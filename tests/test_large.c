@@ -157,10 +157,10 @@ static void one_at_a_time(void) {
 }
 
 /* The same bound decided when a block is freed, while a live block holds more pages than it
- * uses: a block reused from the cache for a smaller request keeps its pages (up to
- * LARGE_CACHE_TRIM_FACTOR times the request). Its spare pages count against the room, so a block
- * freed next goes back to the OS although the cache is empty and well under its share. Runs
- * first: the live blocks' peak (never lowered) must stay below 14 MB until it is done. */
+ * uses: a block reused from the cache for a smaller request of a ReallocMem keeps its pages (up
+ * to LARGE_CACHE_TRIM_FACTOR times the request). Its spare pages count against the room, so a
+ * block freed next goes back to the OS although the cache is empty and well under its share.
+ * Runs first: the live blocks' peak (never lowered) must stay below 14 MB until it is done. */
 static void cache_room_at_free(void) {
   unsigned char *a, *b, *c;
   const char *c_base;
@@ -171,8 +171,9 @@ static void cache_room_at_free(void) {
     return;
   memset(a, 1, 8 * MB);
   CHECK_EQ(fastmm_freemem(a), FASTMM_OK); /* cached: 8 MB committed */
-  /* 1.5 MB takes the cached block as it is: 8 MB is below LARGE_CACHE_TRIM_FACTOR times 1.5. */
-  b = (unsigned char *)fastmm_getmem(3 * MB / 2);
+  /* ReallocMem(nil, 1.5 MB) takes the cached block as it is: 8 MB is below
+   * LARGE_CACHE_TRIM_FACTOR times 1.5. */
+  b = (unsigned char *)fastmm_reallocmem(NULL, 3 * MB / 2);
   CHECK_MSG(b == a, "1.5 MB: %p, not the cached 8 MB block %p", (void *)b, (void *)a);
   if (b == NULL)
     return;
@@ -318,35 +319,67 @@ static void allocmem_zeroes(void) {
   }
 }
 
+/* A large block of `size` bytes, every page written, freed into the cache (NULL, with the failure
+ * counted, if it could not be had). */
+static unsigned char *freed_into_cache(size_t size) {
+  unsigned char *p = (unsigned char *)fastmm_getmem(size);
+  if (!check_large_block(p, size))
+    return NULL;
+  memset(p, 1, size);
+  CHECK(fastmm_freemem(p) == FASTMM_OK);
+  return p;
+}
+
 /* A freed block is reused from the cache by a request it can hold, without an OS call; a
- * smaller request takes it too, and gives back its tail only when the block holds more than
- * LARGE_CACHE_TRIM_FACTOR times the request. */
+ * smaller request takes it too: a GetMem gives back the pages past what it asked for, a
+ * ReallocMem's request only when the block holds more than LARGE_CACHE_TRIM_FACTOR times it. */
 static void cache_reuse(void) {
+  /* A block of 2 MB with its header. */
+  const size_t top = 2 * MB - LARGE_HEADER_SIZE;
   fastmm_state s0, s1;
   unsigned char *p, *q;
   size_t i;
   fastmm_release_free_memory();
-  p = (unsigned char *)fastmm_getmem(2 * MB);
-  if (!check_large_block(p, 2 * MB))
+  p = (unsigned char *)fastmm_getmem(top);
+  if (!check_large_block(p, top))
     return;
-  tu_fill_pattern(p, 2 * MB, 7);
+  tu_fill_pattern(p, top, 7);
   CHECK(fastmm_freemem(p) == FASTMM_OK);
   tb_state(&s0);
   for (i = 0; i < 100; i++) {
-    q = (unsigned char *)fastmm_getmem(2 * MB - i * 1000);
+    /* Within the block's last 64 KB: as many pages as it holds. */
+    q = (unsigned char *)fastmm_getmem(top - i * 600);
     CHECK_MSG(q == p, "turn %zu: %p, not the cached block %p", i, (void *)q, (void *)p);
     if (q == NULL)
       return;
-    q[0] = q[2 * MB - i * 1000 - 1] = (unsigned char)i;
+    q[0] = q[top - i * 600 - 1] = (unsigned char)i;
     CHECK(fastmm_freemem(q) == FASTMM_OK);
   }
   tb_state(&s1);
   CHECK_MSG(s1.os_map_calls == s0.os_map_calls && s1.os_unmap_calls == s0.os_unmap_calls,
             "100 reuses made %zu OS calls",
             s1.os_map_calls - s0.os_map_calls + s1.os_unmap_calls - s0.os_unmap_calls);
-  /* Half of it: the same block, as big as the request, with all its pages kept (they would
-   * be faulted in again): growing back into them calls the OS for nothing. */
+  /* Half of it for a GetMem: the same block, its pages past the request given back (kept, they
+   * would count against the cache's room as pages nobody uses). */
   q = (unsigned char *)fastmm_getmem(MB);
+  CHECK(q == p);
+  if (q == NULL)
+    return;
+  tb_state(&s1);
+  CHECK_MSG(s1.os_bytes_reserved + MB - LARGE_GRANULARITY <= s0.os_bytes_reserved,
+            "a GetMem of 1 MB from the cached 2 MB block kept %zu bytes committed (from %zu)",
+            s1.os_bytes_reserved, s0.os_bytes_reserved);
+  CHECK(fastmm_usable_size(q) >= MB && fastmm_usable_size(q) < MB + LARGE_GRANULARITY);
+  tu_fill_pattern(q, MB, 8);
+  CHECK(fastmm_freemem(q) == FASTMM_OK);
+  p = freed_into_cache(2 * MB);
+  if (p == NULL)
+    return;
+  tb_state(&s0);
+  /* Half of it for a ReallocMem (of nil: a block that will grow): the same block, as big as the
+   * request, with all its pages kept (they would be faulted in again): growing back into them
+   * calls the OS for nothing. */
+  q = (unsigned char *)fastmm_reallocmem(NULL, MB);
   CHECK(q == p);
   if (q == NULL)
     return;
@@ -365,15 +398,14 @@ static void cache_reuse(void) {
   CHECK_EQ(s1.os_map_calls, s0.os_map_calls);
   CHECK_EQ(fastmm_check_heap(), 0);
   CHECK(fastmm_freemem(p) == FASTMM_OK);
-  /* An 8 MB block reused for less than an eighth of it: its tail goes back to the OS. */
+  /* An 8 MB block reused for a ReallocMem's request of less than an eighth of it: its tail goes
+   * back to the OS. */
   fastmm_release_free_memory();
-  p = (unsigned char *)fastmm_getmem(8 * MB);
-  if (!check_large_block(p, 8 * MB))
+  p = freed_into_cache(8 * MB);
+  if (p == NULL)
     return;
-  memset(p, 1, 8 * MB);
-  CHECK(fastmm_freemem(p) == FASTMM_OK);
   tb_state(&s0);
-  q = (unsigned char *)fastmm_getmem(MEDIUM_MAX_USER + 1);
+  q = (unsigned char *)fastmm_reallocmem(NULL, MEDIUM_MAX_USER + 1);
   CHECK(q == p);
   if (q == NULL)
     return;

@@ -34,8 +34,10 @@ typedef struct heap_above {
   void (*start)(void);
   /* The slow paths of GetMem and FreeMem as a program's call goes (a mode's way while one is on),
    * and aligned GetMem: a ReallocMem that moves a block makes and frees through the fast paths
-   * with these behind them (fast_get_then, fast_free_then), as the program's own calls would. */
-  void *(FMM_REGCALL *get_slow)(size_t size, const void *caller);
+   * with these behind them (fast_get_then, fast_free_then), as the program's own calls would.
+   * Its GetMem's slow path is GetMem's but for the large block it may take from the large
+   * cache, which keeps pages to grow into (large_alloc_resizing). */
+  void *(FMM_REGCALL *get_slow_resizing)(size_t size, const void *caller);
   void *(*get_aligned_for)(size_t size, size_t alignment, const void *caller);
   int(FMM_REGCALL *free_slow)(void *p, const void *caller);
   /* ReallocMem of a debug block with no mode on (the debug block kind's, debug_realloc): the

@@ -5,9 +5,10 @@
  * mapping, no copy. A freed block goes into a cache, from which a later request takes it with
  * its pages already in memory; the cache is bounded (LARGE_CACHE_*) and given back to the OS
  * after an idle spell (release.c), on fastmm_release_free_memory and when memory runs short.
- * A block reused for a smaller request keeps the pages beyond its new end committed (up to
- * LARGE_CACHE_TRIM_FACTOR times its size): it is exactly the block a fresh request gets (its
- * usable size, FastMM's ReallocMem policy), with pages to grow into without a page fault.
+ * A block reused for a smaller request of a ReallocMem keeps the pages beyond its new end
+ * committed (up to LARGE_CACHE_TRIM_FACTOR times its size): it is exactly the block a fresh
+ * request gets (its usable size, FastMM's ReallocMem policy), with pages to grow into without a
+ * page fault. One reused for a GetMem keeps only the pages the request needs.
  *
  * The user pointer is LARGE_HEADER_SIZE into the block, or for a block aligned coarser than 64
  * (fastmm_getmem_aligned) up to LARGE_GRANULARITY in (user_offset), with a header word of its
@@ -270,13 +271,19 @@ static large_header *move_pages(large_header *h, size_t want) {
 #endif
 }
 
+/* Does a cached block of `committed` bytes give back its pages past `need` when it serves a
+ * request of that many: a GetMem's beyond it, a ReallocMem's (`resizing`) when it holds
+ * LARGE_CACHE_TRIM_FACTOR times the request (policy.h)? */
+static inline int trims_tail(size_t committed, size_t need, int resizing) {
+  return resizing ? committed / LARGE_CACHE_TRIM_FACTOR >= need : committed > need;
+}
+
 /* A cached block made a block of `need` bytes: committed further or grown past its reservation
- * (in place, else by moving its pages) when it is too small, its tail decommitted when it keeps
- * more than LARGE_CACHE_TRIM_FACTOR times the request. NULL when it cannot be (it is given back
- * then). */
-static large_header *fit_cached(large_header *h, size_t need) {
+ * (in place, else by moving its pages) when it is too small, its tail decommitted when
+ * trims_tail says so. NULL when it cannot be (it is given back then). */
+static large_header *fit_cached(large_header *h, size_t need, int resizing) {
   if (h->committed >= need) {
-    if (h->committed / LARGE_CACHE_TRIM_FACTOR >= need) {
+    if (trims_tail(h->committed, need, resizing)) {
       size_t extra = h->committed - need;
       region_handover_begin();
       page_map_set((char *)h + need, extra, REGION_NOT_OURS);
@@ -330,18 +337,18 @@ FMM_INLINE char *make_live_locked(large_header *h, size_t user_size, size_t offs
   return p;
 }
 
-/* A cached block of h->committed bytes serves a request of `need` as it is: no commit, and not
- * so much bigger that its tail is worth giving back. */
-static inline int fits_as_is(const large_header *h, size_t need) {
-  return h->committed >= need && h->committed / LARGE_CACHE_TRIM_FACTOR < need;
+/* A cached block of h->committed bytes serves a request of `need` as it is: no commit, and no
+ * tail to give back. */
+static inline int fits_as_is(const large_header *h, size_t need, int resizing) {
+  return h->committed >= need && !trims_tail(h->committed, need, resizing);
 }
 
-/* The rest of a GetMem once the large lock is held (released here): a cached block that serves
- * as it is, else one fitted from the cache or mapped anew. */
-static FMM_NOINLINE void *alloc_locked(size_t user_size, size_t offset, uint32_t keep,
-                                       size_t need) {
+/* The rest of a GetMem (a ReallocMem's: `resizing`) once the large lock is held (released
+ * here): a cached block that serves as it is, else one fitted from the cache or mapped anew. */
+static FMM_NOINLINE void *alloc_locked(size_t user_size, size_t offset, uint32_t keep, size_t need,
+                                       int resizing) {
   large_header *h = cache_take_locked(need);
-  if (h != NULL && fits_as_is(h, need)) {
+  if (h != NULL && fits_as_is(h, need, resizing)) {
     /* The cache hit: one lock, no call to the OS. */
     h->size = need;
     char *p = make_live_locked(h, user_size, offset, keep, LARGE_LIVE_REUSED);
@@ -350,7 +357,7 @@ static FMM_NOINLINE void *alloc_locked(size_t user_size, size_t offset, uint32_t
   }
   lock_release(&large_lock);
   uint32_t state = 0;
-  if (h != NULL && (h = fit_cached(h, need)) != NULL)
+  if (h != NULL && (h = fit_cached(h, need, resizing)) != NULL)
     state = LARGE_LIVE_REUSED;
   if (h == NULL && (h = map_new(need)) == NULL)
     return NULL;
@@ -378,14 +385,14 @@ void *large_alloc_aligned(size_t user_size, size_t alignment, uint32_t keep) {
   size_t offset = alignment > LARGE_HEADER_SIZE ? alignment : LARGE_HEADER_SIZE;
   size_t need = mapping_for(user_size, offset);
   lock_large();
-  return alloc_locked(user_size, offset, keep, need);
+  return alloc_locked(user_size, offset, keep, need, 0);
 }
 
-/* A plain GetMem (no alignment to keep). Its common case, a block of the size just freed again
- * (a buffer, a document, an image made and dropped in a loop), is done here: the most recently
- * cached block, committed exactly as far as this request needs, is what cache_take_locked would
- * choose first. */
-void *large_alloc(size_t user_size) {
+/* A plain GetMem (no alignment to keep), or a ReallocMem's (`resizing`). Its common case, a
+ * block of the size just freed again (a buffer, a document, an image made and dropped in a
+ * loop), is done here: the most recently cached block, committed exactly as far as this request
+ * needs, is what cache_take_locked would choose first. */
+FMM_INLINE void *alloc_plain(size_t user_size, int resizing) {
   if (user_size > MAX_REQUEST_SIZE)
     return NULL;
   size_t need = mapping_for(user_size, LARGE_HEADER_SIZE);
@@ -400,7 +407,15 @@ void *large_alloc(size_t user_size) {
       return p;
     }
   }
-  return alloc_locked(user_size, LARGE_HEADER_SIZE, 0, need);
+  return alloc_locked(user_size, LARGE_HEADER_SIZE, 0, need, resizing);
+}
+
+void *large_alloc(size_t user_size) {
+  return alloc_plain(user_size, 0);
+}
+
+void *large_alloc_resizing(size_t user_size) {
+  return alloc_plain(user_size, 1);
 }
 
 /* The header is read only after the page map says a large block starts in the region of p's

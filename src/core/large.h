@@ -67,7 +67,13 @@ static inline int large_has_word_at(const void *p, uint32_t word) {
   const large_header *h = large_header_of(p);
   return h->flags == word && (const char *)h + h->user_offset == (const char *)p;
 }
+/* A GetMem's large block: from the cache when a block there holds the request (its pages past
+ * the request given back), else mapped anew. */
 void *large_alloc(size_t user_size);
+/* The same for a block a ReallocMem asks for: a cached block it reuses keeps its pages beyond
+ * the request (up to LARGE_CACHE_TRIM_FACTOR times it) for the block to grow into, where
+ * large_alloc's keeps only what the request needs (policy.h). */
+void *large_alloc_resizing(size_t user_size);
 /* A block whose user pointer is a multiple of `alignment` (up to LARGE_GRANULARITY); `keep` goes to
  * its keep_alignment. */
 void *large_alloc_aligned(size_t user_size, size_t alignment, uint32_t keep);

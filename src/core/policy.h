@@ -129,22 +129,29 @@
 /* Blocks FreeMem freed may use only part of that: what keeps the committed large bytes (live
  * and cached, a reused block's kept pages included) within this of the most the live blocks
  * have held; they make way as soon as new blocks take the live bytes up. Cached pages are in
- * memory, so the process's peak is the live blocks' peak plus at most this (measured natively:
- * the benchmark's `mixed` peaks at 1.09x its live bytes, 1.17x with the whole bound, 1.14x with
- * 8 MB; it costs `mixed` 15% of its time against the whole bound, 11% against 8 MB). The slack
- * lets a block freed and allocated again
- * in turn (1 MB: 1.06 MB committed) stay cached. Blocks a ReallocMem moved away from (it
+ * memory, so the process's peak is the live blocks' peak plus at most this. The slack lets a
+ * block freed and allocated again in turn (1 MB: 1.06 MB committed) stay cached. (Measured
+ * natively on the benchmark's `mixed`, since a GetMem keeps no pages beyond its request (below):
+ * 1.08x its live bytes at its peak, and as fast as with 8 MB or the whole bound, at the same
+ * peak. While a GetMem kept up to 8x its request, this bound cost `mixed` 15% of its time against
+ * the whole bound, at 1.09x against 1.17x.) Blocks a ReallocMem moved away from (it
  * shrank below half) have the whole bound: a program that resizes its blocks grows them again,
  * and growing into pages kept in memory saves a fault per page (`fc_realloc_large`: 17,100
  * faults with them kept, 30,000 under this bound, about 2.5x its time). */
 #define LARGE_CACHE_ABOVE_PEAK_BYTES ((size_t)2u * 1024u * 1024u)
 #define LARGE_CACHE_MAX_BLOCKS 64u
-/* A cached block reused for a smaller request keeps its pages in memory unless it has more than
- * this many times what the request needs: pages given back are faulted in again when the block
- * grows (measured on fc_realloc_large, sizes 256 KB-4 MB: trimming at 2x took 29,300 page
- * faults and 90 ms of CPU, at 8x 17,200 and 55 ms, mimalloc 16,800 and 56 ms). A request no
- * cached block can hold takes the biggest one and grows it (in place, or natively by moving
- * its pages): a fresh block would fault every page in again. */
+/* A cached block reused for a smaller request of a ReallocMem (a move, or ReallocMem of nil: a
+ * block that is resized is likely to grow again) keeps its pages in memory unless it has more
+ * than this many times what the request needs: pages given back are faulted in again when the
+ * block grows (measured on fc_realloc_large, sizes 256 KB-4 MB: trimming at 2x took 29,300 page
+ * faults and 90 ms of CPU, at 8x 17,200 and 55 ms, mimalloc 16,800 and 56 ms). One reused for a
+ * GetMem keeps only the pages the request needs: the rest would sit in memory unused for the
+ * block's life and count against LARGE_CACHE_ABOVE_PEAK_BYTES, so that cached blocks a later
+ * request could have reused whole made way (`mixed` natively, 10,000 replacements after its
+ * fill: 11,800 page faults while a GetMem kept up to 8x, 8,400 now, mimalloc 9,200; 11-14%
+ * faster natively and under Wine, the same peak). A request no cached block can hold takes the
+ * biggest one and grows it (in place, or natively by moving its pages): a fresh block would
+ * fault every page in again. */
 #define LARGE_CACHE_TRIM_FACTOR 8u
 /* A request no cached block's reservation holds takes the biggest cached block that has at least
  * this fraction of it and grows it, rather than mapping a fresh block while the cache makes way

@@ -17,7 +17,7 @@
 /* The slow paths of a move's GetMem and FreeMem: the ones the core is lent (heap_above), read
  * only when a fast path fails. */
 static FMM_NOINLINE void *FMM_REGCALL move_get_slow(size_t size, const void *caller) {
-  return heap_above_routines->get_slow(size, caller);
+  return heap_above_routines->get_slow_resizing(size, caller);
 }
 
 static FMM_NOINLINE int FMM_REGCALL move_free_slow(void *p, const void *caller) {

@@ -18,6 +18,14 @@ FMM_NOINLINE void *FMM_REGCALL heap_get_slow(size_t size, const void *caller) {
   return heap_get_normal_inline(size); /* no second jump to the allocator */
 }
 
+/* The same for a block a ReallocMem asks for (core/realloc.c's moves, and ReallocMem of nil): a
+ * large one keeps the cached pages it is given to grow into (large_alloc_resizing). */
+FMM_NOINLINE void *FMM_REGCALL heap_get_slow_resizing(size_t size, const void *caller) {
+  if (FMM_UNLIKELY(heap_mode_now() != 0))
+    return heap_get_mode_on(size, caller);
+  return heap_get_normal_then(size, large_alloc_resizing);
+}
+
 FMM_NOINLINE void *heap_get_aligned(size_t size, size_t alignment, const void *caller) {
   if (FMM_UNLIKELY(heap_mode_now() != 0))
     return heap_get_aligned_mode_on(size, alignment, caller);

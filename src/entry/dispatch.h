@@ -17,6 +17,9 @@
 /* GetMem off the fast path: a mode is on (its table sent every size here), the size is not
  * small, or the bin is empty. */
 void *FMM_REGCALL heap_get_slow(size_t size, const void *caller);
+/* The same for a block a ReallocMem asks for (a move, or ReallocMem of nil): a large block keeps
+ * more of the cached pages it is given (large_alloc_resizing). */
+void *FMM_REGCALL heap_get_slow_resizing(size_t size, const void *caller);
 /* One block whose user pointer is a multiple of `alignment` (a power of two, 32 .. ALIGNED_MAX):
  * the mode's way while one is on, else the core's (heap_get_aligned_normal). */
 void *heap_get_aligned(size_t size, size_t alignment, const void *caller);

@@ -13,7 +13,7 @@
 
 static const heap_above above = {
     .start = modes_init,
-    .get_slow = heap_get_slow,
+    .get_slow_resizing = heap_get_slow_resizing,
     .get_aligned_for = heap_get_aligned,
     .free_slow = heap_free_slow,
     .realloc_debug_block = heap_realloc_debug_block,
