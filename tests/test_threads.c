@@ -302,7 +302,9 @@ int main(void) {
   tb_state(&s1);
   CHECK_EQ(s1.large.bytes_reserved, 0);
   CHECK(s1.os_bytes_peak >= s1.os_bytes_reserved);
-  CHECK(s1.os_unmap_calls <= s1.os_map_calls);
+  /* Memory went back (a large block reused for a smaller GetMem gives its tail back in a call of
+   * its own, so the calls that give back may outnumber those that commit). */
+  CHECK(s1.os_unmap_calls > s0.os_unmap_calls);
   CHECK_EQ(fastmm_check_heap(), 0);
   exiting_threads();
   for (i = 0; i < NTHREADS; i++)
