@@ -75,7 +75,8 @@ void *large_alloc(size_t user_size);
  * large_alloc's keeps only what the request needs (policy.h). */
 void *large_alloc_resizing(size_t user_size);
 /* A block whose user pointer is a multiple of `alignment` (up to LARGE_GRANULARITY); `keep` goes to
- * its keep_alignment. */
+ * its keep_alignment. A cached block it reuses keeps no pages beyond the request, as a GetMem's,
+ * also when a ReallocMem moves an aligned block here (rare: no rule of its own). */
 void *large_alloc_aligned(size_t user_size, size_t alignment, uint32_t keep);
 int large_free(void *p);          /* FASTMM_OK, or invalid if p is not a live large block */
 int large_is_live(const void *p); /* 1 if p is a live large block (a registry lookup) */
