@@ -27,6 +27,7 @@ set(FASTMM_CORE_SOURCES
   src/core/aligned.c
   src/core/walk.c
   src/core/contention.c
+  src/core/lock.c
 )
 # The modes: debug mode, the erase modes, scan before every operation, and the mode gate.
 set(FASTMM_MODES_SOURCES

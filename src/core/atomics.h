@@ -45,6 +45,8 @@
 #define fmm_load_size_relaxed(p) (*(volatile size_t *)(p))
 #define fmm_store_size_relaxed(p, v) (*(volatile size_t *)(p) = (v))
 #define fmm_cpu_relax() _mm_pause()
+/* Orders the compiler only: what comes before it in the code is not moved after it. */
+#define fmm_compiler_fence() _ReadWriteBarrier()
 #else
 #define fmm_xchg_ptr(p, v) __atomic_exchange_n((p), (v), __ATOMIC_ACQ_REL)
 #define fmm_cas_ptr(p, expected, desired)                                                          \
@@ -68,6 +70,8 @@
 #define fmm_store_u32_relaxed(p, v) __atomic_store_n((p), (uint32_t)(v), __ATOMIC_RELAXED)
 #define fmm_load_size_relaxed(p) __atomic_load_n((p), __ATOMIC_RELAXED)
 #define fmm_store_size_relaxed(p, v) __atomic_store_n((p), (size_t)(v), __ATOMIC_RELAXED)
+/* Orders the compiler only: what comes before it in the code is not moved after it. */
+#define fmm_compiler_fence() __atomic_signal_fence(__ATOMIC_SEQ_CST)
 #if defined(__i386__) || defined(__x86_64__)
 #define fmm_cpu_relax() __builtin_ia32_pause()
 #else

@@ -28,6 +28,7 @@ void heap_init_slow(void) {
     medium_init();
     prim_init(thread_cache_on_thread_exit);
     release_init();
+    lock_init();
     if (heap_above_routines != NULL)
       heap_above_routines->start();
     fmm_store_u32_release(&heap_initialized, 1u);

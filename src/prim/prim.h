@@ -46,12 +46,22 @@ int prim_remap(void *base, size_t committed, size_t reserved, void *to, size_t n
 int prim_start_thread(void (*fn)(void));
 void prim_sleep_ms(unsigned ms);
 /* `fn` runs in the child of a fork() (whose only thread is the one that forked); Windows has
- * no fork and never calls it. */
+ * no fork and never calls it. Up to PRIM_FORK_CHILD_MAX routines, each run once per fork. */
+#define PRIM_FORK_CHILD_MAX 4
 void prim_on_fork_child(void (*fn)(void));
 
 /* Threads and time. */
 void prim_yield(void);
 uint32_t prim_thread_id(void);
+
+/* The other half of a store-then-load handshake whose first half runs with no fence
+ * (core/lock.c): when this returns, every other thread of the process has passed a full
+ * memory barrier since the call began (its stores before that point are visible, its loads
+ * after it see the caller's stores before the call). One system call or two, never on a fast
+ * path. prim_barrier_ready sets it up (once; safe to call from any thread) and returns 0 when
+ * the OS offers no way to do it, and then prim_barrier_other_threads must not be relied on. */
+int prim_barrier_ready(void);
+void prim_barrier_other_threads(void);
 uint64_t prim_time_ns(void);
 /* Milliseconds since the system started, wrapping at 2^32 (GetTickCount; CLOCK_MONOTONIC). */
 uint32_t prim_tick_count_ms(void);
@@ -132,6 +142,31 @@ static inline void *prim_tls_get_fast(void) {
  * prim_debug_output sends a line to the debugger (OutputDebugString) or to standard error natively;
  * prim_raise_fatal ends the call that hit a freed object (an exception on Windows, abort natively).
  */
+/* A value that tells the calling thread from every other thread alive now, read with no call:
+ * the address of the thread's own block (Windows' thread environment block, the thread's
+ * storage of prim_tls_value elsewhere). A thread that ended may pass its value on to a new one. */
+static inline void *prim_thread_token(void) {
+#if defined(_WIN32)
+#if defined(_MSC_VER) && !defined(__clang__)
+#if defined(_WIN64)
+  return (void *)__readgsqword(0x30);
+#else
+  return (void *)(uintptr_t)__readfsdword(0x18);
+#endif
+#elif defined(_WIN64)
+  void *v;
+  __asm__("movq %%gs:0x30, %0" : "=r"(v));
+  return v;
+#else
+  void *v;
+  __asm__("movl %%fs:0x18, %0" : "=r"(v));
+  return v;
+#endif
+#else
+  return (void *)&prim_tls_value;
+#endif
+}
+
 size_t prim_describe_address(const void *addr, char *buf, size_t size);
 int prim_module_range(const void *addr, uintptr_t *begin, uintptr_t *end);
 int prim_readable(const void *p, size_t size);

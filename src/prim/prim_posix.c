@@ -200,6 +200,81 @@ uint32_t prim_thread_id(void) {
 #endif
 }
 
+/* The barrier of prim_barrier_other_threads: Linux's membarrier (private expedited: an
+ * interrupt to every CPU running a thread of this process), or else a page whose protection is
+ * lowered, which the kernel makes every such CPU drop from its TLB by the same kind of
+ * interrupt (an interrupt orders the stores and loads around it). 0 not set up yet, 1
+ * membarrier, 2 the page, 3 neither. */
+#if defined(__linux__)
+#define PRIM_MEMBARRIER_PRIVATE_EXPEDITED 8
+#define PRIM_MEMBARRIER_REGISTER_PRIVATE_EXPEDITED 16
+#endif
+static int barrier_kind;
+static void *barrier_page;
+
+int prim_barrier_ready(void) {
+  int kind = __atomic_load_n(&barrier_kind, __ATOMIC_ACQUIRE);
+  if (kind != 0)
+    return kind != 3;
+#if defined(__linux__) && defined(SYS_membarrier)
+  if (syscall(SYS_membarrier, PRIM_MEMBARRIER_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0)
+    kind = 1;
+#endif
+  if (kind == 0) {
+    void *page = mmap(NULL, (size_t)sysconf(_SC_PAGESIZE), PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    void *none = NULL;
+    if (page == MAP_FAILED)
+      kind = 3;
+    else if (__atomic_compare_exchange_n(&barrier_page, &none, page, 0, __ATOMIC_ACQ_REL,
+                                         __ATOMIC_ACQUIRE))
+      kind = 2;
+    else {
+      munmap(page, (size_t)sysconf(_SC_PAGESIZE)); /* another thread set one up */
+      kind = 2;
+    }
+  }
+  int unset = 0;
+  if (!__atomic_compare_exchange_n(&barrier_kind, &unset, kind, 0, __ATOMIC_ACQ_REL,
+                                   __ATOMIC_ACQUIRE))
+    kind = unset; /* a racing thread's answer stands */
+  return kind != 3;
+}
+
+static void barrier_by_page(void) {
+  long size = sysconf(_SC_PAGESIZE);
+  void *page = __atomic_load_n(&barrier_page, __ATOMIC_ACQUIRE);
+  if (page == NULL) {
+    page = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (page == MAP_FAILED)
+      return;
+    void *none = NULL;
+    if (!__atomic_compare_exchange_n(&barrier_page, &none, page, 0, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_ACQUIRE)) {
+      munmap(page, (size_t)size);
+      page = none;
+    }
+  }
+  /* Written, so the page is present; then made inaccessible, which is what takes its
+   * translation from every CPU. */
+  mprotect(page, (size_t)size, PROT_READ | PROT_WRITE);
+  __atomic_store_n((volatile char *)page, 1, __ATOMIC_SEQ_CST);
+  mprotect(page, (size_t)size, PROT_NONE);
+}
+
+void prim_barrier_other_threads(void) {
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+#if defined(__linux__) && defined(SYS_membarrier)
+  if (__atomic_load_n(&barrier_kind, __ATOMIC_ACQUIRE) == 1 &&
+      syscall(SYS_membarrier, PRIM_MEMBARRIER_PRIVATE_EXPEDITED, 0, 0) == 0) {
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    return;
+  }
+#endif
+  barrier_by_page();
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
 uint64_t prim_time_ns(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -235,20 +310,24 @@ size_t prim_capture_stack(void **frames, size_t max_frames, size_t skip) {
 #endif
 }
 
-static void (*fork_child_fn)(void);
+static void (*fork_child_fns[PRIM_FORK_CHILD_MAX])(void);
+static unsigned fork_child_count;
 
 static void run_fork_child(void) {
-  if (fork_child_fn != NULL)
-    fork_child_fn();
+  for (unsigned i = 0; i < fork_child_count; i++)
+    fork_child_fns[i]();
 }
 
+/* Called while the heap starts, before any thread could fork. */
 void prim_on_fork_child(void (*fn)(void)) {
-  static int registered;
-  fork_child_fn = fn;
-  if (!registered) {
-    registered = 1;
+  for (unsigned i = 0; i < fork_child_count; i++)
+    if (fork_child_fns[i] == fn)
+      return;
+  if (fork_child_count == PRIM_FORK_CHILD_MAX)
+    return;
+  fork_child_fns[fork_child_count++] = fn;
+  if (fork_child_count == 1)
     pthread_atfork(NULL, NULL, run_fork_child);
-  }
 }
 
 static void on_key_destroyed(void *value) {

@@ -4,6 +4,7 @@
 #ifndef WIN32_LEAN_AND_MEAN
 #define WIN32_LEAN_AND_MEAN
 #endif
+#include <string.h>
 #include <windows.h>
 
 #include "prim.h"
@@ -232,6 +233,51 @@ void prim_yield(void) {
 
 uint32_t prim_thread_id(void) {
   return (uint32_t)GetCurrentThreadId();
+}
+
+/* The barrier of prim_barrier_other_threads: a page of our own is written (so it is present)
+ * and made inaccessible, which makes the kernel take its translation from every processor
+ * running a thread of the process, by an interrupt (and an interrupt orders the stores and
+ * loads around it); then FlushProcessWriteBuffers, Windows' own call for this, where the system
+ * has it. Both: Wine 8 has the call as a stub that does nothing, and the page does it there. */
+#define PRIM_BARRIER_PAGE 4096u
+typedef VOID(WINAPI *flush_writes_fn)(void);
+static volatile LONG barrier_kind; /* 0 not set up yet, 2 the page, 3 none */
+static void *volatile barrier_page;
+static flush_writes_fn flush_writes;
+
+int prim_barrier_ready(void) {
+  LONG kind = InterlockedCompareExchange(&barrier_kind, 0, 0);
+  if (kind != 0)
+    return kind != 3;
+  void *page = VirtualAlloc(NULL, PRIM_BARRIER_PAGE, MEM_RESERVE | MEM_COMMIT, PAGE_READWRITE);
+  if (page != NULL &&
+      InterlockedCompareExchangePointer((void *volatile *)&barrier_page, page, NULL) != NULL)
+    VirtualFree(page, 0, MEM_RELEASE); /* another thread set one up */
+  HMODULE kernel32 = GetModuleHandleW(L"kernel32.dll");
+  FARPROC flush = kernel32 != NULL ? GetProcAddress(kernel32, "FlushProcessWriteBuffers") : NULL;
+  if (flush != NULL) {
+    flush_writes_fn fn;
+    memcpy(&fn, &flush, sizeof fn);
+    flush_writes = fn;
+  }
+  kind = barrier_page != NULL ? 2 : 3;
+  LONG seen = InterlockedCompareExchange(&barrier_kind, kind, 0);
+  return (seen != 0 ? seen : kind) != 3;
+}
+
+void prim_barrier_other_threads(void) {
+  MemoryBarrier();
+  void *page = barrier_page;
+  if (page != NULL) {
+    DWORD old;
+    VirtualProtect(page, PRIM_BARRIER_PAGE, PAGE_READWRITE, &old);
+    InterlockedExchange((volatile LONG *)page, 1);
+    VirtualProtect(page, PRIM_BARRIER_PAGE, PAGE_NOACCESS, &old);
+  }
+  if (flush_writes != NULL)
+    flush_writes();
+  MemoryBarrier();
 }
 
 uint64_t prim_time_ns(void) {
