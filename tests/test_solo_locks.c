@@ -102,7 +102,7 @@ static tu_mutex handoff_lock;
 static unsigned char *handoff[256];
 static size_t handoff_size[256];
 static unsigned handoff_count;
-static volatile unsigned main_done;
+static tu_flag main_done;
 
 typedef struct worker {
   tu_thread thread;
@@ -117,7 +117,7 @@ static void worker_main(void *arg) {
   rng_state r;
   rng_seed(&r, w->seed);
   unsigned broken = 0, foreign_broken = 0;
-  for (unsigned i = 0; i < 3000u || !main_done; i++) {
+  for (unsigned i = 0; i < 3000u || !tu_flag_raised(&main_done); i++) {
     if (!replace(ring, rng_below(&r, RING), &r))
       broken++;
     unsigned char *p = NULL;
@@ -178,7 +178,7 @@ static void end_case(void) {
       }
     }
   }
-  main_done = 1;
+  tu_flag_raise(&main_done);
   CHECK_EQ(started, WORKERS);
   for (unsigned i = 0; i < started; i++) {
     tu_thread_join(&workers[i].thread);
