@@ -133,15 +133,6 @@ static inline void *prim_tls_get_fast(void) {
 }
 #endif
 
-/* For debug mode's reports. prim_describe_address writes "module+0xoffset" (or the bare
- * address) for a code address; prim_module_range gives the extent [begin, end) of the loaded
- * module that holds an address (0 when none does; cheap after the first call per module);
- * prim_readable whether `size` bytes at `p` can be read without a fault; prim_program_path the
- * running program's path (without a NUL: returns its length, 0 when unknown); prim_getenv copies an
- * environment variable (0 when unset); prim_append_file appends to a file, creating it;
- * prim_debug_output sends a line to the debugger (OutputDebugString) or to standard error natively;
- * prim_raise_fatal ends the call that hit a freed object (an exception on Windows, abort natively).
- */
 /* A value that tells the calling thread from every other thread alive now, read with no call:
  * the address of the thread's own block (Windows' thread environment block, the thread's
  * storage of prim_tls_value elsewhere). A thread that ended may pass its value on to a new one. */
@@ -167,6 +158,15 @@ static inline void *prim_thread_token(void) {
 #endif
 }
 
+/* For debug mode's reports. prim_describe_address writes "module+0xoffset" (or the bare
+ * address) for a code address; prim_module_range gives the extent [begin, end) of the loaded
+ * module that holds an address (0 when none does; cheap after the first call per module);
+ * prim_readable whether `size` bytes at `p` can be read without a fault; prim_program_path the
+ * running program's path (without a NUL: returns its length, 0 when unknown); prim_getenv copies an
+ * environment variable (0 when unset); prim_append_file appends to a file, creating it;
+ * prim_debug_output sends a line to the debugger (OutputDebugString) or to standard error natively;
+ * prim_raise_fatal ends the call that hit a freed object (an exception on Windows, abort natively).
+ */
 size_t prim_describe_address(const void *addr, char *buf, size_t size);
 int prim_module_range(const void *addr, uintptr_t *begin, uintptr_t *end);
 int prim_readable(const void *p, size_t size);

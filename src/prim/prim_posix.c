@@ -212,28 +212,33 @@ uint32_t prim_thread_id(void) {
 static int barrier_kind;
 static void *barrier_page;
 
+/* The page of barrier_by_page, mapped once (a racing thread's stands). Set up even where
+ * membarrier serves: a forked child is not registered for it and falls back to the page. */
+static void *barrier_page_get(void) {
+  void *page = __atomic_load_n(&barrier_page, __ATOMIC_ACQUIRE);
+  if (page != NULL)
+    return page;
+  size_t size = (size_t)sysconf(_SC_PAGESIZE);
+  page = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (page == MAP_FAILED)
+    return NULL;
+  void *none = NULL;
+  if (__atomic_compare_exchange_n(&barrier_page, &none, page, 0, __ATOMIC_ACQ_REL,
+                                  __ATOMIC_ACQUIRE))
+    return page;
+  munmap(page, size);
+  return none;
+}
+
 int prim_barrier_ready(void) {
   int kind = __atomic_load_n(&barrier_kind, __ATOMIC_ACQUIRE);
   if (kind != 0)
     return kind != 3;
+  kind = barrier_page_get() != NULL ? 2 : 3;
 #if defined(__linux__) && defined(SYS_membarrier)
   if (syscall(SYS_membarrier, PRIM_MEMBARRIER_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0)
     kind = 1;
 #endif
-  if (kind == 0) {
-    void *page = mmap(NULL, (size_t)sysconf(_SC_PAGESIZE), PROT_READ | PROT_WRITE,
-                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    void *none = NULL;
-    if (page == MAP_FAILED)
-      kind = 3;
-    else if (__atomic_compare_exchange_n(&barrier_page, &none, page, 0, __ATOMIC_ACQ_REL,
-                                         __ATOMIC_ACQUIRE))
-      kind = 2;
-    else {
-      munmap(page, (size_t)sysconf(_SC_PAGESIZE)); /* another thread set one up */
-      kind = 2;
-    }
-  }
   int unset = 0;
   if (!__atomic_compare_exchange_n(&barrier_kind, &unset, kind, 0, __ATOMIC_ACQ_REL,
                                    __ATOMIC_ACQUIRE))
@@ -242,24 +247,15 @@ int prim_barrier_ready(void) {
 }
 
 static void barrier_by_page(void) {
-  long size = sysconf(_SC_PAGESIZE);
-  void *page = __atomic_load_n(&barrier_page, __ATOMIC_ACQUIRE);
-  if (page == NULL) {
-    page = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (page == MAP_FAILED)
-      return;
-    void *none = NULL;
-    if (!__atomic_compare_exchange_n(&barrier_page, &none, page, 0, __ATOMIC_ACQ_REL,
-                                     __ATOMIC_ACQUIRE)) {
-      munmap(page, (size_t)size);
-      page = none;
-    }
-  }
+  void *page = barrier_page_get();
+  if (page == NULL)
+    return;
+  size_t size = (size_t)sysconf(_SC_PAGESIZE);
   /* Written, so the page is present; then made inaccessible, which is what takes its
    * translation from every CPU. */
-  mprotect(page, (size_t)size, PROT_READ | PROT_WRITE);
+  mprotect(page, size, PROT_READ | PROT_WRITE);
   __atomic_store_n((volatile char *)page, 1, __ATOMIC_SEQ_CST);
-  mprotect(page, (size_t)size, PROT_NONE);
+  mprotect(page, size, PROT_NONE);
 }
 
 void prim_barrier_other_threads(void) {
