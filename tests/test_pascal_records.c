@@ -559,10 +559,96 @@ static void fpc_slots(void) {
     CHECK_EQ(prev_get_calls, before + 1);
     free(v);
   }
+  /* Each slot's ReAllocMem reaches its own slow path (its own flag, set for the odd slots only:
+   * ReAllocMem(nil) allocates from the library there), stays in place and moves the library's
+   * blocks with their bytes, and writes the variable. */
+  for (int i = 0; i < bound; i++)
+    flags[i] = (uint8_t)(i & 1);
+  for (int i = 0; i < bound; i++) {
+    void *v = NULL;
+    unsigned before = prev_get_calls;
+    if (!CHECK(taken[i].realloc_mem(&v, 64) == v && v != NULL))
+      continue;
+    CHECK_MSG(prev_get_calls == before + (i & 1 ? 0u : 1u), "slot %d: ReAllocMem(nil) went to %s",
+              i, prev_get_calls == before ? "the library" : "the previous manager");
+    if (!(i & 1)) {
+      free(v);
+      v = taken[i].get_mem(64);
+    }
+    tu_fill_pattern(v, 64, (unsigned)i);
+    void *old = v;
+    CHECK(taken[i].realloc_mem(&v, 63) == old && v == old);
+    CHECK(taken[i].realloc_mem(&v, 64) == old && v == old);
+    CHECK(taken[i].realloc_mem(&v, 3000) == v && v != old && v != NULL);
+    CHECK(tu_check_pattern(v, 64, (unsigned)i) == (size_t)-1);
+    old = v;
+    size_t half = fastmm_usable_size(v) / 2 + 1; /* a medium block stays from here up */
+    CHECK(taken[i].realloc_mem(&v, half) == old && v == old);
+    CHECK(taken[i].realloc_mem(&v, 0) == NULL && v == NULL);
+  }
   fastmm_fpc_bindings b = fpc_bindings();
   fastmm_fpc_memory_manager again;
   CHECK_EQ(fastmm_get_fpc_memory_manager(&again, &b), 1);
   CHECK(memcmp(&again, &fpc, sizeof fpc) == 0);
+}
+
+/* The Delphi record's slots: each slot's ReallocMem stays in place, moves the library's blocks
+ * with their bytes, and sends its own previous manager's blocks to it. */
+static unsigned dprev_slot_calls[8];
+#define DPREV_SLOT(n)                                                                              \
+  static void *FASTMM_DELPHI_CALL dprev_realloc_##n(void *p, intptr_t size) {                      \
+    dprev_slot_calls[n]++;                                                                         \
+    return realloc(p, (size_t)size);                                                               \
+  }
+DPREV_SLOT(0)
+DPREV_SLOT(1)
+DPREV_SLOT(2)
+DPREV_SLOT(3)
+DPREV_SLOT(4)
+DPREV_SLOT(5)
+DPREV_SLOT(6)
+DPREV_SLOT(7)
+
+static void delphi_slots(void) {
+  void *(FASTMM_DELPHI_CALL * prev[8])(void *, intptr_t) = {
+      dprev_realloc_0, dprev_realloc_1, dprev_realloc_2, dprev_realloc_3,
+      dprev_realloc_4, dprev_realloc_5, dprev_realloc_6, dprev_realloc_7};
+  fastmm_memory_manager_ex taken[8];
+  int bound = 0;
+  for (int i = 0; i < 8; i++) {
+    fastmm_delphi_bindings b = delphi_bindings();
+    b.previous_realloc_mem = prev[i];
+    if (fastmm_get_memory_manager_with_previous(&taken[bound], &b) != 1)
+      break;
+    bound++;
+  }
+  /* delphi_record and the released-block test hold one slot (the same bindings). */
+  CHECK_EQ(bound, 7);
+  for (int i = 0; i < bound; i++) {
+    unsigned char *p = (unsigned char *)taken[i].get_mem(64);
+    if (!CHECK(p != NULL))
+      continue;
+    tu_fill_pattern(p, 64, (unsigned)i);
+    CHECK(taken[i].realloc_mem(p, 63) == p && taken[i].realloc_mem(p, 64) == p);
+    unsigned char *q = (unsigned char *)taken[i].realloc_mem(p, 3000);
+    CHECK(q != NULL && q != p && tu_check_pattern(q, 64, (unsigned)i) == (size_t)-1);
+    size_t half = fastmm_usable_size(q) / 2 + 1; /* a medium block stays from here up */
+    CHECK(taken[i].realloc_mem(q, (intptr_t)half) == q);
+    CHECK(taken[i].realloc_mem(q, -1) == NULL &&
+          tu_check_pattern(q, 64, (unsigned)i) == (size_t)-1);
+    CHECK_EQ(taken[i].free_mem(q), 0);
+    /* A foreign block goes to this slot's previous manager and no other. */
+    unsigned calls[8];
+    memcpy(calls, dprev_slot_calls, sizeof calls);
+    void *f = malloc(16);
+    f = taken[i].realloc_mem(f, 32);
+    CHECK(f != NULL);
+    for (int j = 0; j < 8; j++)
+      CHECK_MSG(dprev_slot_calls[j] == calls[j] + (j == i ? 1u : 0u),
+                "slot %d: previous manager %d called %u times", i, j,
+                dprev_slot_calls[j] - calls[j]);
+    free(f);
+  }
 }
 
 int main(void) {
@@ -582,5 +668,6 @@ int main(void) {
   delphi_record();
   stale_large_after_release();
   fpc_slots();
+  delphi_slots();
   return tu_finish("test_pascal_records");
 }

@@ -189,18 +189,32 @@ FMM_INLINE void *delphi_bound_realloc_mem(void *p, intptr_t size,
   return slow(p, size);
 }
 
-#define DELPHI_SLOT_ENTRY_POINTS(n)                                                                \
-  PASCAL_ENTRY int32_t FASTMM_DELPHI_CALL fastmm_delphi_free_mem_##n(void *p);                     \
+/* A slot's ReallocMem: its slow path, and the entry point, in C or (PASCAL_ASM_REALLOC,
+ * pascal_records.h) in src/win32/realloc_fast.asm, which is lent the slow path when the slot's
+ * record is filled. */
+#if defined(PASCAL_ASM_REALLOC)
+#define DELPHI_SLOT_REALLOC(n)                                                                     \
+  void *FASTMM_DELPHI_CALL fastmm_delphi_realloc_mem_##n(void *p, intptr_t size);                  \
+  static FMM_NOINLINE void *FASTMM_DELPHI_CALL delphi_realloc_slow_##n(void *p, intptr_t size) {   \
+    return delphi_realloc_slow(p, size, &delphi_slots[n], FMM_RETURN_ADDRESS());                   \
+  }
+#else
+#define DELPHI_SLOT_REALLOC(n)                                                                     \
   PASCAL_ENTRY void *FASTMM_DELPHI_CALL fastmm_delphi_realloc_mem_##n(void *p, intptr_t size);     \
-  PASCAL_ENTRY int32_t FASTMM_DELPHI_CALL fastmm_delphi_free_mem_##n(void *p) {                    \
-    return delphi_bound_free_mem(p, &delphi_slots[n]);                                             \
-  }                                                                                                \
   static FMM_NOINLINE void *FASTMM_DELPHI_CALL delphi_realloc_slow_##n(void *p, intptr_t size) {   \
     return delphi_realloc_slow(p, size, &delphi_slots[n], FMM_RETURN_ADDRESS());                   \
   }                                                                                                \
   PASCAL_ENTRY void *FASTMM_DELPHI_CALL fastmm_delphi_realloc_mem_##n(void *p, intptr_t size) {    \
     return delphi_bound_realloc_mem(p, size, delphi_realloc_slow_##n);                             \
   }
+#endif
+
+#define DELPHI_SLOT_ENTRY_POINTS(n)                                                                \
+  PASCAL_ENTRY int32_t FASTMM_DELPHI_CALL fastmm_delphi_free_mem_##n(void *p);                     \
+  PASCAL_ENTRY int32_t FASTMM_DELPHI_CALL fastmm_delphi_free_mem_##n(void *p) {                    \
+    return delphi_bound_free_mem(p, &delphi_slots[n]);                                             \
+  }                                                                                                \
+  DELPHI_SLOT_REALLOC(n)
 
 PASCAL_SLOTS(DELPHI_SLOT_ENTRY_POINTS)
 
@@ -211,6 +225,7 @@ PASCAL_SLOTS(DELPHI_SLOT_THUNKS)
 #define DELPHI_FILL_SLOT(n)                                                                        \
   case n:                                                                                          \
     PASCAL_FILL(mm, free_mem, fastmm_delphi_free_mem, n);                                          \
+    PASCAL_LEND_REALLOC_SLOW(PASCAL_DELPHI_SLOW, n, delphi_realloc_slow_##n);                      \
     PASCAL_FILL(mm, realloc_mem, fastmm_delphi_realloc_mem, n);                                    \
     break;
 

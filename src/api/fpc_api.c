@@ -157,12 +157,30 @@ FMM_INLINE size_t fpc_mem_size(void *p, const fpc_slot *s) {
 
 /* ---- The slots' entry points -------------------------------------------------------------- */
 
+/* A slot's ReAllocMem: its slow path, and the entry point, in C or (PASCAL_ASM_REALLOC) in
+ * src/win32/realloc_fast.asm, which is lent the slow path when the slot's record is filled. */
+#if defined(PASCAL_ASM_REALLOC)
+#define FPC_SLOT_REALLOC(n)                                                                        \
+  void *FASTMM_DELPHI_CALL fastmm_fpc_realloc_mem_##n(void **pp, size_t size);                     \
+  static FMM_NOINLINE void *FASTMM_DELPHI_CALL fpc_realloc_slow_##n(void **pp, size_t size) {      \
+    return fpc_realloc_slow(pp, size, &fpc_slots[n], FMM_RETURN_ADDRESS());                        \
+  }
+#else
+#define FPC_SLOT_REALLOC(n)                                                                        \
+  PASCAL_ENTRY void *FASTMM_DELPHI_CALL fastmm_fpc_realloc_mem_##n(void **pp, size_t size);        \
+  static FMM_NOINLINE void *FASTMM_DELPHI_CALL fpc_realloc_slow_##n(void **pp, size_t size) {      \
+    return fpc_realloc_slow(pp, size, &fpc_slots[n], FMM_RETURN_ADDRESS());                        \
+  }                                                                                                \
+  PASCAL_ENTRY void *FASTMM_DELPHI_CALL fastmm_fpc_realloc_mem_##n(void **pp, size_t size) {       \
+    return fpc_realloc_mem(pp, size, fpc_realloc_slow_##n);                                        \
+  }
+#endif
+
 #define FPC_SLOT_ENTRY_POINTS(n)                                                                   \
   PASCAL_ENTRY void *FASTMM_DELPHI_CALL fastmm_fpc_get_mem_##n(size_t size);                       \
   PASCAL_ENTRY size_t FASTMM_DELPHI_CALL fastmm_fpc_free_mem_##n(void *p);                         \
   PASCAL_ENTRY size_t FASTMM_DELPHI_CALL fastmm_fpc_free_mem_size_##n(void *p, size_t size);       \
   PASCAL_ENTRY void *FASTMM_DELPHI_CALL fastmm_fpc_alloc_mem_##n(size_t size);                     \
-  PASCAL_ENTRY void *FASTMM_DELPHI_CALL fastmm_fpc_realloc_mem_##n(void **pp, size_t size);        \
   PASCAL_ENTRY size_t FASTMM_DELPHI_CALL fastmm_fpc_mem_size_##n(void *p);                         \
   PASCAL_ENTRY void *FASTMM_DELPHI_CALL fastmm_fpc_get_mem_##n(size_t size) {                      \
     return fpc_get_mem(size, &fpc_slots[n]);                                                       \
@@ -177,12 +195,7 @@ FMM_INLINE size_t fpc_mem_size(void *p, const fpc_slot *s) {
   PASCAL_ENTRY void *FASTMM_DELPHI_CALL fastmm_fpc_alloc_mem_##n(size_t size) {                    \
     return fpc_alloc_mem(size, &fpc_slots[n]);                                                     \
   }                                                                                                \
-  static FMM_NOINLINE void *FASTMM_DELPHI_CALL fpc_realloc_slow_##n(void **pp, size_t size) {      \
-    return fpc_realloc_slow(pp, size, &fpc_slots[n], FMM_RETURN_ADDRESS());                        \
-  }                                                                                                \
-  PASCAL_ENTRY void *FASTMM_DELPHI_CALL fastmm_fpc_realloc_mem_##n(void **pp, size_t size) {       \
-    return fpc_realloc_mem(pp, size, fpc_realloc_slow_##n);                                        \
-  }                                                                                                \
+  FPC_SLOT_REALLOC(n)                                                                              \
   PASCAL_ENTRY size_t FASTMM_DELPHI_CALL fastmm_fpc_mem_size_##n(void *p) {                        \
     return fpc_mem_size(p, &fpc_slots[n]);                                                         \
   }
@@ -205,6 +218,7 @@ PASCAL_SLOTS(FPC_SLOT_THUNKS)
     PASCAL_FILL(mm, free_mem, fastmm_fpc_free_mem, n);                                             \
     PASCAL_FILL(mm, free_mem_size, fastmm_fpc_free_mem_size, n);                                   \
     PASCAL_FILL(mm, alloc_mem, fastmm_fpc_alloc_mem, n);                                           \
+    PASCAL_LEND_REALLOC_SLOW(PASCAL_FPC_SLOW, n, fpc_realloc_slow_##n);                            \
     PASCAL_FILL(mm, realloc_mem, fastmm_fpc_realloc_mem, n);                                       \
     PASCAL_FILL(mm, mem_size, fastmm_fpc_mem_size, n);                                             \
     break;

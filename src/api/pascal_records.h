@@ -121,6 +121,25 @@ int pascal_bind(pascal_slot_table *t, const void *record, const void *b);
  * n's thunk of entry point name_n, and PASCAL_FILL(record, field, name, n) puts slot n's entry
  * point (its thunk there) into a record's field. The record's C types cannot say that a thunk
  * follows the register convention. */
+/* Win32's NASM file (src/win32/realloc_fast.asm) holds the slots' ReallocMem entry points,
+ * fastmm_delphi_realloc_mem_n and fastmm_fpc_realloc_mem_n, with the in-place test of the
+ * record without slots: GCC's C entry for Free Pascal pushed four registers and kept the
+ * variable's address in a stack slot of its own across the test. Their slow paths stay here, in
+ * C, and are lent to the assembly below this layer through pascal_realloc_slow_paths: entry
+ * 2n is slot n's Delphi slow path, 2n + 1 its Free Pascal one, each stored when the slot's
+ * record is filled, before the program can call it (PASCAL_LEND_REALLOC_SLOW). Not in the MSVC
+ * build, whose thunks call C entry points. */
+#if defined(FMM_ASM_REALLOC_REGISTER) && !defined(FASTMM_DELPHI_THUNKS)
+#define PASCAL_ASM_REALLOC 1
+extern void *pascal_realloc_slow_paths[2 * PASCAL_SLOT_COUNT];
+#define PASCAL_LEND_REALLOC_SLOW(which, n, slow)                                                   \
+  pascal_realloc_slow_paths[2 * (n) + (which)] = (void *)(slow)
+#else
+#define PASCAL_LEND_REALLOC_SLOW(which, n, slow) (void)0
+#endif
+#define PASCAL_DELPHI_SLOW 0
+#define PASCAL_FPC_SLOW 1
+
 #if defined(FASTMM_DELPHI_THUNKS)
 #define PASCAL_ENTRY
 #define PASCAL_THUNK(name, n) void name##_##n##_register(void);

@@ -2,10 +2,10 @@
 /* The numbers the assembly fast paths (src/win32/, src/win64/) assemble against, by name: the
  * block header contract (core/block_header.h), the fields of a small span's header that validate
  * a pointer (core/small.h), the page map's shape (core/page_map.h) and the in-place rule of
- * ReallocMem (core/policy.h). The build computes each with the C compiler
- * (layout.c) into layout.inc, and tests/test_asm_layout.c checks that file against this list,
- * so the assembly cannot assemble against a number the C code no longer uses. A name the
- * assembly needs is added here. */
+ * ReallocMem and the number of the Pascal records' slots (core/policy.h). The build computes each
+ * with the C compiler (layout.c) into layout.inc, and tests/test_asm_layout.c checks that file
+ * against this list, so the assembly cannot assemble against a number the C code no longer uses. A
+ * name the assembly needs is added here. */
 #ifndef FASTMM_ASM_LAYOUT_VALUES_H
 #define FASTMM_ASM_LAYOUT_VALUES_H
 
@@ -70,7 +70,8 @@
   X(REGION_LARGE_START) \
   X(REGION_LARGE_REST) \
   X(REALLOC_SMALL_DOWNSIZE_SHIFT) \
-  X(REALLOC_SMALL_DOWNSIZE_ADDER)
+  X(REALLOC_SMALL_DOWNSIZE_ADDER) \
+  X(PASCAL_SLOT_COUNT)
 // clang-format on
 
 #define ASM_LAYOUT_ONE(name) +1

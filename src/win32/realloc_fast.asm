@@ -52,6 +52,17 @@ global _fastmm_delphi_realloc_mem
 
 section .text
 
+; ENTRY_RET: an entry's return when the block stays in place, EAX its pointer. An entry that
+; pushed ENTRY_EXTRA_WORDS words of its own before IN_PLACE_OR (Free Pascal's keeps the address
+; of the caller's variable for the slow path) drops them first.
+%assign ENTRY_EXTRA_WORDS 0
+%macro ENTRY_RET 0
+%if ENTRY_EXTRA_WORDS > 0
+  add esp, 4 * ENTRY_EXTRA_WORDS
+%endif
+  ret
+%endmacro
+
 ; NOT_SMALL_MEDIUM_OR slow: after the small in-place test failed on a pointer whose header word
 ; is in a medium span, EAX = pointer (16-aligned), EDX = size: returns (EAX unchanged) when p is
 ; a live medium block that stays (medium_stays_in_place in src/core/inline_paths.h), else jumps
@@ -77,7 +88,7 @@ section .text
   shr ecx, 1
   cmp edx, ecx
   jb %1                              ; below half its usable size: a smaller block
-  ret
+  ENTRY_RET
 %endmacro
 
 ; SMALL_SIZE_STAYS_OR not_small: EAX = pointer, EDX = size. Pushes ESI; jumps to `not_small`
@@ -113,7 +124,7 @@ section .text
   jne %%not_small
   SMALL_SIZE_STAYS_OR %%not_small_pop
   pop esi
-  ret
+  ENTRY_RET
 %%not_small_pop:
   pop esi
 %%not_small:
@@ -154,7 +165,7 @@ section .text
   pop edi
   pop ebx
   pop esi
-  ret
+  ENTRY_RET
 ; The span header is in another 64 KB region than p: read only if the page map holds the region
 ; of its first 16 bytes, all the validation reads (small_span_in_map: ESI is 16-aligned).
 %%span_elsewhere:
@@ -195,6 +206,58 @@ _fastmm_delphi_realloc_mem:
   ret
 %else
   jmp _heap_realloc_slow_register
+%endif
+
+;  The ReallocMem entry points of the records bound to a previous manager (the Pascal unit's:
+; src/api/pascal_records.h), one per slot as the C ones they replace: Delphi's ReallocMem (EAX =
+; pointer, EDX = size) and Free Pascal's ReAllocMem (EAX = the address of the caller's pointer
+; variable, EDX = size), each with the same in-place test as the entries above. Every other case
+; goes on to the slot's slow path with EAX and EDX as they came, by a tail jump through
+; _pascal_realloc_slow_paths: the records' code is above this layer, so it lends its slow paths
+; (delphi_api.c, fpc_api.c fill their slot's entries before they hand the record out). Free
+; Pascal's entry keeps the variable's address on the stack while it tests the block, for the
+; slow path, which writes the new pointer there. Left out of the MSVC build, whose Win32 records
+; call C entry points through thunks.
+%ifndef FASTMM_SLOW_PATH_CDECL
+global _pascal_realloc_slow_paths
+
+%macro PASCAL_SLOT_REALLOC 1
+global _fastmm_delphi_realloc_mem_%1
+global _fastmm_fpc_realloc_mem_%1
+
+align 16
+_fastmm_delphi_realloc_mem_%1:
+  IN_PLACE_OR %%delphi_slow
+%%delphi_slow:
+  jmp [_pascal_realloc_slow_paths + 8 * %1]
+
+%assign ENTRY_EXTRA_WORDS 1
+align 16
+_fastmm_fpc_realloc_mem_%1:
+  push eax
+  mov eax, [eax]
+  IN_PLACE_OR %%fpc_slow
+%%fpc_slow:
+  pop eax
+  jmp [_pascal_realloc_slow_paths + 8 * %1 + 4]
+%assign ENTRY_EXTRA_WORDS 0
+%endmacro
+
+%if PASCAL_SLOT_COUNT != 8
+  %error "PASCAL_SLOT_REALLOC is made for slots 0-7"
+%endif
+%assign slot 0
+%rep 8
+  PASCAL_SLOT_REALLOC slot
+%assign slot slot + 1
+%endrep
+
+section .bss
+alignb 64
+; Per slot: Delphi's slow path, then Free Pascal's (pascal_realloc_slow_paths in pascal_records.h).
+_pascal_realloc_slow_paths:
+  resd 2 * PASCAL_SLOT_COUNT
+section .text
 %endif
 
 %if REALLOC_SMALL_DOWNSIZE_SHIFT != 2
