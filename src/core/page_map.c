@@ -4,6 +4,7 @@
  * it is gone). */
 #include "page_map.h"
 
+#include "atomics.h"
 #include "lock.h"
 #include "prim/prim.h"
 
@@ -26,6 +27,9 @@ static uint8_t empty_l2[(size_t)1 << PAGE_MAP_L2_BITS];
  * those. */
 static uintptr_t l1_low = (uintptr_t)1 << PAGE_MAP_L1_BITS, l1_high;
 static int fast_l1_started;
+uintptr_t page_map_fast_hot_base = PAGE_MAP_HOT_NONE;
+const uint8_t *page_map_fast_hot_l2 = empty_l2;
+static uintptr_t hot_slot = (uintptr_t)-1; /* its first-level index, once chosen */
 
 /* Entry i of the fast copy naming second-level table l2 (page_map.h). */
 static uintptr_t fast_entry(uintptr_t i, const uint8_t *l2) {
@@ -71,6 +75,20 @@ static void fast_copy_changed(uintptr_t first_region, uintptr_t count) {
 #endif
 }
 
+#if PAGE_MAP_L1_BITS > 0
+/* page_map_set marked regions from first_region on as ours (its lock held): the first mapping
+ * chooses the hot slot. Its table first, then its base: a fast path that sees the base with
+ * the old (all-zero) table finds no region there and takes its slow path, which looks again. */
+static void hot_slot_chosen(uintptr_t first_region) {
+  if (hot_slot != (uintptr_t)-1)
+    return;
+  hot_slot = first_region >> PAGE_MAP_L2_BITS;
+  if (fast_open)
+    fmm_store_ptr_release((void **)&page_map_fast_hot_l2, page_map_l1[hot_slot]);
+  fmm_store_ptr_release((void **)&page_map_fast_hot_base, (void *)(hot_slot << PAGE_MAP_HOT_BITS));
+}
+#endif
+
 void page_map_fast_open(int open) {
   lock_acquire(&page_map_lock);
   fast_open = open;
@@ -80,6 +98,8 @@ void page_map_fast_open(int open) {
 #else
   for (uintptr_t i = l1_low; i < l1_high; i++)
     page_map_fast_l1[i] = fast_entry(i, open ? page_map_l1[i] : NULL);
+  if (hot_slot != (uintptr_t)-1)
+    fmm_store_ptr_release((void **)&page_map_fast_hot_l2, open ? page_map_l1[hot_slot] : empty_l2);
 #endif
   lock_release(&page_map_lock);
 }
@@ -135,6 +155,10 @@ int page_map_set(void *base, size_t size, unsigned kind) {
     page_map_l1[r >> PAGE_MAP_L2_BITS][r & mask] = (uint8_t)k;
   }
   fast_copy_changed(first, count);
+#if PAGE_MAP_L1_BITS > 0
+  if (kind != REGION_NOT_OURS && count != 0)
+    hot_slot_chosen(first);
+#endif
   lock_release(&page_map_lock);
   return 1;
 }

@@ -14,8 +14,9 @@
 ; src/core/small.h, ARCHITECTURE.md), step for step:
 ;  1. the page map says p's header word is in a medium span (where all small blocks live), so a
 ;     foreign or NULL pointer cannot fault here and a word inside a large block is not taken for
-;     a header. The map read is its fast copy, page_map_fast_l1, which is empty while a debug or
-;     erase mode is on (src/modes/gate.h): every pointer then takes the slow path;
+;     a header. The map read is its fast copy: the hot slot's table (page_map_fast_hot_l2) for
+;     an address in the hot slot, else page_map_fast_l1; both are empty while a debug or erase
+;     mode is on (src/modes/gate.h): every pointer then takes the slow path;
 ;  2. the span the header names (p - SMALL_SPAN_HEADER_SIZE - slot offset) is in p's 64 KB
 ;     region, or else the region of its first 16 bytes is in the page map;
 ;  3. its tag is the header's kind, class and slot XORed with the process's key
@@ -25,7 +26,7 @@
 ; A live medium block is medium_block_sealed's: p 16-aligned, its header word in a medium span
 ; (step 1), the word exactly MEDIUM plus an arena and a kept alignment, and the seal beside it that
 ; of p's address and the block's size under the process's key (medium_seal in src/core/medium.h).
-; Cache lines touched: the page map's two entries (hot), the header word, the span's header (a
+; Cache lines touched: the hot slot's base, table pointer and byte (hot), the header word, the span's header (a
 ; medium block: its own 16-byte header only).
 ; The pure-C build compiles fast_realloc in src/entry/alloc_fast.h instead of this file.
 ; layout.inc is made by the build from the C headers (src/asm_shared/layout.c).
@@ -42,6 +43,8 @@ extern heap_realloc_slow
 %define SLOW heap_realloc_slow
 %define FAST_L1 page_map_fast_l1
 extern FAST_L1
+extern page_map_fast_hot_base
+extern page_map_fast_hot_l2
 extern small_span_key
 extern medium_block_key
 global fastmm_reallocmem
@@ -80,20 +83,20 @@ fastmm_reallocmem:
   cmp r8d, BLOCK_FLAG_SMALL
   jne .not_small
 %else
-  ; p - 16 lies in the region of the header word (p is 16-aligned), and NULL wraps past the map:
-  ; one test refuses misaligned pointers, NULL and addresses beyond the map together, as the C
-  ; path does (fast_header_region).
+  ; p - 16 lies in the region of the header word (p is 16-aligned). The hot slot first, as the C
+  ; path does (fast_header_region): its base is 16 GB aligned, so one test asks "in the slot and
+  ; aligned", and the slot's table is loaded beside the arithmetic, not after a first-level load.
   lea rax, [rcx - BLOCK_ALIGNMENT]
-  mov r8, ~((1 << PAGE_MAP_ADDRESS_BITS_64) - 1) | (BLOCK_ALIGNMENT - 1)
-  test rax, r8
-  jnz SLOW
   mov r8, rax
-  shr r8, PAGE_MAP_REGION_SHIFT + PAGE_MAP_L2_BITS
-  lea r9, [FAST_L1]
-  mov r9, [r9 + r8 * 8]              ; never empty: not ours, or a mode on, reads zeros
-  shr rax, PAGE_MAP_REGION_SHIFT
-  cmp byte [r9 + rax], REGION_MEDIUM_SPAN
+  sub r8, [page_map_fast_hot_base]
+  mov r9, ~((1 << (PAGE_MAP_REGION_SHIFT + PAGE_MAP_L2_BITS)) - 1) | (BLOCK_ALIGNMENT - 1)
+  test r8, r9
+  jnz .cold_lookup
+  shr r8, PAGE_MAP_REGION_SHIFT
+  mov r9, [page_map_fast_hot_l2]     ; all zeros while a mode is on
+  cmp byte [r9 + r8], REGION_MEDIUM_SPAN
   jne SLOW                           ; small blocks live only in medium spans
+.region_checked:
   mov eax, [rcx - BLOCK_HEADER_SIZE] ; the header word
 %endif
   ; FastMM's in-place rule first, on the header as it reads: a resize that moves goes to the
@@ -169,6 +172,22 @@ align 16
 .span_elsewhere:
   REGION_OR_SLOW r9, r10, r11
   jmp .span_readable
+
+; RAX = p - 16 is not in the hot slot, or misaligned: NULL wraps past the map, so one test
+; refuses misaligned pointers, NULL and addresses beyond the map together; then the two-level
+; lookup.
+.cold_lookup:
+  mov r8, ~((1 << PAGE_MAP_ADDRESS_BITS_64) - 1) | (BLOCK_ALIGNMENT - 1)
+  test rax, r8
+  jnz SLOW
+  mov r8, rax
+  shr r8, PAGE_MAP_REGION_SHIFT + PAGE_MAP_L2_BITS
+  lea r9, [FAST_L1]
+  mov r9, [r9 + r8 * 8]              ; never empty: not ours, or a mode on, reads zeros
+  shr rax, PAGE_MAP_REGION_SHIFT
+  cmp byte [r9 + rax], REGION_MEDIUM_SPAN
+  jne SLOW
+  jmp .region_checked
 %endif
 
 %if REALLOC_SMALL_DOWNSIZE_SHIFT != 2
