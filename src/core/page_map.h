@@ -98,8 +98,8 @@ static inline unsigned page_map_fast_lookup(uintptr_t a) {
  * most of a heap's spans and large blocks (the OS maps them near one another). The fast paths look
  * an address there up in one load, its second-level table's byte, with no first-level load before
  * it: the slot's start, page_map_fast_hot_base, and its table, page_map_fast_hot_l2, are read
- * beside the address's arithmetic, not after it (ReallocMem in place 11-19% faster natively and on
- * Win64, docs/experiments). Until a span is marked the base is PAGE_MAP_HOT_NONE, far from every
+ * beside the address's arithmetic, not after it (ReallocMem in place 21-22% faster natively and on
+ * Win64, docs/experiments). Until a region is marked the base is PAGE_MAP_HOT_NONE, far from every
  * user address, so no address is in the slot; while the copy is closed the table is the all-zero
  * one. Addresses elsewhere take the two-level lookup above. */
 #define PAGE_MAP_HOT_BITS (PAGE_MAP_REGION_SHIFT + PAGE_MAP_L2_BITS)
