@@ -218,6 +218,12 @@ _fastmm_delphi_realloc_mem:
 ; Pascal's entry keeps the variable's address on the stack while it tests the block, for the
 ; slow path, which writes the new pointer there. Left out of the MSVC build, whose Win32 records
 ; call C entry points through thunks.
+; Where each entry starts is chosen so that no jump (with the compare fused into it) or return on
+; the in-place path crosses or ends on a 32-byte boundary, which Intel's cores with the JCC
+; erratum fix run from the legacy decoders: Delphi's at a 32-byte boundary, Free Pascal's 16
+; bytes past one (its first push and load shift the rest). Free Pascal's in-place resize ran 7%
+; slower with its entry 64-aligned (docs/experiments). A change to the macros moves the jumps:
+; check the layout again then (the experiment file says how).
 %ifndef FASTMM_SLOW_PATH_CDECL
 global _pascal_realloc_slow_paths
 
@@ -225,14 +231,15 @@ global _pascal_realloc_slow_paths
 global _fastmm_delphi_realloc_mem_%1
 global _fastmm_fpc_realloc_mem_%1
 
-align 16
+align 32
 _fastmm_delphi_realloc_mem_%1:
   IN_PLACE_OR %%delphi_slow
 %%delphi_slow:
   jmp [_pascal_realloc_slow_paths + 8 * %1]
 
 %assign ENTRY_EXTRA_WORDS 1
-align 16
+align 32
+  times 16 int3                      ; never run: places the entry 16 bytes into a 32-byte block
 _fastmm_fpc_realloc_mem_%1:
   push eax
   mov eax, [eax]
