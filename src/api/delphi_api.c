@@ -193,21 +193,20 @@ FMM_INLINE void *delphi_bound_realloc_mem(void *p, intptr_t size,
  * pascal_records.h) in src/win32/realloc_fast.asm, which is lent the slow path when the slot's
  * record is filled. */
 #if defined(PASCAL_ASM_REALLOC)
-#define DELPHI_SLOT_REALLOC(n)                                                                     \
-  void *FASTMM_DELPHI_CALL fastmm_delphi_realloc_mem_##n(void *p, intptr_t size);                  \
-  static FMM_NOINLINE void *FASTMM_DELPHI_CALL delphi_realloc_slow_##n(void *p, intptr_t size) {   \
-    return delphi_realloc_slow(p, size, &delphi_slots[n], FMM_RETURN_ADDRESS());                   \
-  }
+#define DELPHI_SLOT_REALLOC_ENTRY(n)                                                               \
+  void *FASTMM_DELPHI_CALL fastmm_delphi_realloc_mem_##n(void *p, intptr_t size);
 #else
-#define DELPHI_SLOT_REALLOC(n)                                                                     \
+#define DELPHI_SLOT_REALLOC_ENTRY(n)                                                               \
   PASCAL_ENTRY void *FASTMM_DELPHI_CALL fastmm_delphi_realloc_mem_##n(void *p, intptr_t size);     \
-  static FMM_NOINLINE void *FASTMM_DELPHI_CALL delphi_realloc_slow_##n(void *p, intptr_t size) {   \
-    return delphi_realloc_slow(p, size, &delphi_slots[n], FMM_RETURN_ADDRESS());                   \
-  }                                                                                                \
   PASCAL_ENTRY void *FASTMM_DELPHI_CALL fastmm_delphi_realloc_mem_##n(void *p, intptr_t size) {    \
     return delphi_bound_realloc_mem(p, size, delphi_realloc_slow_##n);                             \
   }
 #endif
+#define DELPHI_SLOT_REALLOC(n)                                                                     \
+  static FMM_NOINLINE void *FASTMM_DELPHI_CALL delphi_realloc_slow_##n(void *p, intptr_t size) {   \
+    return delphi_realloc_slow(p, size, &delphi_slots[n], FMM_RETURN_ADDRESS());                   \
+  }                                                                                                \
+  DELPHI_SLOT_REALLOC_ENTRY(n)
 
 #define DELPHI_SLOT_ENTRY_POINTS(n)                                                                \
   PASCAL_ENTRY int32_t FASTMM_DELPHI_CALL fastmm_delphi_free_mem_##n(void *p);                     \

@@ -160,21 +160,20 @@ FMM_INLINE size_t fpc_mem_size(void *p, const fpc_slot *s) {
 /* A slot's ReAllocMem: its slow path, and the entry point, in C or (PASCAL_ASM_REALLOC) in
  * src/win32/realloc_fast.asm, which is lent the slow path when the slot's record is filled. */
 #if defined(PASCAL_ASM_REALLOC)
-#define FPC_SLOT_REALLOC(n)                                                                        \
-  void *FASTMM_DELPHI_CALL fastmm_fpc_realloc_mem_##n(void **pp, size_t size);                     \
-  static FMM_NOINLINE void *FASTMM_DELPHI_CALL fpc_realloc_slow_##n(void **pp, size_t size) {      \
-    return fpc_realloc_slow(pp, size, &fpc_slots[n], FMM_RETURN_ADDRESS());                        \
-  }
+#define FPC_SLOT_REALLOC_ENTRY(n)                                                                  \
+  void *FASTMM_DELPHI_CALL fastmm_fpc_realloc_mem_##n(void **pp, size_t size);
 #else
-#define FPC_SLOT_REALLOC(n)                                                                        \
+#define FPC_SLOT_REALLOC_ENTRY(n)                                                                  \
   PASCAL_ENTRY void *FASTMM_DELPHI_CALL fastmm_fpc_realloc_mem_##n(void **pp, size_t size);        \
-  static FMM_NOINLINE void *FASTMM_DELPHI_CALL fpc_realloc_slow_##n(void **pp, size_t size) {      \
-    return fpc_realloc_slow(pp, size, &fpc_slots[n], FMM_RETURN_ADDRESS());                        \
-  }                                                                                                \
   PASCAL_ENTRY void *FASTMM_DELPHI_CALL fastmm_fpc_realloc_mem_##n(void **pp, size_t size) {       \
     return fpc_realloc_mem(pp, size, fpc_realloc_slow_##n);                                        \
   }
 #endif
+#define FPC_SLOT_REALLOC(n)                                                                        \
+  static FMM_NOINLINE void *FASTMM_DELPHI_CALL fpc_realloc_slow_##n(void **pp, size_t size) {      \
+    return fpc_realloc_slow(pp, size, &fpc_slots[n], FMM_RETURN_ADDRESS());                        \
+  }                                                                                                \
+  FPC_SLOT_REALLOC_ENTRY(n)
 
 #define FPC_SLOT_ENTRY_POINTS(n)                                                                   \
   PASCAL_ENTRY void *FASTMM_DELPHI_CALL fastmm_fpc_get_mem_##n(size_t size);                       \

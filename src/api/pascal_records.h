@@ -116,11 +116,6 @@ int pascal_bind(pascal_slot_table *t, const void *record, const void *b);
   }                                                                                                \
   return 1
 
-/* A slot's entry points are static, except in the MSVC Win32 build, whose register thunks
- * (src/win32/delphi_register_thunks.asm) call them by name: PASCAL_THUNK(name, n) declares slot
- * n's thunk of entry point name_n, and PASCAL_FILL(record, field, name, n) puts slot n's entry
- * point (its thunk there) into a record's field. The record's C types cannot say that a thunk
- * follows the register convention. */
 /* Win32's NASM file (src/win32/realloc_fast.asm) holds the slots' ReallocMem entry points,
  * fastmm_delphi_realloc_mem_n and fastmm_fpc_realloc_mem_n, with the in-place test of the
  * record without slots: GCC's C entry for Free Pascal pushed four registers and kept the
@@ -140,6 +135,11 @@ extern void *pascal_realloc_slow_paths[2 * PASCAL_SLOT_COUNT];
 #define PASCAL_DELPHI_SLOW 0
 #define PASCAL_FPC_SLOW 1
 
+/* A slot's entry points are static, except in the MSVC Win32 build, whose register thunks
+ * (src/win32/delphi_register_thunks.asm) call them by name: PASCAL_THUNK(name, n) declares slot
+ * n's thunk of entry point name_n, and PASCAL_FILL(record, field, name, n) puts slot n's entry
+ * point (its thunk there) into a record's field. The record's C types cannot say that a thunk
+ * follows the register convention. */
 #if defined(FASTMM_DELPHI_THUNKS)
 #define PASCAL_ENTRY
 #define PASCAL_THUNK(name, n) void name##_##n##_register(void);

@@ -26,8 +26,8 @@
 ; A live medium block is medium_block_sealed's: p 16-aligned, its header word in a medium span
 ; (step 1), the word exactly MEDIUM plus an arena and a kept alignment, and the seal beside it that
 ; of p's address and the block's size under the process's key (medium_seal in src/core/medium.h).
-; Cache lines touched: the hot slot's base, table pointer and byte (hot), the header word, the span's header (a
-; medium block: its own 16-byte header only).
+; Cache lines touched: the hot slot's base, table pointer and byte (hot), the header word, the
+; span's header (a medium block: its own 16-byte header only).
 ; The pure-C build compiles fast_realloc in src/entry/alloc_fast.h instead of this file.
 ; layout.inc is made by the build from the C headers (src/asm_shared/layout.c).
 
@@ -173,20 +173,12 @@ align 16
   REGION_OR_SLOW r9, r10, r11
   jmp .span_readable
 
-; RAX = p - 16 is not in the hot slot, or misaligned: NULL wraps past the map, so one test
-; refuses misaligned pointers, NULL and addresses beyond the map together; then the two-level
-; lookup.
+; RAX = p - 16 is not in the hot slot, or misaligned: a misaligned pointer is refused, then
+; the two-level lookup (NULL wraps past the map, which REGION_OR_SLOW refuses).
 .cold_lookup:
-  mov r8, ~((1 << PAGE_MAP_ADDRESS_BITS_64) - 1) | (BLOCK_ALIGNMENT - 1)
-  test rax, r8
+  test al, BLOCK_ALIGNMENT - 1
   jnz SLOW
-  mov r8, rax
-  shr r8, PAGE_MAP_REGION_SHIFT + PAGE_MAP_L2_BITS
-  lea r9, [FAST_L1]
-  mov r9, [r9 + r8 * 8]              ; never empty: not ours, or a mode on, reads zeros
-  shr rax, PAGE_MAP_REGION_SHIFT
-  cmp byte [r9 + rax], REGION_MEDIUM_SPAN
-  jne SLOW
+  REGION_OR_SLOW rax, r8, r9
   jmp .region_checked
 %endif
 
