@@ -22,6 +22,8 @@
  * entry that trusts the header answers with the pointer itself. */
 #include "realloc_entries.h"
 
+#include "core/medium.h"
+
 static uint32_t checksum(const unsigned char *p, size_t n) {
   uint32_t x = 2166136261u;
   for (size_t i = 0; i < n; i++)
@@ -302,12 +304,19 @@ static void inside_free_blocks(void) {
   CHECK_EQ(fastmm_freemem(mate), FASTMM_OK);
 }
 
-/* A header whose span offset reaches back out of its medium span: in the first medium block of a
- * medium span (64 bytes past the 64 KB boundary the span starts at, after the span's own header),
- * a header naming a span up to 128 KB back names memory before the span: another span's, or
- * memory the manager may not read (unmapped, or the program's). Real spans never lie in another
- * region than their blocks (medium_alloc_small_span), so only a forged header names a span
- * there: the page map is asked before anything there is read, and the header is refused. */
+/* A header whose span offset reaches back out of its block's region. A medium span's first 64 KB
+ * region holds its header alone; its first block starts 16 bytes into the next region.
+ *   - In that first block, a header naming a span up to 128 KB back (the field's 13 bits) names
+ *     memory in the span's first region, or before the span when the field's top bit counted:
+ *     the fast paths read the offset as 12 bits (small_header_slot_offset_bounded), so the
+ *     span's checked bytes lie no further back than the region before, the span's own, readable
+ *     (SMALL_SPAN_CHECK_OFFSET); the header is refused by the span's tag.
+ *   - In the span's first region (a forged header where no block is), a header naming a span
+ *     before the medium span names memory the manager may not read (unmapped, or the
+ *     program's): the fast paths do not take that region (REGION_MEDIUM_START) and the slow
+ *     paths ask the page map before anything there is read; the header is refused.
+ * Real spans never lie in another region than their blocks (medium_alloc_small_span), so only a
+ * forged header names a span there. */
 static void span_before_the_medium_span(void) {
   enum { N = 256 };
   unsigned char *held[N];
@@ -317,18 +326,34 @@ static void span_before_the_medium_span(void) {
     held[n] = m;
     if (!CHECK(m != NULL))
       break;
-    if (((uintptr_t)m & 0xFFFFu) != 64u)
+    if (((uintptr_t)m & 0xFFFFu) != MEDIUM_HEADER_SIZE)
       continue;
     unsigned char *p = m + 4096;
     for (unsigned offset = 8191u * 16u; offset > 4096u + 64u; offset -= 4096u) {
       char what[96];
       memset(m, 0x6B, 20000);
       block_set_header(p, small_header_make(3, fastmm_small_class_slot_size(3), offset));
-      snprintf(what, sizeof what, "a header naming a span %u bytes back, before its medium span",
+      snprintf(what, sizeof what,
+               "a header naming a span %u bytes back, in its medium span's "
+               "first region or before it",
                offset);
       refused(p, m, 20000, what);
       tried++;
     }
+    /* The span's first region, past its header: no block lies there. */
+    unsigned char *first_region = m - MEDIUM_HEADER_SIZE - MEDIUM_SPAN_BLOCKS_OFFSET;
+    unsigned char *q = first_region + 8192;
+    for (unsigned offset = 4095u * 16u; offset > 8192u; offset -= 4096u) {
+      char what[96];
+      block_set_header(q, small_header_make(3, fastmm_small_class_slot_size(3), offset));
+      snprintf(what, sizeof what,
+               "a header in a medium span's first region naming a span %u "
+               "bytes back, before the medium span",
+               offset);
+      refused(q, q - BLOCK_HEADER_SIZE, BLOCK_HEADER_SIZE, what);
+      tried++;
+    }
+    block_set_header(q, 0);
   }
   CHECK_MSG(tried > 0, "no medium block first in its medium span (%zu taken)", n);
   while (n > 0)

@@ -89,7 +89,8 @@ static void program_life(void) {
          s2.thread_cached_blocks, mb(c0), mb(c1), mb(c2));
   CHECK_EQ(s2.small.blocks_in_use + s2.medium.blocks_in_use + s2.large.blocks_in_use, 0);
   CHECK_MSG(s2.small.bytes_reserved + s2.medium.bytes_reserved <=
-                s0.small.bytes_reserved + s0.medium.bytes_reserved + MEDIUM_SPAN_SIZE,
+                s0.small.bytes_reserved + s0.medium.bytes_reserved + MEDIUM_SPAN_SIZE +
+                    MEDIUM_SPAN_HEAD_BYTES,
             "%.1f MB of small and medium spans held after everything was freed (thread caches "
             "pinning spans?)",
             mb(s2.small.bytes_reserved + s2.medium.bytes_reserved));
@@ -279,7 +280,7 @@ static int given_back_to(size_t start, fastmm_state *now) {
 
 static void a_spare_alone_starts_no_thread(void) {
   fastmm_state s0, s1;
-  if (!CHECK_MSG(MEDIUM_SPAN_SIZE <= RELEASE_THREAD_MIN_KEPT,
+  if (!CHECK_MSG(MEDIUM_SPAN_SIZE + MEDIUM_SPAN_HEAD_BYTES <= RELEASE_THREAD_MIN_KEPT,
                  "the default spare span alone would start the idle thread"))
     return;
   fastmm_set_idle_release_interval(0); /* waits for a running thread to end */
@@ -289,12 +290,15 @@ static void a_spare_alone_starts_no_thread(void) {
   if (!make_a_spare_span())
     return;
   fastmm_get_state(&s1);
-  CHECK_MSG(s1.os_bytes_reserved == s0.os_bytes_reserved + MEDIUM_SPAN_SIZE,
+  CHECK_MSG(s1.os_bytes_reserved ==
+                s0.os_bytes_reserved + MEDIUM_SPAN_SIZE + MEDIUM_SPAN_HEAD_BYTES,
             "after the medium blocks, %zu bytes more kept than before (a spare span: %zu)",
-            s1.os_bytes_reserved - s0.os_bytes_reserved, (size_t)MEDIUM_SPAN_SIZE);
+            s1.os_bytes_reserved - s0.os_bytes_reserved,
+            (size_t)MEDIUM_SPAN_SIZE + MEDIUM_SPAN_HEAD_BYTES);
   wait_ms(50 * 20);
   fastmm_get_state(&s1);
-  CHECK_MSG(s1.os_bytes_reserved == s0.os_bytes_reserved + MEDIUM_SPAN_SIZE,
+  CHECK_MSG(s1.os_bytes_reserved ==
+                s0.os_bytes_reserved + MEDIUM_SPAN_SIZE + MEDIUM_SPAN_HEAD_BYTES,
             "a spare span alone went back by itself: an idle thread ran for it");
   /* Kept beside it, a cached large block starts the thread: both go back. */
   void *big = fastmm_getmem(4 * MB);
@@ -312,7 +316,8 @@ static void a_spare_alone_starts_no_thread(void) {
   fastmm_set_optimization_strategy(FASTMM_OPTIMIZE_FOR_SPEED);
   if (make_a_spare_span()) {
     fastmm_get_state(&s1);
-    CHECK_MSG(s1.os_bytes_reserved == s0.os_bytes_reserved + MEDIUM_SPAN_SIZE_SPEED,
+    CHECK_MSG(s1.os_bytes_reserved ==
+                  s0.os_bytes_reserved + MEDIUM_SPAN_SIZE_SPEED + MEDIUM_SPAN_HEAD_BYTES,
               "after the medium blocks, %zu bytes more kept than before (a 4 MB spare span)",
               s1.os_bytes_reserved - s0.os_bytes_reserved);
     CHECK_MSG(given_back_to(s0.os_bytes_reserved, &s1),

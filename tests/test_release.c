@@ -53,9 +53,11 @@ static void big_release(void) {
   /* Freeing 128 MB of medium blocks emptied many spans; the manager keeps at least
    * MEDIUM_SPARE_SPANS of them for reuse (policy.h) and the release gives those back. */
   CHECK_MSG(kept.os_bytes_reserved >=
-                s2.os_bytes_reserved + (size_t)MEDIUM_SPARE_SPANS * MEDIUM_SPAN_SIZE,
+                s2.os_bytes_reserved +
+                    (size_t)MEDIUM_SPARE_SPANS * (MEDIUM_SPAN_SIZE + MEDIUM_SPAN_HEAD_BYTES),
             "release gave back %zu bytes, a spare span is %u",
-            kept.os_bytes_reserved - s2.os_bytes_reserved, MEDIUM_SPAN_SIZE);
+            kept.os_bytes_reserved - s2.os_bytes_reserved,
+            MEDIUM_SPAN_SIZE + MEDIUM_SPAN_HEAD_BYTES);
   CHECK_EQ(tb_blocks_in_use(&s2), tb_blocks_in_use(&s0));
   CHECK_EQ(s2.thread_cached_blocks, 0);
   CHECK_EQ(s2.large.bytes_reserved, s0.large.bytes_reserved);
@@ -151,8 +153,7 @@ static void large_loop(void) {
  * mapping; once everything is freed, no more than MEDIUM_SPARE_SPANS are left. Four blocks of
  * SPAN_QUARTER fill a default span exactly, so a burst's blocks after the first few own their
  * spans. The idle thread is stopped meanwhile: no idle period gives a spare back under the test. */
-#define SPAN_QUARTER                                                                               \
-  ((MEDIUM_SPAN_SIZE - MEDIUM_SPAN_HEADER_SIZE - MEDIUM_HEADER_SIZE) / 4u - MEDIUM_HEADER_SIZE)
+#define SPAN_QUARTER ((MEDIUM_SPAN_SIZE - MEDIUM_HEADER_SIZE) / 4u - MEDIUM_HEADER_SIZE)
 #define LIVE_SPANS 40u /* 80 MB of spans: 5 spares allowed */
 #define BURST_SPANS 4u /* at least 3 of them its own */
 static void spares_follow_heap(void) {
@@ -188,7 +189,8 @@ static void spares_follow_heap(void) {
     CHECK_MSG(s2.os_unmap_calls == s1.os_unmap_calls,
               "freeing the burst unmapped %zu times (round %u)",
               s2.os_unmap_calls - s1.os_unmap_calls, round);
-    CHECK_MSG(s2.os_bytes_reserved + MEDIUM_SPAN_SIZE >= s1.os_bytes_reserved,
+    CHECK_MSG(s2.os_bytes_reserved + MEDIUM_SPAN_SIZE + MEDIUM_SPAN_HEAD_BYTES >=
+                  s1.os_bytes_reserved,
               "freeing the burst gave back %zu bytes", s1.os_bytes_reserved - s2.os_bytes_reserved);
   }
   for (i = 0; i < LIVE_SPANS * 4u; i++) {
@@ -196,7 +198,9 @@ static void spares_follow_heap(void) {
     CHECK(fastmm_freemem(live[i]) == FASTMM_OK);
   }
   tb_state(&s3);
-  CHECK_MSG(s3.os_bytes_reserved <= s0.os_bytes_reserved + MEDIUM_SPARE_SPANS * MEDIUM_SPAN_SIZE,
+  CHECK_MSG(s3.os_bytes_reserved <=
+                s0.os_bytes_reserved +
+                    MEDIUM_SPARE_SPANS * (MEDIUM_SPAN_SIZE + MEDIUM_SPAN_HEAD_BYTES),
             "%zu bytes more mapped than at the start after everything was freed",
             s3.os_bytes_reserved - s0.os_bytes_reserved);
   CHECK_EQ(fastmm_check_heap(), 0);

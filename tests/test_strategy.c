@@ -42,27 +42,27 @@ int main(void) {
   size_t count = 0;
   CHECK_EQ(fastmm_get_optimization_strategy(), FASTMM_BALANCED);
   fastmm_release_free_memory(); /* no spare span to reuse */
-  CHECK_EQ(size_of_next_span(held, &count), MEDIUM_SPAN_SIZE_BALANCED);
+  CHECK_EQ(size_of_next_span(held, &count), MEDIUM_SPAN_SIZE_BALANCED + MEDIUM_SPAN_HEAD_BYTES);
 
   fastmm_set_optimization_strategy(FASTMM_OPTIMIZE_FOR_SPEED);
   CHECK_EQ(fastmm_get_optimization_strategy(), FASTMM_OPTIMIZE_FOR_SPEED);
   fastmm_state before, after;
   fastmm_get_state(&before);
-  CHECK_EQ(size_of_next_span(held, &count), MEDIUM_SPAN_SIZE_SPEED);
+  CHECK_EQ(size_of_next_span(held, &count), MEDIUM_SPAN_SIZE_SPEED + MEDIUM_SPAN_HEAD_BYTES);
   fastmm_get_state(&after);
   CHECK_EQ(after.medium.bytes_reserved + after.small.bytes_reserved - before.medium.bytes_reserved -
                before.small.bytes_reserved,
-           MEDIUM_SPAN_SIZE_SPEED);
+           MEDIUM_SPAN_SIZE_SPEED + MEDIUM_SPAN_HEAD_BYTES);
 
   fastmm_set_optimization_strategy(FASTMM_OPTIMIZE_FOR_LOW_MEMORY);
   CHECK_EQ(fastmm_get_optimization_strategy(), FASTMM_OPTIMIZE_FOR_LOW_MEMORY);
-  CHECK_EQ(size_of_next_span(held, &count), MEDIUM_SPAN_SIZE_LOW_MEMORY);
+  CHECK_EQ(size_of_next_span(held, &count), MEDIUM_SPAN_SIZE_LOW_MEMORY + MEDIUM_SPAN_HEAD_BYTES);
 
   /* Not strategies: nothing changes. */
   fastmm_set_optimization_strategy(3);
   fastmm_set_optimization_strategy(-1);
   CHECK_EQ(fastmm_get_optimization_strategy(), FASTMM_OPTIMIZE_FOR_LOW_MEMORY);
-  CHECK_EQ(size_of_next_span(held, &count), MEDIUM_SPAN_SIZE_LOW_MEMORY);
+  CHECK_EQ(size_of_next_span(held, &count), MEDIUM_SPAN_SIZE_LOW_MEMORY + MEDIUM_SPAN_HEAD_BYTES);
 
   /* Spans of three sizes side by side: blocks everywhere, the heap consistent. */
   CHECK_EQ(fastmm_check_heap(), 0);

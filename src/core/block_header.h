@@ -141,6 +141,18 @@ static inline uint32_t small_header_slot_offset(uint32_t h) {
   return (h >> SMALL_SPAN_OFFSET_SHIFT) * SMALL_SPAN_OFFSET_UNIT;
 }
 
+/* The slot offset as the validation reads it (small_block_span): 12 bits of the field, which
+ * hold every offset a real span has (a span lies in one 64 KB region), so a forged word names a
+ * span at most 64 KB before its block. One shift and one mask, as many instructions as the
+ * unbounded read. */
+#define SMALL_SPAN_OFFSET_READ_MASK 0xFFF0u
+#if SMALL_SPAN_OFFSET_UNIT != 16u
+#error "the field times 16 is a shift of 4 less"
+#endif
+static inline uint32_t small_header_slot_offset_bounded(uint32_t h) {
+  return (h >> (SMALL_SPAN_OFFSET_SHIFT - 4u)) & SMALL_SPAN_OFFSET_READ_MASK;
+}
+
 /* Bytes from the span header to the block. */
 static inline uint32_t small_header_span_offset(uint32_t h) {
   return small_header_slot_offset(h) + SMALL_SPAN_HEADER_SIZE;

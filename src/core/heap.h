@@ -80,7 +80,7 @@ static inline int heap_kind_fits(uint32_t h, unsigned region) {
   switch (h & BLOCK_KIND_MASK) {
   case BLOCK_FLAG_SMALL:
   case BLOCK_FLAG_MEDIUM:
-    return region == REGION_MEDIUM_SPAN;
+    return region_is_medium(region);
   case BLOCK_FLAG_LARGE:
     return region == REGION_LARGE_START;
   default:

@@ -74,14 +74,15 @@ static int check_arena(medium_arena *ar) {
   for (list_node *n = ar->spans.next; n != &ar->spans; n = n->next) {
     medium_span *s = list_entry(n, medium_span, arena_link);
     if (s->magic != MEDIUM_SPAN_MAGIC || s->arena != ar->index ||
-        s->size % LARGE_GRANULARITY != 0 || s->size < MEDIUM_SPAN_SIZE_LOW_MEMORY ||
-        s->size > MEDIUM_SPAN_MAX_SIZE)
+        s->size % LARGE_GRANULARITY != 0 ||
+        s->size < MEDIUM_SPAN_SIZE_LOW_MEMORY + MEDIUM_SPAN_HEAD_BYTES ||
+        s->size > MEDIUM_SPAN_MAX_SIZE + MEDIUM_SPAN_HEAD_BYTES)
       return 101;
     if (++spans > ar->span_count)
       return 102;
     span_bytes += s->size;
     char *end = (char *)s + s->size;
-    char *p = (char *)s + MEDIUM_SPAN_HEADER_SIZE + MEDIUM_HEADER_SIZE;
+    char *p = (char *)s + MEDIUM_SPAN_BLOCKS_OFFSET + MEDIUM_HEADER_SIZE;
     uint32_t prev_size = 0;
     int prev_free = 0;
     while (p < end) {

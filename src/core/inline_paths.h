@@ -114,8 +114,9 @@ FMM_INLINE unsigned fast_header_region(const void *p) {
 FMM_INLINE int fast_in_medium_span(const void *p) {
   return p != NULL && (block_header(p) & (BLOCK_FLAG_SMALL | BLOCK_FLAG_MEDIUM)) != 0;
 }
-FMM_INLINE int fast_small_live(const void *p, uint32_t h) {
+FMM_INLINE int fast_small_live(const void *p, uint32_t h, unsigned region) {
   (void)p;
+  (void)region;
   return (h & BLOCK_KIND_MASK) == BLOCK_FLAG_SMALL; /* the kind, FREE and outer bits */
 }
 FMM_INLINE int fast_medium_live(const void *p, uint32_t h) {
@@ -123,7 +124,8 @@ FMM_INLINE int fast_medium_live(const void *p, uint32_t h) {
   return medium_header_word_live(h);
 }
 #else
-/* Is p's header word in a medium-span region (where every small block lives) as the fast
+/* Is p's header word in a medium span's blocks (REGION_MEDIUM_SPAN: a later region of the span,
+ * with the region before it the span's too; its first region holds its header alone) as the fast
  * copy of the page map sees it? */
 FMM_INLINE int fast_in_medium_span(const void *p) {
   return fast_header_region(p) == REGION_MEDIUM_SPAN;
@@ -135,8 +137,9 @@ FMM_INLINE int fast_in_medium_span(const void *p) {
  * it may read a header word: the page map lookup above. The rest is FASTMM_UNCHECKED's trust in
  * the word. Against the unchecked yardstick it prices that lookup alone, the floor below which no
  * validation can go; against the shipped build, the steps after it. */
-FMM_INLINE int fast_small_live(const void *p, uint32_t h) {
+FMM_INLINE int fast_small_live(const void *p, uint32_t h, unsigned region) {
   (void)p;
+  (void)region;
   return (h & BLOCK_KIND_MASK) == BLOCK_FLAG_SMALL;
 }
 FMM_INLINE int fast_medium_live(const void *p, uint32_t h) {
@@ -146,13 +149,14 @@ FMM_INLINE int fast_medium_live(const void *p, uint32_t h) {
 #else
 
 /* The validation contract's fast half (ARCHITECTURE.md), the test every fast path of FreeMem,
- * ReallocMem and the usable size makes before it trusts a header: after fast_in_medium_span said
- * p's header word h is in a medium span, small_block_span (small.h) finds p to be a live small
- * block, or medium_block_sealed (medium.h) a live medium block. False for anything else (a
- * large or debug block, free, interior, forged, foreign, or any pointer while a mode is on), for
- * the slow path to sort out. */
-FMM_INLINE int fast_small_live(const void *p, uint32_t h) {
-  return small_block_span(p, h) != NULL;
+ * ReallocMem and the usable size makes before it trusts a header: after the page map said p's
+ * header word h is in a medium span's region of kind `region` (a constant where it is inlined:
+ * REGION_MEDIUM_SPAN on the fast paths, fast_in_medium_span), small_block_span_in (small.h) finds
+ * p to be a live small block, or medium_block_sealed (medium.h) a live medium block. False for
+ * anything else (a large or debug block, free, interior, forged, foreign, or any pointer while a
+ * mode is on), for the slow path to sort out. */
+FMM_INLINE int fast_small_live(const void *p, uint32_t h, unsigned region) {
+  return small_block_span_in(p, h, region) != NULL;
 }
 FMM_INLINE int fast_medium_live(const void *p, uint32_t h) {
   return medium_block_sealed(p, h);
@@ -160,15 +164,16 @@ FMM_INLINE int fast_medium_live(const void *p, uint32_t h) {
 #endif
 #endif
 
-/* The part of FreeMem after the page map said "medium span": a live small block goes onto its
- * bin; when that has no room the slow path is told the block is valid (a thread that frees much
- * more of a class than anyone allocates sends every free of it there, thread_cache.c, and it is
- * validated once); everything else takes the slow path, `slow` (a constant: the entry's FreeMem,
- * which sends a debug block on, or the normal path's, heap_free_in_span_normal). */
-FMM_INLINE int free_in_span_then(void *p,
+/* The part of FreeMem after the page map said "medium span" (a region of kind `region`, a
+ * constant where it is inlined): a live small block goes onto its bin; when that has no room the
+ * slow path is told the block is valid (a thread that frees much more of a class than anyone
+ * allocates sends every free of it there, thread_cache.c, and it is validated once); everything
+ * else takes the slow path, `slow` (a constant: the entry's FreeMem, which sends a debug block on,
+ * or the normal path's, heap_free_in_span_normal). */
+FMM_INLINE int free_in_span_then(void *p, unsigned region,
                                  int(FMM_REGCALL *slow)(void *p, uint32_t h, int live_small)) {
   uint32_t h = block_header(p);
-  int live_small = fast_small_live(p, h);
+  int live_small = fast_small_live(p, h, region);
   if (FMM_LIKELY(live_small)) {
     thread_cache *tc = (thread_cache *)prim_tls_get_fast();
     if (FMM_LIKELY(PRIM_TLS_FAST_NEVER_NULL || tc != NULL)) {
@@ -193,7 +198,7 @@ FMM_INLINE int fast_free_then(void *p, const void *caller,
                               int(FMM_REGCALL *in_span)(void *p, uint32_t h, int live_small)) {
   if (FMM_UNLIKELY(!fast_in_medium_span(p)))
     return outside(p, caller);
-  return free_in_span_then(p, in_span);
+  return free_in_span_then(p, REGION_MEDIUM_SPAN, in_span);
 }
 
 /* FreeMem with no mode, with the slow paths a block goes on to: `block` for a block by its header
@@ -202,7 +207,7 @@ FMM_INLINE int fast_free_then(void *p, const void *caller,
 FMM_INLINE int free_normal_then(void *p, int(FMM_REGCALL *block)(void *p, uint32_t h),
                                 int(FMM_REGCALL *in_span)(void *p, uint32_t h, int live_small)) {
   unsigned region = heap_header_region(p);
-  if (FMM_UNLIKELY(region != REGION_MEDIUM_SPAN)) {
+  if (FMM_UNLIKELY(!region_is_medium(region))) {
     if (region == REGION_NOT_OURS)
       return p == NULL ? FASTMM_OK : FASTMM_ERROR_INVALID_POINTER;
     /* Where a large block would start, its header is read only under the large lock, where a
@@ -218,7 +223,8 @@ FMM_INLINE int free_normal_then(void *p, int(FMM_REGCALL *block)(void *p, uint32
     }
     return block(p, block_header(p));
   }
-  return free_in_span_then(p, in_span);
+  /* Either kind of medium-span region, so where the span header lies is tested. */
+  return free_in_span_then(p, REGION_MEDIUM_START, in_span);
 }
 
 /* FreeMem with no mode (the modes free the blocks they build on here): HEAP_NOT_MINE for a
@@ -265,7 +271,7 @@ FMM_INLINE int fast_realloc_stays(const void *p, size_t size) {
   if (FMM_LIKELY(fast_in_medium_span(p))) {
     uint32_t h = block_header(p);
     if (FMM_LIKELY(small_stays_in_place(size, small_header_usable(h))))
-      return FMM_LIKELY(fast_small_live(p, h));
+      return FMM_LIKELY(fast_small_live(p, h, REGION_MEDIUM_SPAN));
     return medium_stays_in_place(p, h, size);
   }
   return 0;
@@ -283,7 +289,7 @@ FMM_INLINE int fast_usable_size(const void *p, size_t *usable) {
   if (FMM_LIKELY(fast_in_medium_span(p))) {
     uint32_t h = block_header(p);
     if (FMM_LIKELY(h & BLOCK_FLAG_SMALL)) {
-      if (FMM_LIKELY(fast_small_live(p, h))) {
+      if (FMM_LIKELY(fast_small_live(p, h, REGION_MEDIUM_SPAN))) {
         *usable = small_header_usable(h);
         return 1;
       }

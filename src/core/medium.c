@@ -130,8 +130,8 @@ static void span_link(medium_arena *a, medium_span *s) {
   a->span_count++;
   a->span_bytes += s->size;
   fmm_add_size(&arena_span_bytes, s->size);
-  /* One free block from offset 64 to the sentinel. */
-  char *first = (char *)s + MEDIUM_SPAN_HEADER_SIZE + MEDIUM_HEADER_SIZE;
+  /* One free block from the span's second region (MEDIUM_SPAN_BLOCKS_OFFSET) to the sentinel. */
+  char *first = (char *)s + MEDIUM_SPAN_BLOCKS_OFFSET + MEDIUM_HEADER_SIZE;
   char *end = (char *)s + s->size;
   medium_header *h = medium_header_of(first);
   h->prev_size = 0;
@@ -183,10 +183,10 @@ static unsigned spare_allowed(uint32_t span_size) {
 static int span_add(medium_arena *a) {
   medium_span *s = spare_take();
   if (s == NULL) {
-    uint32_t size = medium_span_size();
+    uint32_t size = medium_span_size() + MEDIUM_SPAN_HEAD_BYTES; /* policy.h */
     region_handover_begin();
     s = (medium_span *)os_map(size);
-    if (s != NULL && !page_map_set(s, size, REGION_MEDIUM_SPAN)) {
+    if (s != NULL && !page_map_set(s, size, REGION_MEDIUM_START)) {
       os_unmap(s, size);
       s = NULL;
     }
@@ -275,7 +275,7 @@ static void free_block(medium_arena *a, void *p) {
   next = next_block(p);
   medium_header_of(next)->prev_size = h->size;
   if (h->prev_size == 0 && (medium_header_of(next)->flags & MEDIUM_FLAG_SENTINEL)) {
-    span_remove(a, (medium_span *)((char *)p - MEDIUM_HEADER_SIZE - MEDIUM_SPAN_HEADER_SIZE));
+    span_remove(a, (medium_span *)((char *)p - MEDIUM_HEADER_SIZE - MEDIUM_SPAN_BLOCKS_OFFSET));
     return;
   }
   bin_insert(a, p);

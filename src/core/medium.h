@@ -16,7 +16,13 @@
 #include "policy.h"
 
 #define MEDIUM_SPAN_MAGIC 0x4D454455u /* "MEDU" */
-#define MEDIUM_SPAN_HEADER_SIZE 48u   /* the first block's 16-byte header ends at offset 64 */
+#define MEDIUM_SPAN_HEADER_SIZE 48u   /* the span header's room (medium_span) */
+/* Where a span's first block's 16-byte header starts: past the span's first 64 KB region, which
+ * holds its header alone (policy.h, MEDIUM_SPAN_HEAD_BYTES), so the region before any block's
+ * header is the span's too, readable (page_map.h, REGION_MEDIUM_SPAN). */
+#define MEDIUM_SPAN_BLOCKS_OFFSET MEDIUM_SPAN_HEAD_BYTES
+FMM_STATIC_ASSERT(MEDIUM_SPAN_BLOCKS_OFFSET == (1u << PAGE_MAP_REGION_SHIFT),
+                  "a span's blocks start in its second region of the page map");
 
 typedef struct medium_header {
   uint32_t prev_size;
@@ -132,7 +138,7 @@ static inline int medium_block_plausible(const void *p, uint32_t h) {
   /* The end is read only if it lies in a medium span: within p's 64 KB region, it does. */
   const char *end = (const char *)p + size - BLOCK_HEADER_SIZE;
   if (!page_map_same_region((uintptr_t)end, (uintptr_t)p - BLOCK_HEADER_SIZE) &&
-      page_map_get(end) != REGION_MEDIUM_SPAN)
+      !region_is_medium(page_map_get(end)))
     return 0;
   return medium_header_of((const char *)p + size)->prev_size == size;
 }

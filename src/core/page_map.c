@@ -151,7 +151,10 @@ int page_map_set(void *base, size_t size, unsigned kind) {
         return 0;
       }
     }
-    unsigned k = kind == REGION_LARGE_START && r != first ? REGION_LARGE_REST : kind;
+    unsigned k = r == first                    ? kind
+                 : kind == REGION_LARGE_START  ? REGION_LARGE_REST
+                 : kind == REGION_MEDIUM_START ? REGION_MEDIUM_SPAN
+                                               : kind;
     page_map_l1[r >> PAGE_MAP_L2_BITS][r & mask] = (uint8_t)k;
   }
   fast_copy_changed(first, count);

@@ -36,9 +36,18 @@ static inline int page_map_same_region(uintptr_t a, uintptr_t b) {
 }
 
 #define REGION_NOT_OURS 0u
-#define REGION_MEDIUM_SPAN 1u /* part of a medium span (small spans live inside these) */
-#define REGION_LARGE_START 2u /* the first region of a large block */
-#define REGION_LARGE_REST 3u  /* a later region of a large block */
+/* A later region of a medium span, where small spans live: the region before it is part of the
+ * same span, so memory up to 64 KB before an address here can be read (small_block_span, whose
+ * fast paths then need no test of where a span header lies). */
+#define REGION_MEDIUM_SPAN 1u
+#define REGION_LARGE_START 2u  /* the first region of a large block */
+#define REGION_LARGE_REST 3u   /* a later region of a large block */
+#define REGION_MEDIUM_START 4u /* the first region of a medium span */
+
+/* Is region kind r part of a medium span (either kind above)? */
+static inline int region_is_medium(unsigned r) {
+  return r == REGION_MEDIUM_SPAN || r == REGION_MEDIUM_START;
+}
 
 extern FMM_HIDDEN uint8_t *page_map_l1[(size_t)1 << PAGE_MAP_L1_BITS];
 #if PAGE_MAP_L1_BITS == 0
@@ -58,7 +67,9 @@ static inline unsigned page_map_get(const void *p) {
 }
 
 /* Marks [base, base + size) (64 KB aligned) as `kind`: a large block's first region gets
- * REGION_LARGE_START and the rest REGION_LARGE_REST when kind is REGION_LARGE_START. Returns 0
+ * REGION_LARGE_START and the rest REGION_LARGE_REST when kind is REGION_LARGE_START, and a
+ * medium span's first region REGION_MEDIUM_START and the rest REGION_MEDIUM_SPAN when kind is
+ * REGION_MEDIUM_START. Returns 0
  * when a second-level table could not be mapped (nothing is marked then). */
 int page_map_set(void *base, size_t size, unsigned kind);
 /* Makes the second-level tables [base, base + size) needs, marking nothing: a page_map_set of

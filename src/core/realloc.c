@@ -145,7 +145,7 @@ FMM_NOINLINE void *FMM_REGCALL heap_realloc_normal(void *p, size_t size, const v
   /* Medium and large blocks first, with one page map lookup: strings and arrays of 2.5 KB and
    * more are resized here all the time, mostly in place. */
   unsigned region = heap_header_region(p);
-  if (FMM_LIKELY(region == REGION_MEDIUM_SPAN)) {
+  if (FMM_LIKELY(region_is_medium(region))) {
     uint32_t h = block_header(p);
     if (FMM_LIKELY((h & BLOCK_KIND_MASK) == BLOCK_FLAG_MEDIUM && size != 0))
       return medium_block_sealed(p, h) ? realloc_medium(p, size, caller) : NULL;

@@ -56,23 +56,40 @@ static inline uint32_t small_span_header_bits(uint64_t tag) {
 }
 
 /* The span header; the first block's header word sits at offset 60, so this must fit in 60.
- * The first 16 bytes are what validates a pointer (small_block_span): they lie in one 64-byte
- * span header, which lies in the 64 KB region of its first block. The span's class and slot are
- * in its tag (small_span_class, small_span_slot_size). */
+ * The 16 bytes at SMALL_SPAN_CHECK_OFFSET are what validates a pointer (small_block_span): 16
+ * aligned, so in one 64 KB region, and at least 32 bytes into the header, so that a span a forged
+ * header word names (at most 64 KB + 64 bytes before the block, small_header_slot_offset_bounded)
+ * has them no further back than the region before the block's header word: a later region of a
+ * medium span (REGION_MEDIUM_SPAN) has that region, readable, before it. The span's class and slot
+ * are in its tag (small_span_class, small_span_slot_size). */
+#define SMALL_SPAN_CHECK_OFFSET 32u
 typedef struct small_span {
-  uint64_t tag;           /* small_span_tag of its blocks' headers; 0 once released */
-  uint32_t slot_divisor;  /* small_slot_divisor(slot size) */
-  uint32_t carved_limit;  /* small_slot_step(...) times the slots carved so far */
-  uint32_t fed_end;       /* blocks are carved in address order: the span offset of the first
-                             one not carved yet; headers from there on are stale */
-  uint16_t block_count;   /* at most SMALL_SPAN_MAX_BYTES / 16 */
-  uint16_t blocks_in_use; /* handed out, including those in thread caches or pending lists */
-  small_manager *manager;
-  list_node room_link; /* on the manager's spans_with_room, or next == NULL (full) */
-  void *free_list;     /* freed blocks, linked through their first word */
+  union {
+    struct {
+      uint32_t fed_end;       /* blocks are carved in address order: the span offset of the
+                                 first one not carved yet; headers from there on are stale */
+      uint16_t block_count;   /* at most SMALL_SPAN_MAX_BYTES / 16 */
+      uint16_t blocks_in_use; /* handed out, including those in thread caches or pending lists */
+      small_manager *manager;
+      list_node room_link; /* on the manager's spans_with_room, or next == NULL (full) */
+    };
+    char books[SMALL_SPAN_CHECK_OFFSET];
+  };
+  uint64_t tag;          /* small_span_tag of its blocks' headers; 0 once released */
+  uint32_t slot_divisor; /* small_slot_divisor(slot size) */
+  uint32_t carved_limit; /* small_slot_step(...) times the slots carved so far */
+  void *free_list;       /* freed blocks, linked through their first word */
 } small_span;
-FMM_STATIC_ASSERT(offsetof(small_span, carved_limit) + sizeof(uint32_t) <= BLOCK_ALIGNMENT,
-                  "the fields the validation reads lie in one 16-aligned 16 bytes");
+FMM_STATIC_ASSERT(offsetof(small_span, tag) == SMALL_SPAN_CHECK_OFFSET &&
+                      offsetof(small_span, carved_limit) + sizeof(uint32_t) ==
+                          SMALL_SPAN_CHECK_OFFSET + BLOCK_ALIGNMENT &&
+                      SMALL_SPAN_CHECK_OFFSET % BLOCK_ALIGNMENT == 0,
+                  "the fields the validation reads are one 16-aligned 16 bytes");
+FMM_STATIC_ASSERT(SMALL_SPAN_CHECK_OFFSET >= 2u * BLOCK_ALIGNMENT,
+                  "a forged span's checked bytes lie no further back than the region before");
+FMM_STATIC_ASSERT(SMALL_SPAN_MAX_BYTES - SMALL_SPAN_HEADER_SIZE <=
+                      SMALL_SPAN_OFFSET_READ_MASK + 16u,
+                  "every real slot offset survives the bounded read");
 FMM_STATIC_ASSERT(sizeof(small_span) <= SMALL_SPAN_HEADER_SIZE - BLOCK_HEADER_SIZE,
                   "small span header overlaps the first block's header word");
 FMM_STATIC_ASSERT(SMALL_SPAN_MAX_BYTES / BLOCK_ALIGNMENT <= 0xFFFFu,
@@ -132,38 +149,54 @@ static inline small_span *small_span_of(const void *p, uint32_t h) {
 }
 
 /* Does the page map hold the 16 bytes the validation reads at s (the slow half of
- * small_block_span, for a span header in another 64 KB region than its block)? s is 16-aligned
- * (p is, and so is its slot offset), so those 16 bytes lie in one region and one lookup answers;
- * the rest of a span header is read only once its tag has matched, when s is a real span, whose
- * 64-aligned header lies in one region. */
+ * small_block_span, for a span header in another 64 KB region than its block)? They are 16
+ * aligned, so they lie in one region and one lookup answers; the rest of a span header is read
+ * only once its tag has matched, when s is a real span, whose 64-aligned header lies in one
+ * region. */
 static inline int small_span_in_map(const small_span *s) {
-  return page_map_get(s) == REGION_MEDIUM_SPAN;
+  return region_is_medium(page_map_get((const char *)s + SMALL_SPAN_CHECK_OFFSET));
 }
 
 /* The validation contract for small blocks (ARCHITECTURE.md), shared by every path that trusts
  * a small header: FreeMem, ReallocMem and the usable size, fast and slow, in C; the NASM fast
  * paths do the same steps. p is 16-aligned and its header word h lies in a medium-span region
- * (the caller looked it up in the page map). Returns p's span when p is a live small block of
- * ours, else NULL:
- *   - the span the header names is readable: in p's 64 KB region, or else in the page map;
+ * (the caller looked it up in the page map): `region` is that region's kind. Returns p's span
+ * when p is a live small block of ours, else NULL:
+ *   - the span the header names (its offset read as 12 bits, small_header_slot_offset_bounded)
+ *     can be read: in a later region of a medium span, REGION_MEDIUM_SPAN, it lies no further
+ *     back than the region before, part of the same span (SMALL_SPAN_CHECK_OFFSET says why);
+ *     in a span's first region, REGION_MEDIUM_START, it must lie in p's region or else in the
+ *     page map. Every real span lies in one region (medium_alloc_small_span places it so), so a
+ *     real block always passes and only a forged header meets the second test;
  *   - its tag is the header's kind, class and slot under this process's key: a real span, of
  *     this class, and the block is live (FREE clear, no other flag);
  *   - the slot offset is a whole number of slots below the span's carved end (one multiply and
  *     compare, small_slot_carved): p is where a block the span handed out begins, not inside
  *     one, nor in the span's uncarved tail.
  * Every part of a header a program could forge in its own block is checked against the span,
- * which it cannot reach without reading the manager's own memory. */
-static inline small_span *small_block_span(const void *p, uint32_t h) {
-  /* small_header_slot_offset, pointer-wide: one register serves the address and (truncated)
-   * the multiply. */
-  uintptr_t offset = ((uintptr_t)h >> SMALL_SPAN_OFFSET_SHIFT) * SMALL_SPAN_OFFSET_UNIT;
+ * which it cannot reach without reading the manager's own memory. The fast paths pass `region`
+ * as a constant, so the common case carries no test of where the span lies. */
+static inline small_span *small_block_span_in(const void *p, uint32_t h, unsigned region) {
+  /* small_header_slot_offset_bounded, pointer-wide: one register serves the address and
+   * (truncated) the multiply. */
+  uintptr_t offset =
+      ((uintptr_t)h >> (SMALL_SPAN_OFFSET_SHIFT - 4u)) & (uintptr_t)SMALL_SPAN_OFFSET_READ_MASK;
   const small_span *s = (const small_span *)((const char *)p - SMALL_SPAN_HEADER_SIZE - offset);
-  if (FMM_UNLIKELY(!page_map_same_region((uintptr_t)s, (uintptr_t)p - 1u)) && !small_span_in_map(s))
+  if (region != REGION_MEDIUM_SPAN &&
+      FMM_UNLIKELY(
+          !page_map_same_region((uintptr_t)s + SMALL_SPAN_CHECK_OFFSET, (uintptr_t)p - 1u)) &&
+      !small_span_in_map(s))
     return NULL;
   if (!small_span_tag_matches(s, h) ||
       !small_slot_carved(s->slot_divisor, s->carved_limit, (uint32_t)offset))
     return NULL;
   return (small_span *)s;
+}
+
+/* small_block_span_in for a header word in either kind of medium-span region (the slow paths,
+ * which do not keep the kind): the test of where the span lies, always. */
+static inline small_span *small_block_span(const void *p, uint32_t h) {
+  return small_block_span_in(p, h, REGION_MEDIUM_START);
 }
 
 void small_init(void);

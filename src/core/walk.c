@@ -185,7 +185,7 @@ static void copy_small_span(walk *w, unsigned arena, char *p, uint32_t block_siz
  * `offset`, while the buffer takes each whole block; returns where to resume, or SPAN_DONE. */
 static uint32_t copy_span(walk *w, medium_arena *ar, medium_span *s, uint32_t offset) {
   char *base = (char *)s;
-  uint32_t first = MEDIUM_SPAN_HEADER_SIZE + MEDIUM_HEADER_SIZE;
+  uint32_t first = MEDIUM_SPAN_BLOCKS_OFFSET + MEDIUM_HEADER_SIZE;
   int small = wants(w, FASTMM_BLOCK_SMALL) || wants(w, FASTMM_BLOCK_SMALL_SPAN);
   if (offset == 0) {
     if (wants(w, FASTMM_BLOCK_MEDIUM_SPAN) && w->count == w->capacity)

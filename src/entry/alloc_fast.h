@@ -35,7 +35,7 @@ FMM_INLINE void *fast_get_for(size_t size, const void *caller) {
 /* The part of FreeMem after the page map's fast copy said "medium span" (core/inline_paths.h),
  * its slow path this folder's. */
 FMM_INLINE int free_in_span(void *p) {
-  return free_in_span_then(p, heap_free_in_span);
+  return free_in_span_then(p, REGION_MEDIUM_SPAN, heap_free_in_span);
 }
 
 FMM_INLINE int fast_free(void *p) {

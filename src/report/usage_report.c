@@ -290,7 +290,7 @@ static int gather(usage *u) {
 }
 
 static unsigned kind_of(const region *g) {
-  if (g->map_kind != REGION_MEDIUM_SPAN)
+  if (!region_is_medium(g->map_kind))
     return KIND_LARGE;
   if (g->covered == 0)
     return KIND_SPARE;

@@ -13,15 +13,15 @@
 ; loaded from it (GCC's build reads them there, FMM_REGCALL in src/core/linkage.h; MSVC's reads
 ; the stack); the register entry tail-jumps to heap_realloc_slow_register (GCC's regparm(3), the
 ; same convention) with EAX and EDX as they came. EAX and EDX are kept; ECX is the scratch
-; register; ESI is pushed for the small size test, EBX and EDI for the validation, and each is
-; popped before either exit. MSVC has no regparm: its build defines FASTMM_SLOW_PATH_CDECL and the
+; register; ESI is pushed for the small size test, EBX for the validation, and each is popped
+; before either exit. MSVC has no regparm: its build defines FASTMM_SLOW_PATH_CDECL and the
 ; register entry calls the cdecl slow path instead (a push and a call, on the slow path only).
 ;
 ; "A live small block of ours" is the validation contract of the C paths (small_block_span in
 ; src/core/small.h, ARCHITECTURE.md), step for step, as in src/win64/realloc_fast.asm: the page
 ; map (32-bit builds have one static second-level table, so it is one indexed load) says p's
-; header word is in a medium span; the span the header names is in p's 64 KB region or else in
-; the page map; its tag (its low word here) is the header's kind, class and slot XORed with the
+; header word is in a later region of a medium span (REGION_MEDIUM_SPAN), so the span the header
+; names (its offset read as 12 bits) can be read; its tag (its low word here) is the header's kind, class and slot XORed with the
 ; key; the slot offset is a whole number of slots below the carved end (one multiply and compare).
 ; The table read is the page map's fast copy, page_map_fast_l2, which holds no region while a
 ; debug or erase mode is on (src/modes/gate.h): every pointer then takes the slow path.
@@ -112,7 +112,7 @@ section .text
 %endmacro
 
 ; IN_PLACE_OR slow: EAX = pointer, EDX = size; returns (EAX unchanged) when in place, else
-; jumps to `slow` with EAX and EDX unchanged. Uses ECX, and EBX, ESI and EDI saved on the stack.
+; jumps to `slow` with EAX and EDX unchanged. Uses ECX, and EBX and ESI saved on the stack.
 %macro IN_PLACE_OR 1
 %ifdef FASTMM_UNCHECKED
   ; The yardstick build (inline_paths.h): the header word is trusted, as FastMM trusts it.
@@ -142,39 +142,23 @@ section .text
   SMALL_SIZE_STAYS_OR %%not_small_pop
   ; Then the validation contract, on the header word kept in EBX.
   push ebx
-  push edi
   mov ebx, [eax - BLOCK_HEADER_SIZE]
   mov ecx, ebx
-  shr ecx, SMALL_SPAN_OFFSET_SHIFT
-  shl ecx, SLOT_OFFSET_UNIT_SHIFT    ; the slot offset
+  shr ecx, SMALL_SPAN_OFFSET_SHIFT - SLOT_OFFSET_UNIT_SHIFT
+  and ecx, SMALL_SPAN_OFFSET_READ_MASK ; the slot offset, 12 bits of it
   mov esi, eax
-  sub esi, ecx
-  sub esi, SMALL_SPAN_HEADER_SIZE    ; the span the header names
-  lea edi, [eax - 1]
-  xor edi, esi
-  shr edi, PAGE_MAP_REGION_SHIFT
-  jnz %%span_elsewhere
-%%span_readable:
+  sub esi, ecx                       ; the span it names, SMALL_SPAN_HEADER_SIZE further down
   and ebx, SMALL_HEADER_TAG_MASK
   xor ebx, [_small_span_key]         ; the tag's low half: the key's covers it
-  cmp ebx, [esi + SMALL_SPAN_TAG_OFFSET]
+  cmp ebx, [esi - SMALL_SPAN_HEADER_SIZE + SMALL_SPAN_TAG_OFFSET]
   jne %%fail                         ; no span of ours, another class, or not a live block
-  imul ecx, [esi + SMALL_SPAN_DIVISOR_OFFSET]
-  cmp ecx, [esi + SMALL_SPAN_LIMIT_OFFSET]
+  imul ecx, [esi - SMALL_SPAN_HEADER_SIZE + SMALL_SPAN_DIVISOR_OFFSET]
+  cmp ecx, [esi - SMALL_SPAN_HEADER_SIZE + SMALL_SPAN_LIMIT_OFFSET]
   jae %%fail                         ; inside a block, in the uncarved tail, or past the span
-  pop edi
   pop ebx
   pop esi
   ENTRY_RET
-; The span header is in another 64 KB region than p: read only if the page map holds the region
-; of its first 16 bytes, all the validation reads (small_span_in_map: ESI is 16-aligned).
-%%span_elsewhere:
-  mov edi, esi
-  shr edi, PAGE_MAP_REGION_SHIFT
-  cmp byte [FAST_L2 + edi], REGION_MEDIUM_SPAN
-  je %%span_readable
 %%fail:
-  pop edi
   pop ebx
   pop esi
   jmp %1
@@ -185,8 +169,12 @@ section .text
 %endmacro
 
 ; The exits jump to a local label that jumps on: straight conditional jumps to the slow path
-; (rel32 each) measured the in-place case 3.9% slower here (docs/experiments).
-align 16
+; (rel32 each) measured the in-place case 3.9% slower here (docs/experiments). Each entry starts
+; where no jump of its in-place path crosses or ends on a 32-byte boundary (the JCC erratum, as
+; for the bound records' entries below): the cdecl one 12 bytes past a 32-byte boundary (its two
+; loads shift the rest by 8), Delphi's 20 bytes past one.
+align 32
+  times 12 int3                      ; never run
 _fastmm_reallocmem:
   mov eax, [esp + 4]
   mov edx, [esp + 8]
@@ -194,7 +182,8 @@ _fastmm_reallocmem:
 .slow:
   jmp _heap_realloc_slow
 
-align 16
+align 32
+  times 20 int3                      ; never run
 _fastmm_delphi_realloc_mem:
   IN_PLACE_OR .slow
 .slow:
@@ -220,9 +209,9 @@ _fastmm_delphi_realloc_mem:
 ; call C entry points through thunks.
 ; Where each entry starts is chosen so that no jump (with the compare fused into it) or return on
 ; the in-place path crosses or ends on a 32-byte boundary, which Intel's cores with the JCC
-; erratum fix run from the legacy decoders: Delphi's at a 32-byte boundary, Free Pascal's 16
-; bytes past one (its first push and load shift the rest). Free Pascal's in-place resize ran 7%
-; slower with its entry 64-aligned (docs/experiments). A change to the macros moves the jumps:
+; erratum fix run from the legacy decoders: Delphi's 20 bytes past a 32-byte boundary, Free
+; Pascal's 16 bytes past one (its first push and load shift the rest by 3). Free Pascal's in-place
+; resize ran 7% slower with its entry 64-aligned (docs/experiments). A change to the macros moves the jumps:
 ; check the layout again then (the experiment file says how).
 %ifndef FASTMM_SLOW_PATH_CDECL
 global _pascal_realloc_slow_paths
@@ -232,6 +221,7 @@ global _fastmm_delphi_realloc_mem_%1
 global _fastmm_fpc_realloc_mem_%1
 
 align 32
+  times 20 int3                      ; never run: places the entry 20 bytes into a 32-byte block
 _fastmm_delphi_realloc_mem_%1:
   IN_PLACE_OR %%delphi_slow
 %%delphi_slow:
