@@ -31,6 +31,18 @@ int main(void) {
             "blocks at %p and %p, the hot slot at %p", m, s, (void *)page_map_fast_hot_base);
   CHECK_EQ(fast_header_region(m), REGION_MEDIUM_SPAN);
   CHECK_EQ(fast_header_region(s), REGION_MEDIUM_SPAN);
+  /* A medium span's first region holds its header alone (REGION_MEDIUM_START, which the fast paths
+   * do not take), so a block's region has one of its span's before it: the small validation's
+   * fast paths read back that far (small.h, small_block_span_in). */
+  for (int b = 0; b < 2; b++) {
+    uintptr_t r = ((uintptr_t)(b ? s : m) - 16u) >> PAGE_MAP_REGION_SHIFT;
+    CHECK(region_is_medium(page_map_get((void *)((r - 1u) << PAGE_MAP_REGION_SHIFT))));
+    while (page_map_get((void *)(r << PAGE_MAP_REGION_SHIFT)) == REGION_MEDIUM_SPAN)
+      r--;
+    CHECK_EQ(page_map_get((void *)(r << PAGE_MAP_REGION_SHIFT)), REGION_MEDIUM_START);
+    CHECK_EQ(fast_header_region((void *)((r << PAGE_MAP_REGION_SHIFT) + 4096u)),
+             REGION_MEDIUM_START);
+  }
   CHECK_EQ(fast_header_region(l), page_map_get((char *)l - 16));
   CHECK(fast_header_region(l) != REGION_MEDIUM_SPAN);
   CHECK_EQ(fast_header_region(NULL), REGION_NOT_OURS);
