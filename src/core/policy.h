@@ -91,7 +91,7 @@
  * span's header alone, and its blocks fill the strategy's size after it. That region is what
  * makes every block's region before it the span's too, readable, so the small validation's fast
  * paths need no test of where a span header a forged header names lies (small.h,
- * small_block_span_in; ReallocMem in place 10-23% faster); its pages past the header are never
+ * small_block_span_in; ReallocMem in place 10-21% faster); its pages past the header are never
  * written (no resident memory; committed on Windows). Blocks keep the strategy's whole size: a
  * span 64 KB short held one array fewer of a workload that grows four to 512 KB each. */
 #define MEDIUM_SPAN_HEAD_BYTES (64u * 1024u)
