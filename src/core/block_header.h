@@ -144,13 +144,14 @@ static inline uint32_t small_header_slot_offset(uint32_t h) {
 /* The slot offset as the validation reads it (small_block_span): 12 bits of the field, which
  * hold every offset a real span has (a span lies in one 64 KB region), so a forged word names a
  * span at most 64 KB before its block. One shift and one mask, as many instructions as the
- * unbounded read. */
+ * unbounded read; pointer-wide, so that one register serves the span's address and (truncated)
+ * the slot test's multiply with no widening between them. */
 #define SMALL_SPAN_OFFSET_READ_MASK 0xFFF0u
 #if SMALL_SPAN_OFFSET_UNIT != 16u
 #error "the field times 16 is a shift of 4 less"
 #endif
-static inline uint32_t small_header_slot_offset_bounded(uint32_t h) {
-  return (h >> (SMALL_SPAN_OFFSET_SHIFT - 4u)) & SMALL_SPAN_OFFSET_READ_MASK;
+static inline uintptr_t small_header_slot_offset_bounded(uint32_t h) {
+  return ((uintptr_t)h >> (SMALL_SPAN_OFFSET_SHIFT - 4u)) & (uintptr_t)SMALL_SPAN_OFFSET_READ_MASK;
 }
 
 /* Bytes from the span header to the block. */

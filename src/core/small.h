@@ -177,10 +177,7 @@ static inline int small_span_in_map(const small_span *s) {
  * which it cannot reach without reading the manager's own memory. The fast paths pass `region`
  * as a constant, so the common case carries no test of where the span lies. */
 static inline small_span *small_block_span_in(const void *p, uint32_t h, unsigned region) {
-  /* small_header_slot_offset_bounded, pointer-wide: one register serves the address and
-   * (truncated) the multiply. */
-  uintptr_t offset =
-      ((uintptr_t)h >> (SMALL_SPAN_OFFSET_SHIFT - 4u)) & (uintptr_t)SMALL_SPAN_OFFSET_READ_MASK;
+  uintptr_t offset = small_header_slot_offset_bounded(h);
   const small_span *s = (const small_span *)((const char *)p - SMALL_SPAN_HEADER_SIZE - offset);
   if (region != REGION_MEDIUM_SPAN &&
       FMM_UNLIKELY(

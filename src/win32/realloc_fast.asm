@@ -21,8 +21,9 @@
 ; src/core/small.h, ARCHITECTURE.md), step for step, as in src/win64/realloc_fast.asm: the page
 ; map (32-bit builds have one static second-level table, so it is one indexed load) says p's
 ; header word is in a later region of a medium span (REGION_MEDIUM_SPAN), so the span the header
-; names (its offset read as 12 bits) can be read; its tag (its low word here) is the header's kind, class and slot XORed with the
-; key; the slot offset is a whole number of slots below the carved end (one multiply and compare).
+; names (its offset read as 12 bits) can be read; its tag (its low word here) is the header's
+; kind, class and slot XORed with the key; the slot offset is a whole number of slots below the
+; carved end (one multiply and compare).
 ; The table read is the page map's fast copy, page_map_fast_l2, which holds no region while a
 ; debug or erase mode is on (src/modes/gate.h): every pointer then takes the slow path.
 ; layout.inc is made by the build from the C headers (src/asm_shared/layout.c).
@@ -210,9 +211,9 @@ _fastmm_delphi_realloc_mem:
 ; Where each entry starts is chosen so that no jump (with the compare fused into it) or return on
 ; the in-place path crosses or ends on a 32-byte boundary, which Intel's cores with the JCC
 ; erratum fix run from the legacy decoders: Delphi's 20 bytes past a 32-byte boundary, Free
-; Pascal's 16 bytes past one (its first push and load shift the rest by 3). Free Pascal's in-place
-; resize ran 7% slower with its entry 64-aligned (docs/experiments). A change to the macros moves the jumps:
-; check the layout again then (the experiment file says how).
+; Pascal's 16 bytes past one (its first push and load shift the rest by 3). Free Pascal's
+; in-place resize ran 7% slower with its entry 64-aligned (docs/experiments). A change to the
+; macros moves the jumps: check the layout again then (the experiment file says how).
 %ifndef FASTMM_SLOW_PATH_CDECL
 global _pascal_realloc_slow_paths
 

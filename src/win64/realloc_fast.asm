@@ -59,20 +59,6 @@ section .text
 ; all-zero one where no region is ours, and all of them while a mode is on), so the byte of
 ; address a is [entry(a >> (REGION_SHIFT + L2_BITS)) + (a >> REGION_SHIFT)]: no test, no mask.
 
-; REGION_OR_SLOW address, scratch1, scratch2: jumps to the slow path unless the page map's fast
-; copy says the address is in a medium span. Keeps the address register; clobbers the scratches.
-%macro REGION_OR_SLOW 3
-  mov %2, %1
-  shr %2, PAGE_MAP_REGION_SHIFT + PAGE_MAP_L2_BITS
-  cmp %2, 1 << (PAGE_MAP_ADDRESS_BITS_64 - PAGE_MAP_REGION_SHIFT - PAGE_MAP_L2_BITS)
-  jae SLOW
-  lea %3, [FAST_L1]
-  mov %3, [%3 + %2 * 8]
-  mov %2, %1
-  shr %2, PAGE_MAP_REGION_SHIFT
-  cmp byte [%3 + %2], REGION_MEDIUM_SPAN
-  jne SLOW
-%endmacro
 
 ; The entry is 16-aligned. Placed 26 bytes past a 32-byte boundary, where no jump of the small
 ; in-place path crosses or ends on one (Intel's JCC erratum, as src/win32/realloc_fast.asm places
@@ -173,11 +159,21 @@ align 32
 
 %ifndef FASTMM_UNCHECKED
 ; RAX = p - 16 is not in the hot slot, or misaligned: a misaligned pointer is refused, then
-; the two-level lookup (NULL wraps past the map, which REGION_OR_SLOW refuses).
+; the two-level lookup, which also refuses an address beyond the map (NULL wraps past it). RAX
+; is kept for .region_checked.
 .cold_lookup:
   test al, BLOCK_ALIGNMENT - 1
   jnz SLOW
-  REGION_OR_SLOW rax, r8, r9
+  mov r8, rax
+  shr r8, PAGE_MAP_REGION_SHIFT + PAGE_MAP_L2_BITS
+  cmp r8, 1 << (PAGE_MAP_ADDRESS_BITS_64 - PAGE_MAP_REGION_SHIFT - PAGE_MAP_L2_BITS)
+  jae SLOW
+  lea r9, [FAST_L1]
+  mov r9, [r9 + r8 * 8]              ; never empty: not ours, or a mode on, reads zeros
+  mov r8, rax
+  shr r8, PAGE_MAP_REGION_SHIFT
+  cmp byte [r9 + r8], REGION_MEDIUM_SPAN
+  jne SLOW
   jmp .region_checked
 %endif
 
