@@ -164,6 +164,24 @@ FMM_INLINE int fast_medium_live(const void *p, uint32_t h) {
 #endif
 #endif
 
+/* A live small block p with header word h (validated by the caller) onto its bin; when that has
+ * no room, `slow` (as in free_in_span_then, below) is told the block is valid. */
+FMM_INLINE int free_live_small_then(void *p, uint32_t h,
+                                    int(FMM_REGCALL *slow)(void *p, uint32_t h, int live_small)) {
+  thread_cache *tc = (thread_cache *)prim_tls_get_fast();
+  if (FMM_LIKELY(PRIM_TLS_FAST_NEVER_NULL || tc != NULL)) {
+    cache_bin *bin = thread_cache_bin_of(tc, h);
+    if (FMM_LIKELY(bin->count < bin->limit)) {
+      block_set_header(p, h | BLOCK_FLAG_FREE);
+      *(void **)p = bin->head;
+      bin->head = p;
+      bin->count++;
+      return FASTMM_OK;
+    }
+  }
+  return slow(p, h, 1);
+}
+
 /* The part of FreeMem after the page map said "medium span" (a region of kind `region`, a
  * constant where it is inlined): a live small block goes onto its bin; when that has no room the
  * slow path is told the block is valid (a thread that frees much more of a class than anyone
@@ -174,20 +192,9 @@ FMM_INLINE int free_in_span_then(void *p, unsigned region,
                                  int(FMM_REGCALL *slow)(void *p, uint32_t h, int live_small)) {
   uint32_t h = block_header(p);
   int live_small = fast_small_live(p, h, region);
-  if (FMM_LIKELY(live_small)) {
-    thread_cache *tc = (thread_cache *)prim_tls_get_fast();
-    if (FMM_LIKELY(PRIM_TLS_FAST_NEVER_NULL || tc != NULL)) {
-      cache_bin *bin = thread_cache_bin_of(tc, h);
-      if (FMM_LIKELY(bin->count < bin->limit)) {
-        block_set_header(p, h | BLOCK_FLAG_FREE);
-        *(void **)p = bin->head;
-        bin->head = p;
-        bin->count++;
-        return FASTMM_OK;
-      }
-    }
-  }
-  return slow(p, h, live_small);
+  if (FMM_LIKELY(live_small))
+    return free_live_small_then(p, h, slow);
+  return slow(p, h, 0);
 }
 
 /* FreeMem's fast path with its slow paths: `outside` for a pointer the page map's fast copy does

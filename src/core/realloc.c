@@ -24,34 +24,49 @@ static FMM_NOINLINE int FMM_REGCALL move_free_slow(void *p, const void *caller) 
   return heap_above_routines->free_slow(p, caller);
 }
 
-static void *move_block(void *p, size_t alloc_size, size_t copy_size, const void *caller,
-                        uint32_t keep_alignment) {
+FMM_INLINE void *move_block_then(void *p, size_t alloc_size, size_t copy_size, const void *caller,
+                                 uint32_t keep_alignment, uint32_t live_small) {
   void *q = keep_alignment > ALIGNMENT_MIN
                 ? heap_above_routines->get_aligned_for(alloc_size, keep_alignment, caller)
                 : fast_get_then(alloc_size, caller, move_get_slow);
   if (q == NULL)
     return NULL;
   fmm_copy(q, p, copy_size);
-  /* p is no debug block (the debug block kind moves its own): the normal in-span path. */
-  fast_free_then(p, caller, move_free_slow, heap_free_in_span_normal);
+  /* p is no debug block (the debug block kind moves its own): the normal in-span path. A small
+   * block the normal path validated (live_small: its header word) goes onto its bin without a
+   * second lookup and validation. */
+  if (live_small != 0)
+    free_live_small_then(p, live_small, heap_free_in_span_normal);
+  else
+    fast_free_then(p, caller, move_free_slow, heap_free_in_span_normal);
   return q;
 }
 
-static void *realloc_small(void *p, uint32_t h, size_t size, const void *caller) {
+static void *move_block(void *p, size_t alloc_size, size_t copy_size, const void *caller,
+                        uint32_t keep_alignment) {
+  return move_block_then(p, alloc_size, copy_size, caller, keep_alignment, 0);
+}
+
+/* A live small block's resize (the caller validated p: s is its span). `normal`, a constant where
+ * it is inlined: the caller is the normal path, with no mode on, so the old block goes straight
+ * onto its bin once moved; else it is freed through FreeMem, the mode's way when one is on. */
+FMM_INLINE void *realloc_small_then(void *p, uint32_t h, const small_span *s, size_t size,
+                                    const void *caller, int normal) {
   size_t usable = small_header_usable(h);
   /* The fast path's in-place case comes here too while a mode is on (its gate is closed). */
   if (small_stays_in_place(size, usable))
     return p;
-  uint32_t keep = small_keeps_alignment(p, h);
+  uint32_t keep = s->manager->keep_alignment;
+  uint32_t live_small = normal ? h : 0;
   if (size <= usable) /* shrinks too far: a smaller class */
-    return move_block(p, size, size, caller, keep);
+    return move_block_then(p, size, size, caller, keep, live_small);
   size_t grown = usable * 2u + REALLOC_SMALL_UPSIZE_ADDER;
   /* A size a small block holds stays in one: the headroom ends at the largest class. In a
    * medium block (which may come larger than asked: a remainder too small to be a block stays
    * with it) the next resize would be a downsize below half, which moves (policy.h). */
   if (grown > SMALL_MAX_USER && size <= SMALL_MAX_USER)
     grown = SMALL_MAX_USER;
-  return move_block(p, size > grown ? size : grown, usable, caller, keep);
+  return move_block_then(p, size > grown ? size : grown, usable, caller, keep, live_small);
 }
 
 static void *realloc_medium(void *p, size_t size, const void *caller) {
@@ -125,8 +140,10 @@ FMM_NOINLINE void *FMM_REGCALL heap_realloc_large_moves(void *p, size_t size, co
 
 FMM_INLINE void *realloc_block(void *p, uint32_t h, size_t size, const void *caller) {
   switch (h & BLOCK_KIND_MASK) {
-  case BLOCK_FLAG_SMALL:
-    return small_block_span(p, h) != NULL ? realloc_small(p, h, size, caller) : NULL;
+  case BLOCK_FLAG_SMALL: {
+    const small_span *s = small_block_span(p, h);
+    return s != NULL ? realloc_small_then(p, h, s, size, caller, 0) : NULL;
+  }
   case BLOCK_FLAG_MEDIUM:
     return medium_block_sealed(p, h) ? realloc_medium(p, size, caller) : NULL;
   case BLOCK_FLAG_LARGE:
@@ -147,8 +164,16 @@ FMM_NOINLINE void *FMM_REGCALL heap_realloc_normal(void *p, size_t size, const v
   unsigned region = heap_header_region(p);
   if (FMM_LIKELY(region_is_medium(region))) {
     uint32_t h = block_header(p);
-    if (FMM_LIKELY((h & BLOCK_KIND_MASK) == BLOCK_FLAG_MEDIUM && size != 0))
-      return medium_block_sealed(p, h) ? realloc_medium(p, size, caller) : NULL;
+    if (FMM_LIKELY(size != 0)) {
+      if (FMM_LIKELY((h & BLOCK_KIND_MASK) == BLOCK_FLAG_MEDIUM))
+        return medium_block_sealed(p, h) ? realloc_medium(p, size, caller) : NULL;
+      /* A small block that moves (the fast path kept the ones that stay): validated once, with
+       * the lookup just made, and freed onto its bin without another. */
+      if ((h & BLOCK_KIND_MASK) == BLOCK_FLAG_SMALL) {
+        const small_span *s = small_block_span_in(p, h, region);
+        return s != NULL ? realloc_small_then(p, h, s, size, caller, 1) : NULL;
+      }
+    }
   } else if (heap_large_to_resize(region, p, size)) {
     return heap_realloc_large(p, size, caller);
   }

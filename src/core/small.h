@@ -126,9 +126,9 @@ extern small_manager small_managers[ARENA_COUNT][SMALL_CLASS_COUNT];
 /* The small blocks of fastmm_getmem_aligned: one manager per class whose slot is a multiple of
  * 32 (keep_alignment: the largest of 32 and 64 that divides the slot), taking its spans from
  * medium arena 0. ReallocMem keeps the alignment of a block of their spans when it moves it
- * (small_keeps_alignment). Their blocks go through the thread caches like any others, so a
- * block of theirs may later serve a plain GetMem: it then keeps an alignment it did not ask for,
- * which costs at most the slack of a coarser class when it moves. */
+ * (realloc.c reads its manager's keep_alignment). Their blocks go through the thread caches like
+ * any others, so a block of theirs may later serve a plain GetMem: it then keeps an alignment it
+ * did not ask for, which costs at most the slack of a coarser class when it moves. */
 extern small_manager small_aligned_managers[SMALL_CLASS_COUNT];
 
 /* Is s's tag small_span_tag(h)? One compare of a register's width: the whole 64-bit tag where
@@ -207,10 +207,6 @@ void small_return_block(void *p);
 void small_drain_pending(small_manager *m); /* caller holds m->lock */
 /* One live block of a class from its aligned manager (keep_alignment set), or NULL. */
 void *small_take_aligned(unsigned class_index);
-/* The alignment ReallocMem keeps for a live small block (0: none). */
-static inline uint32_t small_keeps_alignment(const void *p, uint32_t h) {
-  return small_span_of(p, h)->manager->keep_alignment;
-}
 void small_drain_all_pending(void); /* every manager's pending frees, each under its lock */
 
 #endif
