@@ -100,6 +100,20 @@ int heap_free_live_small(void *p, uint32_t h) {
   return FASTMM_OK;
 }
 
+/* A medium block's FreeMem once the page map put its header word in a medium span: its seal and
+ * boundary tags checked (medium_block_plausible), then its arena's free. */
+FMM_INLINE int free_medium(void *p, uint32_t h) {
+  if (!medium_block_plausible(p, h))
+    return FASTMM_ERROR_INVALID_POINTER;
+  int result = medium_free(p);
+  release_poll(); /* its span may have become a spare */
+  return result;
+}
+
+FMM_NOINLINE int FMM_REGCALL heap_free_medium(void *p, uint32_t h) {
+  return free_medium(p, h);
+}
+
 FMM_NOINLINE int FMM_REGCALL heap_free_block(void *p, uint32_t h) {
   if (!heap_kind_fits_region(h, p))
     return FASTMM_ERROR_INVALID_POINTER;
@@ -108,13 +122,8 @@ FMM_NOINLINE int FMM_REGCALL heap_free_block(void *p, uint32_t h) {
     if (small_block_span(p, h) == NULL)
       return FASTMM_ERROR_INVALID_POINTER;
     return heap_free_live_small(p, h);
-  case BLOCK_FLAG_MEDIUM: {
-    if (!medium_block_plausible(p, h))
-      return FASTMM_ERROR_INVALID_POINTER;
-    int result = medium_free(p);
-    release_poll(); /* its span may have become a spare */
-    return result;
-  }
+  case BLOCK_FLAG_MEDIUM:
+    return free_medium(p, h);
   case BLOCK_FLAG_LARGE:
     return large_free(p); /* looked up in the page map before the header is trusted */
   default: /* a debug block (the debug block kind's, above: it reports a double free), or no
@@ -125,7 +134,11 @@ FMM_NOINLINE int FMM_REGCALL heap_free_block(void *p, uint32_t h) {
 }
 
 FMM_NOINLINE int FMM_REGCALL heap_free_in_span_normal(void *p, uint32_t h, int live_small) {
-  return live_small ? heap_free_live_small(p, h) : heap_free_block(p, h);
+  if (live_small)
+    return heap_free_live_small(p, h);
+  if ((h & BLOCK_KIND_MASK) == BLOCK_FLAG_MEDIUM)
+    return free_medium(p, h);
+  return heap_free_block(p, h);
 }
 
 /* The usable size of p (16-aligned), whose header word h passed heap_kind_fits_region, if p is a

@@ -107,11 +107,15 @@ void *FMM_REGCALL heap_get_normal(size_t size);
 /* A block whose header word h is readable: by its kind (small, medium, large); HEAP_NOT_MINE for
  * a debug block's word. */
 int FMM_REGCALL heap_free_block(void *p, uint32_t h);
+/* A block whose header word h (kind MEDIUM, FREE clear) the page map put in a medium span: what
+ * heap_free_block does for it, without asking the page map again. */
+int FMM_REGCALL heap_free_medium(void *p, uint32_t h);
 /* A live small block (the validation contract held): into its thread's bin once that has room,
  * else back to its span. */
 int heap_free_live_small(void *p, uint32_t h);
 /* What FreeMem's fast path could not place in a bin, p's header word h read from a medium span:
- * `live_small` says the validation contract held (heap_free_live_small), else heap_free_block. */
+ * `live_small` says the validation contract held (heap_free_live_small), else a medium block's
+ * word goes to heap_free_medium's checks and any other to heap_free_block. */
 int FMM_REGCALL heap_free_in_span_normal(void *p, uint32_t h, int live_small);
 
 /* ---- ReallocMem (realloc.c) ------------------------------------------------------------------ */

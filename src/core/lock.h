@@ -62,19 +62,13 @@ extern FMM_HIDDEN lock_solo_state lock_solo;
  * outlasted timeout_ns. */
 int lock_solo_settle(void *me, uint64_t timeout_ns);
 
-/* The solo thread's take: 1 taken, 0 held (by itself: another thread takes nothing while it is
- * solo), LOCK_BY_EXCHANGE when solo mode ended or a guest is in, or what lock_solo_settle said
- * for a caller that is not the solo thread. The take is announced in lock_solo.taking before
- * the owner is read again: a thread that ends solo mode stores its marker, makes every thread
- * pass a barrier and then waits for lock_solo.taking to read 0, so either it sees the
- * announcement and waits, or the solo thread's second read sees the marker. */
-static inline int lock_try_solo(fmm_lock *l, uint64_t timeout_ns) {
-  void *me = prim_thread_token();
-  if (fmm_load_ptr_acquire(&lock_solo.owner) != me) {
-    int settled = lock_solo_settle(me, timeout_ns);
-    if (settled != 1)
-      return settled == 0 ? LOCK_BY_EXCHANGE : LOCK_TIMED_OUT;
-  }
+/* The solo thread's take, by the thread `me` that was the owner when it last looked: 1 taken, 0
+ * held (by itself: another thread takes nothing while it is solo), LOCK_BY_EXCHANGE when solo
+ * mode ended or a guest is in. The take is announced in lock_solo.taking before the owner is
+ * read again: a thread that ends solo mode stores its marker, makes every thread pass a barrier
+ * and then waits for lock_solo.taking to read 0, so either it sees the announcement and waits,
+ * or the solo thread's second read sees the marker. */
+static inline int lock_take_solo(fmm_lock *l, void *me) {
   fmm_store_u32_relaxed(&lock_solo.taking, 1u);
   fmm_compiler_fence();
   int result = LOCK_BY_EXCHANGE;
@@ -86,6 +80,18 @@ static inline int lock_try_solo(fmm_lock *l, uint64_t timeout_ns) {
   fmm_store_u32_release(&lock_solo.taking, 0u);
   return result;
 }
+
+/* lock_take_solo for any caller: one that is not the solo thread settles solo mode first, and
+ * gets what lock_solo_settle said when it did not become the solo thread. */
+static inline int lock_try_solo(fmm_lock *l, uint64_t timeout_ns) {
+  void *me = prim_thread_token();
+  if (fmm_load_ptr_acquire(&lock_solo.owner) != me) {
+    int settled = lock_solo_settle(me, timeout_ns);
+    if (settled != 1)
+      return settled == 0 ? LOCK_BY_EXCHANGE : LOCK_TIMED_OUT;
+  }
+  return lock_take_solo(l, me);
+}
 #endif
 
 static inline int lock_try_exchange(fmm_lock *l) {
@@ -96,6 +102,23 @@ static inline int lock_try(fmm_lock *l) {
 #if FMM_SOLO_LOCKS
   if (fmm_load_u32_relaxed(&lock_solo.over) == 0) {
     int result = lock_try_solo(l, LOCK_WAIT_FOREVER);
+    if (result != LOCK_BY_EXCHANGE)
+      return result;
+  }
+#endif
+  return lock_try_exchange(l);
+}
+
+/* lock_try's common cases, with no call and no frame: the solo thread's plain take, or the
+ * exchange once solo mode is over. 0 (not taken) also for a caller that is not the solo thread
+ * while solo mode may be on: lock_try settles that, out of line. */
+static inline int lock_try_quick(fmm_lock *l) {
+#if FMM_SOLO_LOCKS
+  if (fmm_load_u32_relaxed(&lock_solo.over) == 0) {
+    void *me = prim_thread_token();
+    if (fmm_load_ptr_acquire(&lock_solo.owner) != me)
+      return 0;
+    int result = lock_take_solo(l, me);
     if (result != LOCK_BY_EXCHANGE)
       return result;
   }

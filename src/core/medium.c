@@ -381,7 +381,7 @@ static void *alloc_locked_aligned(medium_arena *a, size_t user_size, size_t alig
 
 /* The first arena whose lock is free, from `first_arena` on, locked; when every one is taken,
  * `first_arena`'s, waited for (and counted: FastMM5's contention counter). */
-static medium_arena *lock_an_arena(unsigned first_arena) {
+static FMM_NOINLINE medium_arena *lock_an_arena_slow(unsigned first_arena) {
   for (unsigned i = 0; i < ARENA_COUNT; i++) {
     medium_arena *c = &medium_arenas[(first_arena + i) % ARENA_COUNT];
     if (lock_try(&c->lock))
@@ -391,6 +391,15 @@ static medium_arena *lock_an_arena(unsigned first_arena) {
   contention_count(CONTENTION_MEDIUM);
   lock_acquire(&a->lock);
   return a;
+}
+
+/* `first_arena`'s lock when it is free on lock_try_quick's path, with no frame; else
+ * lock_an_arena_slow. */
+static inline medium_arena *lock_an_arena(unsigned first_arena) {
+  medium_arena *a = &medium_arenas[first_arena];
+  if (FMM_LIKELY(lock_try_quick(&a->lock)))
+    return a;
+  return lock_an_arena_slow(first_arena);
 }
 
 void *medium_alloc(size_t user_size, unsigned first_arena) {
@@ -427,10 +436,16 @@ void medium_set_flag(void *p, uint32_t flag, int on) {
   lock_release(&a->lock);
 }
 
+static FMM_NOINLINE void lock_arena_wait(medium_arena *a) {
+  lock_acquire(&a->lock);
+}
+
 int medium_free(void *p) {
   medium_header *h = medium_header_of(p);
   medium_arena *a = &medium_arenas[medium_arena_of(h->flags)];
-  lock_acquire(&a->lock);
+  /* Its common case inline: medium_free takes no frame for a lock that is free. */
+  if (FMM_UNLIKELY(!lock_try_quick(&a->lock)))
+    lock_arena_wait(a);
   /* Checked again under the lock: of two racing frees of one block, the second finds it free
    * (a block merged into its predecessor keeps a free-flagged header). */
   if ((h->flags & BLOCK_FLAG_FREE) || medium_arena_of(h->flags) != a->index) {

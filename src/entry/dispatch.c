@@ -49,6 +49,10 @@ static FMM_NOINLINE int FMM_REGCALL free_block(void *p, uint32_t h) {
 FMM_NOINLINE int FMM_REGCALL heap_free_in_span(void *p, uint32_t h, int live_small) {
   if (live_small)
     return heap_free_live_small(p, h);
+  /* A medium block's word is no debug block's: straight to the core, which need not ask the page
+   * map again where the word lies. */
+  if ((h & BLOCK_KIND_MASK) == BLOCK_FLAG_MEDIUM)
+    return heap_free_medium(p, h);
   return free_block(p, h);
 }
 
