@@ -67,8 +67,11 @@ int lock_solo_settle(void *me, uint64_t timeout_ns);
  * mode ended or a guest is in. The take is announced in lock_solo.taking before the owner is
  * read again: a thread that ends solo mode stores its marker, makes every thread pass a barrier
  * and then waits for lock_solo.taking to read 0, so either it sees the announcement and waits,
- * or the solo thread's second read sees the marker. */
-static inline int lock_take_solo(fmm_lock *l, void *me) {
+ * or the solo thread's second read sees the marker. Always inline, as lock_try_quick: in the
+ * unoptimised ASan build every function that holds an atomic's temporary gets a fake stack frame
+ * (detect_stack_use_after_return), and one more such frame on each lock's path committed 2.3 MB
+ * more of the fake stack, which test_idle_release counts. */
+FMM_INLINE int lock_take_solo(fmm_lock *l, void *me) {
   fmm_store_u32_relaxed(&lock_solo.taking, 1u);
   fmm_compiler_fence();
   int result = LOCK_BY_EXCHANGE;
@@ -112,7 +115,7 @@ static inline int lock_try(fmm_lock *l) {
 /* lock_try's common cases, with no call and no frame: the solo thread's plain take, or the
  * exchange once solo mode is over. 0 (not taken) also for a caller that is not the solo thread
  * while solo mode may be on: lock_try settles that, out of line. */
-static inline int lock_try_quick(fmm_lock *l) {
+FMM_INLINE int lock_try_quick(fmm_lock *l) {
 #if FMM_SOLO_LOCKS
   if (fmm_load_u32_relaxed(&lock_solo.over) == 0) {
     void *me = prim_thread_token();
