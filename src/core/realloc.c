@@ -25,7 +25,7 @@ static FMM_NOINLINE int FMM_REGCALL move_free_slow(void *p, const void *caller) 
 }
 
 FMM_INLINE void *move_block_then(void *p, size_t alloc_size, size_t copy_size, const void *caller,
-                                 uint32_t keep_alignment, uint32_t live_small) {
+                                 uint32_t keep_alignment, uint32_t live_word) {
   void *q = keep_alignment > ALIGNMENT_MIN
                 ? heap_above_routines->get_aligned_for(alloc_size, keep_alignment, caller)
                 : fast_get_then(alloc_size, caller, move_get_slow);
@@ -33,10 +33,10 @@ FMM_INLINE void *move_block_then(void *p, size_t alloc_size, size_t copy_size, c
     return NULL;
   fmm_copy(q, p, copy_size);
   /* p is no debug block (the debug block kind moves its own): the normal in-span path. A small
-   * block the normal path validated (live_small: its header word) goes onto its bin without a
-   * second lookup and validation. */
-  if (live_small != 0)
-    free_live_small_then(p, live_small, heap_free_in_span_normal);
+   * block the normal path validated (live_word: its header word, 0 for any other block) goes onto
+   * its bin without a second lookup and validation. */
+  if (live_word != 0)
+    free_live_small_then(p, live_word, heap_free_in_span_normal);
   else
     fast_free_then(p, caller, move_free_slow, heap_free_in_span_normal);
   return q;
@@ -57,16 +57,16 @@ FMM_INLINE void *realloc_small_then(void *p, uint32_t h, const small_span *s, si
   if (small_stays_in_place(size, usable))
     return p;
   uint32_t keep = s->manager->keep_alignment;
-  uint32_t live_small = normal ? h : 0;
+  uint32_t live_word = normal ? h : 0;
   if (size <= usable) /* shrinks too far: a smaller class */
-    return move_block_then(p, size, size, caller, keep, live_small);
+    return move_block_then(p, size, size, caller, keep, live_word);
   size_t grown = usable * 2u + REALLOC_SMALL_UPSIZE_ADDER;
   /* A size a small block holds stays in one: the headroom ends at the largest class. In a
    * medium block (which may come larger than asked: a remainder too small to be a block stays
    * with it) the next resize would be a downsize below half, which moves (policy.h). */
   if (grown > SMALL_MAX_USER && size <= SMALL_MAX_USER)
     grown = SMALL_MAX_USER;
-  return move_block_then(p, size > grown ? size : grown, usable, caller, keep, live_small);
+  return move_block_then(p, size > grown ? size : grown, usable, caller, keep, live_word);
 }
 
 static void *realloc_medium(void *p, size_t size, const void *caller) {

@@ -59,7 +59,6 @@ section .text
 ; all-zero one where no region is ours, and all of them while a mode is on), so the byte of
 ; address a is [entry(a >> (REGION_SHIFT + L2_BITS)) + (a >> REGION_SHIFT)]: no test, no mask.
 
-
 ; The entry is 16-aligned. Placed 26 bytes past a 32-byte boundary, where no jump of the small
 ; in-place path crosses or ends on one (Intel's JCC erratum, as src/win32/realloc_fast.asm places
 ; its entries), the small in-place resize ran no faster and a large block's, which leaves at the
