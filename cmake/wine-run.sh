@@ -3,6 +3,8 @@
 # wine-run.sh PROGRAM.exe [ARGS...]: runs a Windows program under Wine, in fastmm-c's own
 # 64-bit prefix, and exits with the program's exit code.
 # wine-run.sh --prepare: only makes the prefix (if it is not there yet).
+# wine-run.sh --can-run-win32: exits 0 if this machine can run Win32 programs; if not, says why
+# on standard error and exits 1.
 # The MinGW toolchain files name this script as CMAKE_CROSSCOMPILING_EMULATOR, so ctest runs
 # every Windows test through it.
 #
@@ -35,6 +37,30 @@ done
 
 ready="$WINEPREFIX/.fastmm-c-prefix-ready"
 
+# Win32 programs need Wine's 32-bit loader, a Linux i386 program. A kernel built or booted
+# without 32-bit emulation (Linux's ia32_emulation=off) refuses it with "Exec format error";
+# Win64 programs still run there, through wine64.
+loader32=/usr/lib/wine/wine
+loader64=/usr/lib/wine/wine64
+win32_runs() {
+  [ -x "$loader32" ] && "$loader32" --version >/dev/null 2>&1
+}
+why_no_win32() {
+  if [ ! -x "$loader32" ]; then
+    echo "Wine's 32-bit loader ($loader32, package wine32:i386) is not installed"
+  else
+    echo "this machine cannot run 32-bit Linux programs such as Wine's 32-bit loader" \
+      "(Exec format error): the kernel's 32-bit emulation is off (Linux boot option" \
+      "ia32_emulation=on turns it on)"
+  fi
+}
+
+if [ "$1" = "--can-run-win32" ]; then
+  win32_runs && exit 0
+  echo "wine-run: $(why_no_win32)" >&2
+  exit 1
+fi
+
 is_64bit_prefix() {
   [ -f "$WINEPREFIX/system.reg" ] && [ -d "$WINEPREFIX/drive_c/windows/syswow64" ]
 }
@@ -55,7 +81,14 @@ make_prefix() {
   fi
   if ! is_64bit_prefix; then
     echo "wine-run: making the Wine prefix $WINEPREFIX (once; about 10 s)" >&2
-    if ! wineboot -i >"$log" 2>&1 </dev/null || ! wineserver -w; then
+    # Debian's wineboot starts the 32-bit loader; where that cannot run, wine64 makes the
+    # prefix (it then holds what Win64 programs need, which are all such a machine can run).
+    local boot=(wineboot -i) kind=both
+    if ! win32_runs && [ -x "$loader64" ]; then
+      boot=("$loader64" wineboot -i)
+      kind=win64-only
+    fi
+    if ! "${boot[@]}" >"$log" 2>&1 </dev/null || ! wineserver -w; then
       echo "wine-run: wineboot failed; its output is in $log" >&2
       return 1
     fi
@@ -65,14 +98,23 @@ make_prefix() {
       return 1
     fi
   fi
-  touch "$ready"
+  echo "${kind:-both}" >"$ready"
 }
 
-if [ ! -e "$ready" ]; then
+# A prefix wine64 made alone lacks the 32-bit half of Windows: once this machine can run Win32
+# programs, ours is made anew (below, under the lock).
+stale_prefix() {
+  [ "$WINEPREFIX" = "$default_prefix" ] && grep -qx win64-only "$ready" 2>/dev/null && win32_runs
+}
+
+if [ ! -e "$ready" ] || stale_prefix; then
   mkdir -p "$(dirname "$WINEPREFIX")" || exit 1
   # One maker at a time; the others wait here and then find the prefix ready.
   exec 9>"$WINEPREFIX.lock"
   flock 9
+  if stale_prefix; then
+    rm -rf "$WINEPREFIX"
+  fi
   if [ ! -e "$ready" ]; then
     make_prefix || exit 1
   fi
@@ -94,11 +136,17 @@ wineserver -p60 >/dev/null 2>&1 || true
 # Debian's `wine` starts the 32-bit loader, which hands a Win64 program to the 64-bit one: about
 # 0.1 s more per start. A PE32+ file (machine 0x8664 in its PE header) goes to wine64 directly.
 loader=wine
-if [ -f "$1" ] && [ -x /usr/lib/wine/wine64 ]; then
+if [ -f "$1" ] && [ -x "$loader64" ]; then
   pe=$(od -An -t u4 -j 60 -N 4 "$1" 2>/dev/null | tr -d ' ')
   if [ -n "$pe" ] && [ "$(od -An -t x2 -j $((pe + 4)) -N 2 "$1" 2>/dev/null | tr -d ' ')" = 8664 ]; then
-    loader=/usr/lib/wine/wine64
+    loader=$loader64
   fi
+fi
+if [ "$loader" = wine ] && ! win32_runs; then
+  # Not a Win64 program, and the 32-bit loader cannot start: say so instead of Wine's
+  # "Exec format error". Exit code 126, as the shell's for a program it cannot execute.
+  echo "wine-run: cannot run $1: $(why_no_win32)" >&2
+  exit 126
 fi
 
 # And if that message comes anyway, the program never ran: run it once more.

@@ -120,6 +120,13 @@ def check_program(platform):
         preset = platform[len("pascal-"):] if is_pascal_platform(platform) else platform
         return "%s is missing (build it: cmake --preset %s && cmake --build --preset %s)" % (
             os.path.relpath(exe, REPO), preset, preset)
+    if platform.endswith("win32"):
+        # A kernel with its 32-bit emulation off runs no Win32 program: say that, not "lists
+        # other workloads".
+        probe = subprocess.run([WINE_RUN, "--can-run-win32"], capture_output=True, text=True,
+                               env=environment(platform), check=False)
+        if probe.returncode != 0:
+            return probe.stderr.strip().replace("wine-run: ", "", 1)
     try:
         out = subprocess.run(command(platform, ["--list"]), capture_output=True, text=True,
                              env=environment(platform), timeout=120, cwd=REPO).stdout
