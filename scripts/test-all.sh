@@ -125,6 +125,7 @@ for p in "${presets[@]}"; do
   fi
   total_passed=$((total_passed + passed))
   total_failed=$((total_failed + failed))
+  total_skipped=$((total_skipped + skipped))
   result[$p]="$passed passed, $failed failed"
   [ "$skipped" = 0 ] || result[$p]+=", $skipped skipped"
   [ "$failed" = 0 ] || result[$p]+=": $names"
