@@ -4,7 +4,8 @@
 # 64-bit prefix, and exits with the program's exit code.
 # wine-run.sh --prepare: only makes the prefix (if it is not there yet).
 # wine-run.sh --can-run-win32: exits 0 if this machine can run Win32 programs; if not, says why
-# on standard error and exits 1.
+# on standard error and exits 1 when the kernel runs no 32-bit programs (nothing to install
+# helps), 2 when Wine's 32-bit loader is missing (scripts/install-deps.sh installs it).
 # The MinGW toolchain files name this script as CMAKE_CROSSCOMPILING_EMULATOR, so ctest runs
 # every Windows test through it.
 #
@@ -58,7 +59,8 @@ why_no_win32() {
 if [ "$1" = "--can-run-win32" ]; then
   win32_runs && exit 0
   echo "wine-run: $(why_no_win32)" >&2
-  exit 1
+  [ -x "$loader32" ] && exit 1
+  exit 2
 fi
 
 is_64bit_prefix() {

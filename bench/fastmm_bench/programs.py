@@ -125,7 +125,7 @@ def check_program(platform):
         # other workloads".
         probe = subprocess.run([WINE_RUN, "--can-run-win32"], capture_output=True, text=True,
                                env=environment(platform), check=False)
-        if probe.returncode != 0:
+        if probe.returncode == 1:  # 2 and others: an install problem, which --list reports
             return probe.stderr.strip().replace("wine-run: ", "", 1)
     try:
         out = subprocess.run(command(platform, ["--list"]), capture_output=True, text=True,
