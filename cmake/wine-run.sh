@@ -106,7 +106,9 @@ make_prefix() {
 # A prefix wine64 made alone lacks the 32-bit half of Windows: once this machine can run Win32
 # programs, ours is made anew (below, under the lock).
 stale_prefix() {
-  [ "$WINEPREFIX" = "$default_prefix" ] && grep -qx win64-only "$ready" 2>/dev/null && win32_runs
+  local kind=""
+  [ "$WINEPREFIX" = "$default_prefix" ] && read -r kind 2>/dev/null <"$ready"
+  [ "$kind" = win64-only ] && win32_runs
 }
 
 if [ ! -e "$ready" ] || stale_prefix; then
@@ -144,12 +146,6 @@ if [ -f "$1" ] && [ -x "$loader64" ]; then
     loader=$loader64
   fi
 fi
-if [ "$loader" = wine ] && ! win32_runs; then
-  # Not a Win64 program, and the 32-bit loader cannot start: say so instead of Wine's
-  # "Exec format error". Exit code 126, as the shell's for a program it cannot execute.
-  echo "wine-run: cannot run $1: $(why_no_win32)" >&2
-  exit 126
-fi
 
 # And if that message comes anyway, the program never ran: run it once more.
 err=$(mktemp)
@@ -163,6 +159,13 @@ if [ $rc -ne 0 ] && grep -q "cannot connect to it" "$err"; then
   wineserver -p60 >/dev/null 2>&1 || true
   "$loader" "$@" 2>"$err"
   rc=$?
+fi
+if [ $rc -ne 0 ] && [ "$loader" = wine ] && ! win32_runs; then
+  # Not a Win64 program, and the 32-bit loader cannot start: say so instead of Wine's
+  # "Exec format error". Asked only after a failure, so a Win32 run pays for no probe. Exit
+  # code 126, as the shell's for a program it cannot execute.
+  echo "wine-run: cannot run $1: $(why_no_win32)" >&2
+  exit 126
 fi
 cat "$err" >&2
 exit $rc
