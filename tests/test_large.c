@@ -610,6 +610,60 @@ static void grows_by_what_is_free(void) {
   printf("  growth by what is free: in place\n");
 }
 
+/* A block that a ReallocMem moves to a bigger one is freed as FreeMem frees one: with the large
+ * blocks within LARGE_CACHE_ABOVE_PEAK_BYTES of their peak (both blocks were live at once) it is
+ * cached, its pages serve the next request they hold, and the old pointer is refused. Only where
+ * the move copies (Windows): natively the pages move with the block and leave no old one. A
+ * 64 KB range taken right after the block's reservation makes it move. */
+static void outgrown_block_cached(void) {
+#if defined(_WIN32)
+  unsigned char *a, *q, *x;
+  const char *a_base;
+  size_t a_len, to;
+  void *guard;
+  fastmm_release_free_memory();
+  a = (unsigned char *)fastmm_getmem(MB);
+  if (!check_large_block(a, MB))
+    return;
+  tu_fill_pattern(a, MB, 31);
+  a_base = (const char *)a - LARGE_HEADER_SIZE;
+  a_len = fastmm_usable_size(a) + LARGE_HEADER_SIZE;
+  guard = take_range(reservation_end(a));
+  if (guard == NULL) {
+    printf("  outgrown block cached: skipped (the address space after the block is taken)\n");
+    CHECK(fastmm_freemem(a) == FASTMM_OK);
+    return;
+  }
+  to = (size_t)(reservation_end(a) - (char *)a) + 2 * MB;
+  q = (unsigned char *)fastmm_reallocmem(a, to);
+  if (!check_large_block(q, to)) {
+    give_range(guard);
+    return;
+  }
+  CHECK_MSG(q != a, "grown past its reservation with the next 64 KB taken, it stayed");
+  CHECK(tu_check_pattern(q, MB, 31) == (size_t)-1);
+  CHECK_MSG(!range_unmapped(a_base, a_len), "the block ReallocMem outgrew went back to the OS");
+  CHECK_EQ(fastmm_freemem(a), FASTMM_ERROR_INVALID_POINTER);
+  CHECK_EQ(fastmm_usable_size(a), 0);
+  CHECK_EQ(fastmm_check_heap(), 0);
+  x = (unsigned char *)fastmm_getmem(MB);
+  CHECK_MSG(x == a, "1 MB: %p, not the cached block %p the ReallocMem left", (void *)x, (void *)a);
+  if (x != NULL) {
+    memset(x, 5, MB);
+    CHECK_EQ(fastmm_freemem(x), FASTMM_OK);
+  }
+  CHECK(tu_check_pattern(q, MB, 31) == (size_t)-1);
+  CHECK_EQ(fastmm_freemem(q), FASTMM_OK);
+  CHECK_EQ(fastmm_check_heap(), 0);
+  fastmm_release_free_memory();
+  CHECK(range_unmapped(a_base, a_len));
+  give_range(guard);
+  printf("  outgrown block cached and reused\n");
+#else
+  printf("  outgrown block cached: not here (the pages move with the block)\n");
+#endif
+}
+
 /* Large blocks grown by realloc (in place when the addresses after them are free, which the
  * manager tries first) go back to the OS whole, every part of the reservation. */
 static void grown_then_freed(void) {
@@ -734,6 +788,8 @@ int main(void) {
     grows_by_what_is_free();
   if (!tu_failures())
     grown_then_freed();
+  if (!tu_failures())
+    outgrown_block_cached();
   if (!tu_failures())
     cache_aligned();
   CHECK_EQ(fastmm_check_heap(), 0);

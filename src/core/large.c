@@ -447,13 +447,12 @@ FMM_INLINE void cache_insert_locked(large_header *h, int for_realloc) {
 }
 
 /* free_locked's general case: into the cache with the blocks cached longest ago making way, or
- * back to the OS when the cache may not hold it or a ReallocMem outgrew it. */
+ * back to the OS when the cache may not hold it. */
 static FMM_NOINLINE void free_locked_slow(large_header *h) {
   list_node gone = LIST_INIT(gone);
   int for_realloc = (h->u.live_state & LARGE_LIVE_RESIZED) != 0;
   size_t share = cache_share_locked(), room = cache_room_locked();
-  if (h->committed <= (for_realloc || share < room ? share : room) &&
-      !(h->u.live_state & LARGE_LIVE_OUTGROWN)) {
+  if (h->committed <= (for_realloc || share < room ? share : room)) {
     evict_locked(share, room, h->committed, !for_realloc, &gone);
     cache_insert_locked(h, for_realloc);
   } else {
@@ -473,7 +472,7 @@ static inline void free_locked(large_header *h) {
   unlink_live_locked(h);
   h->flags = BLOCK_FLAG_LARGE | BLOCK_FLAG_FREE;
   size_t committed = h->committed;
-  if (FMM_LIKELY(!(h->u.live_state & (LARGE_LIVE_RESIZED | LARGE_LIVE_OUTGROWN))) &&
+  if (FMM_LIKELY(!(h->u.live_state & LARGE_LIVE_RESIZED)) &&
       large_cache_bytes + committed <= cache_share_locked() &&
       cache_plain_bytes + committed <= cache_room_locked() &&
       cache_count < LARGE_CACHE_MAX_BLOCKS) {
@@ -601,10 +600,6 @@ void large_set_flag(void *p, uint32_t flag, int on) {
   lock_acquire(&large_lock);
   h->flags = on ? (h->flags | flag) : (h->flags & ~flag);
   lock_release(&large_lock);
-}
-
-void large_outgrown(void *p) {
-  large_header_of(p)->u.live_state |= LARGE_LIVE_OUTGROWN;
 }
 
 void large_resized(void *p) {

@@ -16,9 +16,8 @@
 #include "policy.h"
 
 /* live_state bits of a live block. */
-#define LARGE_LIVE_REUSED 1u   /* taken from the cache: its bytes may hold old data */
-#define LARGE_LIVE_OUTGROWN 2u /* a ReallocMem moved it to a bigger block: it skips the cache */
-#define LARGE_LIVE_RESIZED 4u  /* a ReallocMem moved it to a smaller block: cached for growth */
+#define LARGE_LIVE_REUSED 1u  /* taken from the cache: its bytes may hold old data */
+#define LARGE_LIVE_RESIZED 4u /* a ReallocMem moved it to a smaller block: cached for growth */
 
 typedef struct large_header {
   list_node link;   /* on the list of live large blocks, or the cache's */
@@ -96,8 +95,6 @@ void *large_grow_by_remap(void *p, size_t min_user, size_t want_user);
 static inline void large_set_user_size(void *p, size_t user_size) {
   large_header_of(p)->user_size = user_size;
 }
-/* p is about to be freed because it moved to a bigger block: it skips the cache. */
-void large_outgrown(void *p);
 /* p is about to be freed because a ReallocMem moved it to a smaller block: it is cached under
  * the larger bound (large.c). */
 void large_resized(void *p);

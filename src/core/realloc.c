@@ -124,9 +124,11 @@ FMM_NOINLINE void *FMM_REGCALL heap_realloc_large_moves(void *p, size_t size, co
       return q;
     }
     /* FastMM copies only the size last asked for; a caller may use every usable byte
-     * (fastmm_usable_size says so), so all of them move. The old block goes back to the OS
-     * rather than into the large cache: requests have outgrown it. */
-    large_outgrown(p);
+     * (fastmm_usable_size says so), so all of them move. The old block is freed as FreeMem
+     * frees one: cached under the bound that keeps the large blocks near their peak
+     * (LARGE_CACHE_ABOVE_PEAK_BYTES, policy.h), so that a program resizing several blocks up and
+     * down reuses its pages instead of faulting fresh ones in, while one that only grows a block
+     * keeps no more than that bound of its old copies. */
     q = move_block(p, want, usable, caller, keep);
     if (q != NULL && (block_header(q) & BLOCK_KIND_MASK) == BLOCK_FLAG_LARGE)
       large_set_user_size(q, size);
