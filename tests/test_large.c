@@ -10,6 +10,7 @@
 #if !defined(_WIN32) && !defined(_DEFAULT_SOURCE)
 #define _DEFAULT_SOURCE /* mincore() under -std=c11 */
 #endif
+#include "prim/prim.h"
 #include "test_blocks.h"
 
 #if !defined(_WIN32)
@@ -73,7 +74,9 @@ static void give_range(void *g) {
 
 /* Address space a block of `committed` bytes reserves (policy.h). */
 static size_t reservation_of(size_t committed) {
-  size_t ahead = committed >> LARGE_RESERVE_AHEAD_SHIFT;
+  size_t times =
+      PRIM_CAN_REMAP ? LARGE_RESERVE_AHEAD_TIMES_MOVING : LARGE_RESERVE_AHEAD_TIMES_COPYING;
+  size_t ahead = (committed * times) >> LARGE_RESERVE_AHEAD_SHIFT;
   ahead = (ahead + LARGE_GRANULARITY - 1) & ~(size_t)(LARGE_GRANULARITY - 1);
   return committed + ahead;
 }

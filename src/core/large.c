@@ -49,11 +49,13 @@ static inline size_t mapping_for(size_t user_size, size_t user_offset) {
   return (user_size + user_offset + LARGE_GRANULARITY - 1) & ~(size_t)(LARGE_GRANULARITY - 1);
 }
 
-/* Address space to reserve for a block of `size` bytes. */
+/* Address space to reserve for a block of `size` bytes (policy.h). */
+#define LARGE_RESERVE_AHEAD_TIMES                                                                  \
+  (PRIM_CAN_REMAP ? LARGE_RESERVE_AHEAD_TIMES_MOVING : LARGE_RESERVE_AHEAD_TIMES_COPYING)
 static size_t reserve_for(size_t size) {
   if (size > LARGE_RESERVE_AHEAD_LIMIT)
     return size;
-  size_t ahead = size >> LARGE_RESERVE_AHEAD_SHIFT;
+  size_t ahead = (size * LARGE_RESERVE_AHEAD_TIMES) >> LARGE_RESERVE_AHEAD_SHIFT;
   ahead = (ahead + LARGE_GRANULARITY - 1) & ~(size_t)(LARGE_GRANULARITY - 1);
   return size + ahead >= size ? size + ahead : size;
 }
