@@ -137,7 +137,9 @@ static void everything_fails_cleanly(const char *when) {
     if (p)
       fastmm_freemem(p);
     for (k = 0; k < VICTIMS; k++) {
-      size_t to = victim_size[k] + big[i] + 8 * MB;
+      /* Past the victim's own reservation too: a large block reserves up to three times its
+       * size ahead (policy.h), and grows into that without a new mapping. */
+      size_t to = 4 * victim_size[k] + big[i] + 8 * MB;
       if (!victim[k])
         continue;
       p = fastmm_reallocmem(victim[k], to);
