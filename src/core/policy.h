@@ -114,8 +114,8 @@
  * address space is not plentiful; a reservation that fails is made without room ahead.
  * 64-bit where the OS moves a block's pages with it (PRIM_CAN_REMAP: Linux): three times more
  * (six steps), so that a cached block reused for a request that crept past its size grows in
- * place (fc_addr_creep natively 14% faster, fc_realloc_large 5-9%, no peak moved). 64-bit
- * where moving a block copies it (Windows): as much again (three steps). There three times
+ * place (fc_addr_creep natively 14% faster, fc_realloc_large 3-9% in three runs, no peak moved).
+ * 64-bit where moving a block copies it (Windows): as much again (three steps). There three times
  * more made fc_addr_creep 36% faster under Wine, but fc_realloc_large 5-7% slower at a higher
  * peak (1.34x its live bytes against 1.22x): a block grown in place commits fresh pages where
  * it moved into a cached block whose pages were in memory
