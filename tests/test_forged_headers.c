@@ -239,43 +239,75 @@ static void uncarved_tail(void) {
 }
 
 /* A header at a slot boundary past a span's last slot, in a medium block after the span: the
- * span, class, slot and boundary all match; the block count does not. */
+ * span, class, slot and boundary all match; the block count does not. The layout is made: a hole
+ * between two live 5000-byte medium blocks, which a new span of the 48-byte class goes into (a
+ * span placed in its free block's highest place that lies in one region), so that the live block
+ * after the hole (or one allocated into what the span left of it) lies within reach after it. */
 static void past_the_span(void) {
-  enum { N = 64 };
-  unsigned char *small = (unsigned char *)fastmm_getmem(48);
-  unsigned char *medium[N];
-  size_t n = 0, found = 0;
-  if (!CHECK(small != NULL))
+  enum { RUN = 12, SMALLS = 4096, N = 64 };
+  void *run[RUN];
+  static void *smalls[SMALLS];
+  unsigned char *medium[N + 1];
+  size_t n = 0, found = 0, k = 0;
+  unsigned char *small = NULL, *span = NULL;
+  /* The thread's cache first: it chooses the arena the medium blocks come from, as the spans. */
+  CHECK_EQ(fastmm_freemem(fastmm_getmem(8)), FASTMM_OK);
+  if (!CHECK_MSG(tb_adjacent_medium(5000, RUN, run), "no %d adjacent 5000-byte blocks", RUN))
     return;
-  uint32_t h = block_header(small);
-  uint32_t slot = small_header_slot_size(h);
-  unsigned char *span = span_of(small);
-  size_t span_end = (size_t)tb_medium_size(span) - MEDIUM_HEADER_SIZE; /* bytes of the span */
-  for (n = 0; n < N; n++) {
-    medium[n] = (unsigned char *)fastmm_getmem(5000);
-    if (!medium[n])
+  unsigned char *hole_lo = (unsigned char *)run[1] - MEDIUM_HEADER_SIZE;
+  unsigned char *hole_hi = (unsigned char *)run[RUN - 1] - MEDIUM_HEADER_SIZE;
+  for (size_t i = 1; i + 1 < RUN; i++)
+    CHECK_EQ(fastmm_freemem(run[i]), FASTMM_OK);
+  /* New spans of the class go into the smallest free blocks they fit: the hole, once the holes
+   * smaller than it are taken. */
+  for (k = 0; k < SMALLS && small == NULL; k++) {
+    smalls[k] = fastmm_getmem(48);
+    if (!CHECK(smalls[k] != NULL))
       break;
-    unsigned char *m = medium[n];
-    if (m < span + span_end || (size_t)(m - span) + 5000 > 8191u * 16u)
-      continue;
-    /* The first slot boundary (counted from the span's first block) 16 bytes or more into m. */
-    size_t first = SMALL_SPAN_HEADER_SIZE +
-                   ((size_t)(m + 16 - span) - SMALL_SPAN_HEADER_SIZE + slot - 1) / slot * slot;
-    for (size_t at = first; span + at + 16 <= m + 5000; at += slot) {
-      char what[96];
-      unsigned char *p = span + at;
-      memset(m, 0x3C, 5000);
-      block_set_header(p, small_header_make(small_header_class(h), slot, (unsigned)at));
-      snprintf(what, sizeof what, "a slot boundary %zu bytes past the span, in a medium block",
-               at - span_end);
-      refused(p, m, 5000, what);
-      found++;
+    unsigned char *s = span_of(smalls[k]);
+    if (s >= hole_lo && s < hole_hi) {
+      small = (unsigned char *)smalls[k];
+      span = s;
     }
   }
-  CHECK_MSG(found > 0, "no medium block within reach after the small span");
-  while (n > 0)
-    fastmm_freemem(medium[--n]);
-  CHECK_EQ(fastmm_freemem(small), FASTMM_OK);
+  if (CHECK_MSG(small != NULL, "no span of the 48-byte class went into a %td-byte hole",
+                hole_hi - hole_lo)) {
+    uint32_t h = block_header(small);
+    uint32_t slot = small_header_slot_size(h);
+    size_t span_end = (size_t)tb_medium_size(span) - MEDIUM_HEADER_SIZE; /* bytes of the span */
+    medium[n++] = (unsigned char *)run[RUN - 1];
+    for (size_t i = 0; i < N; i++) {
+      medium[n] = (unsigned char *)fastmm_getmem(5000);
+      if (!medium[n])
+        break;
+      n++;
+    }
+    for (size_t i = 0; i < n; i++) {
+      unsigned char *m = medium[i];
+      if (m < span + span_end || (size_t)(m - span) + 5000 > 8191u * 16u)
+        continue;
+      /* The first slot boundary (counted from the span's first block) 16 bytes or more into m. */
+      size_t first = SMALL_SPAN_HEADER_SIZE +
+                     ((size_t)(m + 16 - span) - SMALL_SPAN_HEADER_SIZE + slot - 1) / slot * slot;
+      for (size_t at = first; span + at + 16 <= m + 5000; at += slot) {
+        char what[96];
+        unsigned char *p = span + at;
+        memset(m, 0x3C, 5000);
+        block_set_header(p, small_header_make(small_header_class(h), slot, (unsigned)at));
+        snprintf(what, sizeof what, "a slot boundary %zu bytes past the span, in a medium block",
+                 at - span_end);
+        refused(p, m, 5000, what);
+        found++;
+      }
+    }
+    CHECK_MSG(found > 0, "no medium block within reach after the small span");
+    while (n > 1)
+      CHECK_EQ(fastmm_freemem(medium[--n]), FASTMM_OK);
+  }
+  while (k > 0)
+    CHECK_EQ(fastmm_freemem(smalls[--k]), FASTMM_OK);
+  CHECK_EQ(fastmm_freemem(run[0]), FASTMM_OK);
+  CHECK_EQ(fastmm_freemem(run[RUN - 1]), FASTMM_OK);
 }
 
 /* Inside a free block: the data left in it hold a header naming the block's span (as a copy of

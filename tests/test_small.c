@@ -214,12 +214,51 @@ static void carved_in_address_order(void) {
     CHECK_EQ(fastmm_freemem(p[i]), FASTMM_OK);
 }
 
+/* A new small span goes into a free medium block it fits in, not only into one twice its size
+ * (the bins that guarantee a place in one 64 KB region): a 24 KB hole between two live medium
+ * blocks takes the first span of a class whose spans are 16 KB, while the arena's untouched tail
+ * is free too. Runs while that class has no span yet. */
+static void span_fills_hole(void) {
+  enum { POOL = 64, HOLE = 24 * 1024, SIZE = 200 };
+  void *pool[POOL];
+  size_t n, hole = POOL;
+  for (n = 0; n < POOL; n++) {
+    pool[n] = fastmm_getmem(HOLE - MEDIUM_HEADER_SIZE);
+    if (!CHECK(pool[n] != NULL && tb_kind(pool[n]) == BLOCK_FLAG_MEDIUM))
+      return;
+  }
+  /* A block with live blocks on both sides, whose whole extent lies in one 64 KB region. */
+  for (n = 0; n < POOL && hole == POOL; n++) {
+    uintptr_t start = (uintptr_t)pool[n] - MEDIUM_HEADER_SIZE, end = start + HOLE;
+    int before = 0, after = 0;
+    for (size_t i = 0; i < POOL; i++) {
+      before |= (uintptr_t)pool[i] + HOLE == (uintptr_t)pool[n];
+      after |= (uintptr_t)pool[i] == (uintptr_t)pool[n] + HOLE;
+    }
+    if (before && after && tb_medium_size(pool[n]) == HOLE && start >> 16 == (end - 1u) >> 16)
+      hole = n;
+  }
+  if (CHECK_MSG(hole != POOL, "no 24 KB block between two others within one region")) {
+    char *lo = (char *)pool[hole] - MEDIUM_HEADER_SIZE, *hi = lo + HOLE;
+    CHECK_EQ(fastmm_freemem(pool[hole]), FASTMM_OK);
+    pool[hole] = NULL;
+    char *p = (char *)fastmm_getmem(SIZE);
+    CHECK_MSG(p >= lo && p < hi, "the new span's first block is at %p, not in the hole [%p, %p)",
+              (void *)p, (void *)lo, (void *)hi);
+    CHECK_EQ(fastmm_freemem(p), FASTMM_OK);
+  }
+  for (n = 0; n < POOL; n++)
+    if (pool[n] != NULL)
+      CHECK_EQ(fastmm_freemem(pool[n]), FASTMM_OK);
+}
+
 int main(void) {
   rng_state rng;
   void *a, *b;
   printf("test_small (%s, %u-bit pointers)\n", tu_build_name(), (unsigned)(sizeof(void *) * 8));
   rng_seed(&rng, 1);
   carved_in_address_order();
+  span_fills_hole();
   check_class_table();
 
   /* Size 0 gives a unique minimal block. */

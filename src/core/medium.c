@@ -103,20 +103,25 @@ static void bin_remove(medium_arena *a, void *p) {
   list_remove(n);
 }
 
-static void *bin_find(medium_arena *a, size_t size) {
-  unsigned b = bin_for_request(size);
+/* The first bin from b on that holds a block, or MEDIUM_BIN_COUNT when none does. */
+static inline unsigned first_bin_from(const medium_arena *a, unsigned b) {
   unsigned g = b >> 5;
   if (g >= MEDIUM_BIN_GROUPS)
-    return NULL;
+    return MEDIUM_BIN_COUNT;
   uint32_t in_group = a->bin_bitmap[g] & (~0u << (b & 31u));
   if (in_group == 0) {
     uint32_t groups = g + 1u < 32u ? a->group_bitmap & (~0u << (g + 1u)) : 0u;
     if (groups == 0)
-      return NULL;
+      return MEDIUM_BIN_COUNT;
     g = bits_lowest_set(groups);
     in_group = a->bin_bitmap[g];
   }
-  return a->bins[(g << 5) + bits_lowest_set(in_group)].next; /* the bit says: not empty */
+  return (g << 5) + bits_lowest_set(in_group);
+}
+
+static void *bin_find(medium_arena *a, size_t size) {
+  unsigned b = first_bin_from(a, bin_for_request(size));
+  return b < MEDIUM_BIN_COUNT ? a->bins[b].next : NULL; /* the bit says: not empty */
 }
 
 static inline uint32_t free_flags(medium_arena *a) {
@@ -338,6 +343,28 @@ static uintptr_t aligned_place(void *p, uint32_t size, size_t alignment, uint32_
   return q >= start + MEDIUM_MIN_BLOCK_SIZE ? q : 0;
 }
 
+/* A free block that has a place for `size` bytes at a multiple of `alignment` whose first
+ * `extent` bytes lie in one region, among the first MEDIUM_REGION_FIT_SCAN free blocks of the
+ * bins that hold at least `size` bytes, smallest bins first; NULL if none (q: the place). The
+ * bin that guarantees such a place asks for twice the extent, which skips every free block
+ * between the two sizes: small spans then cut into the largest free blocks, often a span's
+ * untouched tail, while holes they fit in stay empty (pas_mixed touched 620 KB of pages under
+ * small spans' uncarved slots, 1.2 MB more in free medium blocks). */
+static void *fit_in_region(medium_arena *a, uint32_t size, size_t alignment, uint32_t extent,
+                           uintptr_t *q) {
+  unsigned left = MEDIUM_REGION_FIT_SCAN;
+  for (unsigned b = first_bin_from(a, bin_for_request(size)); b < MEDIUM_BIN_COUNT;
+       b = first_bin_from(a, b + 1u)) {
+    for (list_node *n = a->bins[b].next; n != &a->bins[b]; n = n->next) {
+      if ((*q = aligned_place(n, size, alignment, extent)) != 0)
+        return n;
+      if (--left == 0)
+        return NULL;
+    }
+  }
+  return NULL;
+}
+
 /* A free block of `size` bytes at a multiple of `alignment` (arena locked), whose first `extent`
  * bytes lie in one region (0: anywhere), or NULL. The first bin that fits `size + alignment - 16`
  * (and the extent, when the highest place crosses a region's start) may hold a block too short
@@ -352,6 +379,8 @@ static void *alloc_locked_aligned(medium_arena *a, size_t user_size, size_t alig
   size_t slack = alignment - MEDIUM_HEADER_SIZE + (extent != 0 ? extent + alignment : 0u);
   void *p = NULL;
   uintptr_t q = 0;
+  if (extent != 0)
+    p = fit_in_region(a, size, alignment, extent, &q);
   for (int attempt = 0; attempt < 3 && q == 0; attempt++) {
     size_t want = size + slack + (attempt > 0 ? MEDIUM_MIN_BLOCK_SIZE : 0u);
     if (want > MEDIUM_SPAN_MAX_SIZE)

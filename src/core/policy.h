@@ -32,6 +32,11 @@
  * 16 KB spans are shorter by another 64 bytes times their class modulo SMALL_SPAN_COLOURS: many
  * classes keep a span each, and headers 16 KB apart would all share one set of the L1 cache,
  * through which FreeMem reads them (small_churn_lifo was 4-6% slower with no colours). */
+/* A manager's first span is SMALL_SPAN_MIN_BYTES and its second twice that, whatever the
+ * class: a class a program holds a few blocks of (the largest classes, in a Pascal program's
+ * mix) then pins 16 KB, not 64 KB, of touched pages and of a medium arena's room; a class in
+ * real use reaches its full span size from the third span on. */
+#define SMALL_SPAN_GROW_SPANS 2u
 #define SMALL_SPAN_TARGET_BLOCKS 64u
 #define SMALL_SPAN_MIN_BYTES (16u * 1024u)
 #define SMALL_SPAN_MAX_BYTES (64u * 1024u)
@@ -46,6 +51,12 @@
  * half of it goes back to the arenas; when empty, it is refilled with half its capacity in one
  * locked visit. That bounds what an idle thread can sit on to ~42 x 32 KB. */
 #define THREAD_CACHE_BIN_BYTES (32u * 1024u)
+/* Bins of slots above 256 bytes hold half as many bytes (still THREAD_CACHE_BIN_MIN_COUNT blocks
+ * at least): every block a bin holds is a block its class carved and touched, and 42 classes of
+ * 32 KB made most of the 1.3 MB pas_mixed touched beyond FastMM4-AVX. The classes up to 256 bytes,
+ * where small_churn_random and the string workloads live, keep the full bin. */
+#define THREAD_CACHE_BIN_BYTES_LARGE_SLOTS (16u * 1024u)
+#define THREAD_CACHE_LARGE_SLOT 256u
 #define THREAD_CACHE_BIN_MIN_COUNT 8u
 #define THREAD_CACHE_BIN_MAX_COUNT 128u
 /* A bin stops keeping blocks once its thread has freed this many blocks of its class while no
@@ -103,6 +114,13 @@
 #define MEDIUM_BIN_MAX_LOG2 21u /* a whole span of up to 4 MB, as one free block */
 #define MEDIUM_BIN_GROUPS (MEDIUM_BIN_MAX_LOG2 - MEDIUM_BIN_MIN_LOG2 + 1u)
 #define MEDIUM_BIN_COUNT (MEDIUM_BIN_GROUPS << MEDIUM_BIN_SUBDIVISION_LOG2)
+/* A small span must lie in one 64 KB region; the bin that guarantees such a place in every block
+ * holds twice the span, so a new span first looks at this many free blocks of the bins that
+ * merely hold it, smallest first, for one that has such a place (medium.c, fit_in_region): a
+ * bounded walk on a path taken once per span. Without it, spans cut into the largest free blocks
+ * (often a medium span's untouched tail) while the holes they fit stayed empty: pas_mixed
+ * faulted in about 120 more pages (Win64). */
+#define MEDIUM_REGION_FIT_SCAN 16u
 
 /* ---- Large blocks ------------------------------------------------------------------------
  * Sizes come in LARGE_GRANULARITY units: VirtualAlloc's allocation granularity, and the page

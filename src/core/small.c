@@ -22,6 +22,12 @@ static uint64_t draw_span_key(void) {
   return process_key_draw(&small_span_key) | 0x8000000080000000u;
 }
 
+/* Short of a region's share by the packing, and by a colour for the 16 KB spans (policy.h). */
+static uint32_t packed(uint32_t bytes, unsigned c) {
+  return bytes -
+         SMALL_SPAN_PACKING * (bytes == SMALL_SPAN_MIN_BYTES ? 1u + c % SMALL_SPAN_COLOURS : 1u);
+}
+
 static void manager_init(small_manager *m, unsigned c, unsigned arena) {
   uint32_t slot = size_class_slot[c];
   uint32_t bytes = slot * SMALL_SPAN_TARGET_BLOCKS;
@@ -29,8 +35,7 @@ static void manager_init(small_manager *m, unsigned c, unsigned arena) {
     bytes = SMALL_SPAN_MIN_BYTES;
   if (bytes > SMALL_SPAN_MAX_BYTES)
     bytes = SMALL_SPAN_MAX_BYTES;
-  /* Short of a region's share by the packing, and by a colour for the 16 KB spans (policy.h). */
-  bytes -= SMALL_SPAN_PACKING * (bytes == SMALL_SPAN_MIN_BYTES ? 1u + c % SMALL_SPAN_COLOURS : 1u);
+  bytes = packed(bytes, c);
   m->class_index = c;
   m->arena = arena;
   m->slot_size = slot;
@@ -60,15 +65,22 @@ static void room_remove(small_span *s) {
 }
 
 static small_span *span_create(small_manager *m) {
-  void *mem = medium_alloc_small_span(m->span_bytes, m->arena);
+  /* The first spans are smaller (policy.h, SMALL_SPAN_GROW_SPANS). */
+  uint32_t bytes = m->span_bytes;
+  if (m->span_count < SMALL_SPAN_GROW_SPANS) {
+    uint32_t early = packed(SMALL_SPAN_MIN_BYTES << m->span_count, m->class_index);
+    if (early < bytes)
+      bytes = early;
+  }
+  void *mem = medium_alloc_small_span(bytes, m->arena);
   if (mem == NULL)
     return NULL;
   small_span *s = (small_span *)mem;
   /* The blocks stay within the span's bytes, which lie in one region (medium_alloc_small_span),
    * though the medium block may be longer by a tail too short to cut off. */
   size_t usable = medium_usable(mem);
-  if (usable > m->span_bytes)
-    usable = m->span_bytes;
+  if (usable > bytes)
+    usable = bytes;
   s->manager = m;
   s->free_list = NULL;
   s->blocks_in_use = 0;
@@ -80,6 +92,7 @@ static small_span *span_create(small_manager *m) {
   /* Last: from here on FreeMem may find the span (its blocks are handed out after this). */
   s->tag = small_span_tag(small_header_make(m->class_index, m->slot_size, SMALL_SPAN_HEADER_SIZE));
   m->span_count++;
+  m->span_bytes_held += medium_usable(mem);
   room_insert(m, s);
   return s;
 }
@@ -91,6 +104,7 @@ static void span_release(small_manager *m, small_span *s) {
   room_remove(s);
   s->tag = 0;
   m->span_count--;
+  m->span_bytes_held -= medium_usable(s);
   medium_free(s);
   release_poll(); /* the medium span may have become a spare (release.h) */
 }

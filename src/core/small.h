@@ -112,13 +112,15 @@ struct small_manager {
   uint32_t class_index;
   uint32_t arena;
   uint32_t slot_size;
-  uint32_t span_bytes;       /* requested size of a new span (medium user bytes) */
+  uint32_t span_bytes;       /* size of its spans from the third on (medium user bytes) */
   uint32_t taken;            /* blocks handed to thread caches so far (wraps): the caches read it to
                                 see whether anyone still allocates the class (thread_cache.c) */
   uint32_t keep_alignment;   /* the aligned managers' alignment (below), 0 for the others */
   list_node spans_with_room; /* spans with a free or uncarved block */
   void *pending_free;        /* frees that found the lock taken: a lock-free stack */
   size_t span_count;
+  size_t
+      span_bytes_held;  /* its spans' medium blocks, summed (SMALL_SPAN_GROW_SPANS: sizes differ) */
   size_t blocks_in_use; /* sum of the spans' blocks_in_use */
 } FMM_ALIGNED(64);
 

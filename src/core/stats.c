@@ -25,7 +25,7 @@ static size_t small_usage(fastmm_kind_usage out[SMALL_CLASS_COUNT]) {
       lock_acquire(&m->lock);
       small_drain_pending(m); /* pending frees are free: count them as such */
       in_use[c] += m->blocks_in_use;
-      spans[c] += m->span_count * m->span_bytes;
+      spans[c] += m->span_bytes_held;
       lock_release(&m->lock);
     }
   }

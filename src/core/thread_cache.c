@@ -24,7 +24,10 @@ static char *carve_next, *carve_end; /* caches are carved from 64 KB OS chunks, 
 static uint32_t next_arena;
 
 static uint32_t bin_limit(unsigned class_index) {
-  uint32_t n = THREAD_CACHE_BIN_BYTES / size_class_slot[class_index];
+  uint32_t slot = size_class_slot[class_index];
+  uint32_t n = (slot > THREAD_CACHE_LARGE_SLOT ? THREAD_CACHE_BIN_BYTES_LARGE_SLOTS
+                                               : THREAD_CACHE_BIN_BYTES) /
+               slot;
   if (n < THREAD_CACHE_BIN_MIN_COUNT)
     n = THREAD_CACHE_BIN_MIN_COUNT;
   if (n > THREAD_CACHE_BIN_MAX_COUNT)
