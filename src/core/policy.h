@@ -32,16 +32,17 @@
  * 16 KB spans are shorter by another 64 bytes times their class modulo SMALL_SPAN_COLOURS: many
  * classes keep a span each, and headers 16 KB apart would all share one set of the L1 cache,
  * through which FreeMem reads them (small_churn_lifo was 4-6% slower with no colours). */
-/* A manager's first span is SMALL_SPAN_MIN_BYTES and its second twice that, whatever the
- * class: a class a program holds a few blocks of (the largest classes, in a Pascal program's
- * mix) then pins 16 KB, not 64 KB, of touched pages and of a medium arena's room; a class in
- * real use reaches its full span size from the third span on. */
-#define SMALL_SPAN_GROW_SPANS 2u
 #define SMALL_SPAN_TARGET_BLOCKS 64u
 #define SMALL_SPAN_MIN_BYTES (16u * 1024u)
 #define SMALL_SPAN_MAX_BYTES (64u * 1024u)
 #define SMALL_SPAN_PACKING 64u
 #define SMALL_SPAN_COLOURS 8u
+/* While a manager has fewer than SMALL_SPAN_GROW_SPANS spans, a new one is SMALL_SPAN_MIN_BYTES
+ * times two to the number it has (16 KB, then 32 KB), whatever the class: a class a program holds
+ * a few blocks of (the largest classes, in a Pascal program's mix) then pins 16 KB, not 64 KB, of
+ * touched pages and of a medium arena's room; a class in real use gets its full span size from
+ * the third span on. A class whose spans all went back starts small again. */
+#define SMALL_SPAN_GROW_SPANS 2u
 /* SMALL_SPAN_HEADER_SIZE (block_header.h): the first user pointer sits 64 bytes into the span. */
 
 /* ---- Per-thread caches -------------------------------------------------------------------
@@ -52,9 +53,10 @@
  * locked visit. That bounds what an idle thread can sit on to ~42 x 32 KB. */
 #define THREAD_CACHE_BIN_BYTES (32u * 1024u)
 /* Bins of slots above 256 bytes hold half as many bytes (still THREAD_CACHE_BIN_MIN_COUNT blocks
- * at least): every block a bin holds is a block its class carved and touched, and 42 classes of
- * 32 KB made most of the 1.3 MB pas_mixed touched beyond FastMM4-AVX. The classes up to 256 bytes,
- * where small_churn_random and the string workloads live, keep the full bin. */
+ * at least): every block a bin holds is one its class carved and touched, and with 32 KB for them
+ * pas_mixed faulted in about 210 more pages (Win64, with the other two span changes of the same
+ * experiment in). The classes up to 256 bytes, where small_churn_random and the string workloads
+ * live, keep the full bin. */
 #define THREAD_CACHE_BIN_BYTES_LARGE_SLOTS (16u * 1024u)
 #define THREAD_CACHE_LARGE_SLOT 256u
 #define THREAD_CACHE_BIN_MIN_COUNT 8u

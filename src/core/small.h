@@ -119,9 +119,8 @@ struct small_manager {
   list_node spans_with_room; /* spans with a free or uncarved block */
   void *pending_free;        /* frees that found the lock taken: a lock-free stack */
   size_t span_count;
-  size_t
-      span_bytes_held;  /* its spans' medium blocks, summed (SMALL_SPAN_GROW_SPANS: sizes differ) */
-  size_t blocks_in_use; /* sum of the spans' blocks_in_use */
+  size_t span_bytes_held; /* its spans' medium blocks, summed (their sizes differ) */
+  size_t blocks_in_use;   /* sum of the spans' blocks_in_use */
 } FMM_ALIGNED(64);
 
 extern small_manager small_managers[ARENA_COUNT][SMALL_CLASS_COUNT];
