@@ -62,6 +62,14 @@ class ReportTest(unittest.TestCase):
         self.assertIn("vs glibc", fig)
         self.assertNotIn("win64 string_append: >= 3x HeapAlloc", checks)  # it failed: no figure
 
+    def test_a_need_below_one_decimal_is_printed_as_set(self):
+        # <= 1.2x the C export's time is a ratio of at least 1/1.2: 0.83x, not "0.8x".
+        comps = [comparison("pascal-win64", "pas_memsize", "c-export", -30.0, "peak-working-set")]
+        checks = {what: (met, fig) for what, met, fig in report.target_checks(comps)}
+        met, fig = checks["pascal-win64 pas_memsize: <= 1.2x the C export's time"]
+        self.assertFalse(met)
+        self.assertIn("0.13x short of 0.83x", fig)
+
     def test_every_memory_table_names_its_figure(self):
         r = result()
         checks = report.write_results(self.dir, r)
