@@ -4,8 +4,12 @@
 # 64-bit prefix, and exits with the program's exit code.
 # wine-run.sh --prepare: only makes the prefix (if it is not there yet).
 # wine-run.sh --can-run-win32: exits 0 if this machine can run Win32 programs; if not, says why
-# on standard error and exits 1 when the kernel runs no 32-bit programs (nothing to install
-# helps), 2 when Wine's 32-bit loader is missing (scripts/install-deps.sh installs it).
+# on standard error and exits 1 when the kernel runs no 32-bit programs and no emulator is set
+# up for them (scripts/setup-win32-emulation.sh, which install-deps.sh runs, sets one up), 2
+# when Wine's 32-bit loader is missing (scripts/install-deps.sh installs it).
+# wine-run.sh --win32-emulator: when Win32 programs run here only under an emulator of i386
+# programs (QEMU's, through binfmt_misc), prints its name and version and exits 0; else exits 1.
+# Under emulation the programs behave as on a 32-bit CPU; their times are not a 32-bit CPU's.
 # The MinGW toolchain files name this script as CMAKE_CROSSCOMPILING_EMULATOR, so ctest runs
 # every Windows test through it.
 #
@@ -52,10 +56,29 @@ why_no_win32() {
   else
     echo "this machine cannot run 32-bit Linux programs such as Wine's 32-bit loader" \
       "(Exec format error): the kernel's 32-bit emulation is off (Linux boot option" \
-      "ia32_emulation=on turns it on)"
+      "ia32_emulation=on turns it on), and QEMU's i386 emulator is not set up for it" \
+      "(scripts/setup-win32-emulation.sh)"
   fi
 }
+# Prints the emulator that runs i386 programs here ("qemu-i386 version 10.0.2 ..."), if an
+# enabled binfmt_misc entry hands them to one; prints nothing on a kernel that runs them itself.
+# The entry wins over the kernel's own loader, so its presence is the whole test.
+win32_emulator() {
+  local f interp
+  for f in /proc/sys/fs/binfmt_misc/*; do
+    [ -f "$f" ] || continue
+    grep -qx enabled "$f" 2>/dev/null || continue
+    grep -qx 'magic 7f454c4601010100000000000000000002000300' "$f" || continue
+    interp=$(sed -n 's/^interpreter //p' "$f")
+    "$interp" --version 2>/dev/null | head -n 1 | grep . || echo "$interp"
+    return 0
+  done
+}
 
+if [ "$1" = "--win32-emulator" ]; then
+  win32_runs && win32_emulator | grep . && exit 0
+  exit 1
+fi
 if [ "$1" = "--can-run-win32" ]; then
   win32_runs && exit 0
   echo "wine-run: $(why_no_win32)" >&2
@@ -104,10 +127,12 @@ make_prefix() {
 }
 
 # A prefix wine64 made alone lacks the 32-bit half of Windows: once this machine can run Win32
-# programs, ours is made anew (below, under the lock).
+# programs (its kernel turned on, or QEMU's emulator set up), it is made anew (below, under the
+# lock). Only make_prefix writes "win64-only" into the ready file, for a prefix it made from
+# nothing, so this removes no prefix of anyone else's.
 stale_prefix() {
   local kind=""
-  [ "$WINEPREFIX" = "$default_prefix" ] && read -r kind 2>/dev/null <"$ready"
+  read -r kind 2>/dev/null <"$ready"
   [ "$kind" = win64-only ] && win32_runs
 }
 

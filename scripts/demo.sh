@@ -62,6 +62,12 @@ why=$(cmake/wine-run.sh --can-run-win32 2>&1) || probe=$?
 if [ "$probe" = 1 ]; then
   no_win32=${why#wine-run: }
 fi
+# Under QEMU's i386 emulator (scripts/setup-win32-emulation.sh) the Win32 runs are real runs,
+# and their times are the emulator's, not a 32-bit CPU's: their headings say so.
+emulated=""
+if emulator=$(cmake/wine-run.sh --win32-emulator 2>/dev/null); then
+  emulated=" [emulated by ${emulator%% (*}: its times are not a 32-bit CPU's]"
+fi
 skipped() {
   echo
   echo "===== $1 ====="
@@ -69,7 +75,7 @@ skipped() {
 }
 
 if [ -z "$no_win32" ]; then
-  run "Win32: fastmmc32.dll under Wine" cmake/wine-run.sh build/win32/bin/fastmm_demo.exe "$@"
+  run "Win32: fastmmc32.dll under Wine$emulated" cmake/wine-run.sh build/win32/bin/fastmm_demo.exe "$@"
 else
   skipped "Win32: fastmmc32.dll under Wine" build/win32/bin/fastmm_demo.exe
 fi
@@ -78,7 +84,7 @@ run "Native Linux: libfastmmc.so" build/native/bin/fastmm_demo "$@"
 run "Pascal, Win64: FastMMC (fastmmc64.dll) against Free Pascal's own heap" \
   bash delphi/demo/compare.sh build/win64/pascal
 if [ -z "$no_win32" ]; then
-  run "Pascal, Win32: FastMMC (fastmmc32.dll) against Free Pascal's own heap" \
+  run "Pascal, Win32: FastMMC (fastmmc32.dll) against Free Pascal's own heap$emulated" \
     bash delphi/demo/compare.sh build/win32/pascal
 else
   skipped "Pascal, Win32: FastMMC (fastmmc32.dll) against Free Pascal's own heap" build/win32/pascal

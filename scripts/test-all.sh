@@ -12,10 +12,12 @@
 #
 # Each workflow's whole output: build/logs/<preset>.log
 #
-# On a machine that cannot run 32-bit programs (a kernel with its 32-bit emulation off: Wine's
-# 32-bit loader fails with "Exec format error"), the Win32 presets are configured and built,
-# and their tests are counted as skipped, with the reason, in their line and at the end.
-# FASTMM_REQUIRE_WIN32=1 makes that a failure instead.
+# On a machine whose kernel runs no 32-bit programs (its 32-bit emulation off: Wine's 32-bit
+# loader fails with "Exec format error"), install-deps.sh sets up QEMU's i386 emulator for them
+# (scripts/setup-win32-emulation.sh) and the Win32 tests run under it; their lines say so. Where
+# that cannot be done either, the Win32 presets are configured and built, and their tests are
+# counted as skipped, with the reason, in their line and at the end. FASTMM_REQUIRE_WIN32=1
+# makes that a failure instead.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -87,6 +89,8 @@ for p in "${presets[@]}"; do
     why=$(cmake/wine-run.sh --can-run-win32 2>&1) || probe=$?
     if [ "$probe" = 1 ]; then
       no_win32=${why#wine-run: }
+    else
+      win32_emulator=$(cmake/wine-run.sh --win32-emulator 2>/dev/null) || win32_emulator=""
     fi
   fi
   if [[ $p == win32* ]] && [ -n "$no_win32" ]; then
@@ -136,6 +140,9 @@ for p in "${presets[@]}"; do
   [ "$skipped" = 0 ] || result[$p]+=", $skipped skipped"
   [ "$failed" = 0 ] || result[$p]+=": $names"
   result[$p]+=" ($secs s)"
+  if [[ $p == win32* ]] && [ -n "${win32_emulator:-}" ]; then
+    result[$p]+=", under emulation"
+  fi
 done
 
 echo
@@ -147,6 +154,11 @@ if [ -n "$no_win32" ]; then
   echo
   echo "test-all: the Win32 tests did not run: $no_win32."
   echo "test-all: they were built; run them on a machine that can run 32-bit programs."
+fi
+if [ -n "${win32_emulator:-}" ]; then
+  echo
+  echo "test-all: this kernel runs no 32-bit programs: the Win32 tests ran under $win32_emulator"
+  echo "test-all: (scripts/setup-win32-emulation.sh), which runs them as a 32-bit CPU would."
 fi
 echo
 if [ "$total_skipped" = 0 ]; then

@@ -114,6 +114,10 @@ def parse_args(argv=None):
                     help="multiplies every workload's operation count (default 1)")
     ap.add_argument("--cpu", type=int, help="the CPU for single-thread runs (default: the last "
                     "one this process may use)")
+    ap.add_argument("--emulated-win32", action="store_true",
+                    help="run the Win32 platforms even where they run only under an emulator "
+                    "of i386 programs (scripts/setup-win32-emulation.sh); the report says so, "
+                    "since their times are the emulator's")
     ap.add_argument("--no-callgrind", action="store_true", default=None,
                     help="skip the instruction counts")
     ap.add_argument("--callgrind-scale", type=float, default=CALLGRIND_SCALE,
@@ -185,7 +189,8 @@ def main(argv=None):
         programs.keep_wineserver()
     snapshot = tempfile.mkdtemp(prefix="fastmm-bench-")
     try:
-        active = choose_targets(platforms, targets, snapshot, single_cpus, notes)
+        active = choose_targets(platforms, targets, snapshot, single_cpus, notes,
+                                args.emulated_win32)
         for n in notes:
             print("bench/run: " + n, file=sys.stderr)
         if not active:
@@ -196,17 +201,22 @@ def main(argv=None):
         shutil.rmtree(snapshot, ignore_errors=True)
 
 
-def choose_targets(platforms, targets, snapshot, cpus, notes):
+def choose_targets(platforms, targets, snapshot, cpus, notes, emulated_win32=False):
     """Per platform, the targets that run: the program is there and lists the workloads
     bench/run knows, a candidate and a baseline can run. Each platform's program and libraries
     are copied into `snapshot` first (programs.take_snapshot), so that the preflight run starts
     the copies the measured runs start."""
     active = {}
     for p in platforms:
-        problem = programs.check_program(p)
+        problem = programs.check_program(p, emulated_win32)
         if problem:
             notes.append("%s skipped: %s" % (p, problem))
             continue
+        if p.endswith("win32") and emulated_win32:
+            emulator = programs.win32_emulator()
+            if emulator:
+                notes.append("%s ran under %s: its times and ratios are the emulator's, not a "
+                             "32-bit CPU's" % (p, emulator))
         pts = [t for t in targets if t.platform == p]
         if not any(t.role == "candidate" for t in pts):
             notes.append("%s skipped: no candidate in bench/targets.conf" % p)

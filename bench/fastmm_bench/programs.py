@@ -112,9 +112,19 @@ def keep_wineserver():
                    stderr=subprocess.DEVNULL, check=False)
 
 
-def check_program(platform):
+def win32_emulator():
+    """The emulator that runs Win32 programs here ("qemu-i386 version 10.0.2 ..."), when this
+    kernel runs no 32-bit programs itself and scripts/setup-win32-emulation.sh set one up; else
+    None."""
+    probe = subprocess.run([WINE_RUN, "--win32-emulator"], capture_output=True, text=True,
+                           env=environment("win32"), check=False)
+    return (probe.stdout.strip() or None) if probe.returncode == 0 else None
+
+
+def check_program(platform, emulated_win32=False):
     """None if the platform's program is there and lists the workloads bench/run knows, else
-    why the platform is skipped."""
+    why the platform is skipped. Under an emulator of i386 programs the Win32 platforms are
+    skipped unless `emulated_win32`: their times would be the emulator's."""
     exe = bench_exe(platform)
     if not os.path.exists(exe):
         preset = platform[len("pascal-"):] if is_pascal_platform(platform) else platform
@@ -127,6 +137,11 @@ def check_program(platform):
                                env=environment(platform), check=False)
         if probe.returncode == 1:  # 2 and others: an install problem, which --list reports
             return probe.stderr.strip().replace("wine-run: ", "", 1)
+        emulator = win32_emulator()
+        if emulator and not emulated_win32:
+            return ("Win32 programs run here only under %s (this kernel runs no 32-bit programs): "
+                    "their times would be the emulator's, not a 32-bit CPU's (--emulated-win32 "
+                    "runs them anyway)" % emulator)
     try:
         out = subprocess.run(command(platform, ["--list"]), capture_output=True, text=True,
                              env=environment(platform), timeout=120, cwd=REPO).stdout
