@@ -57,12 +57,18 @@ mask='\xff\xff\xff\xff\xff\xfe\xfe\x00\xff\xff\xff\xff\xff\xff\xff\xff\xfe\xff\x
 
 [ "${FASTMM_NO_WIN32_EMULATION:-0}" = 1 ] && exit 0
 [ -x "$loader32" ] || fail "Wine's 32-bit loader ($loader32, package wine32:i386) is not installed"
+need_mount() {
+  command -v mount >/dev/null 2>&1 ||
+    # Not in a minimal Debian root (mmdebstrap --variant=apt): the package mount has it.
+    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends mount \
+      >/dev/null
+}
 if "$loader32" --version >/dev/null 2>&1; then
   # Already runs. In a chroot whose /proc is a plain bind, binfmt_misc's entries (one of which
   # may be what runs the loader) are not visible until it is mounted there: mount it, so that
-  # cmake/wine-run.sh --win32-emulator can tell emulated runs from native ones.
-  # Root only: not worth a password prompt.
-  if [ -z "$SUDO" ] && ! mountpoint -q "$binfmt"; then
+  # cmake/wine-run.sh --win32-emulator can tell emulated runs from native ones. Root only: not
+  # worth a password prompt.
+  if [ -z "$SUDO" ] && ! mountpoint -q "$binfmt" && need_mount; then
     mount -t binfmt_misc binfmt_misc "$binfmt" 2>/dev/null || true
   fi
   exit 0
@@ -155,6 +161,7 @@ if [ -z "$emulator" ]; then
 fi
 
 if ! mountpoint -q "$binfmt"; then
+  need_mount || fail "apt-get install mount failed"
   $SUDO mount -t binfmt_misc binfmt_misc "$binfmt" || fail "cannot mount binfmt_misc on $binfmt"
 fi
 if [ -e "$binfmt/$entry" ]; then
