@@ -39,40 +39,12 @@ if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
 # ---- 1. A deb-src entry ----------------------------------------------------------------
 has_source_index() { apt-get source --print-uris -q mimalloc 2>/dev/null | grep -q "\.dsc'"; }
 if ! has_source_index; then
-  # deb822 files: every stanza whose Types names deb, copied with Types: deb-src. One-line
-  # files: every `deb` line as a `deb-src` line. The URIs are those already there.
-  d822=$(mktemp)
-  dline=$(mktemp)
-  for f in /etc/apt/sources.list.d/*.sources; do
-    [ -f "$f" ] && [ "${f##*/}" != fastmm-c-deb-src.sources ] || continue
-    awk '
-      function flush() {
-        if (deb && n) { print "Types: deb-src"; for (i = 1; i <= n; i++) print body[i]; print "" }
-        deb = 0; n = 0
-      }
-      /^[[:space:]]*$/ { flush(); next }
-      /^#/ { next }
-      /^Types:/ { for (i = 2; i <= NF; i++) if ($i == "deb") deb = 1; next }
-      { body[++n] = $0 }
-      END { flush() }' "$f" >>"$d822"
-  done
-  for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
-    [ -f "$f" ] && [ "${f##*/}" != fastmm-c-deb-src.list ] || continue
-    sed -nE 's/^[[:space:]]*deb([[:space:]])/deb-src\1/p' "$f" >>"$dline"
-  done
-  wrote=()
-  for pair in "$d822:sources" "$dline:list"; do
-    tmp=${pair%:*}
-    [ -s "$tmp" ] || continue
-    list=/etc/apt/sources.list.d/fastmm-c-deb-src.${pair##*:}
-    { echo "# Written by fastmm-c's scripts/fetch-peer-mimalloc.sh: the deb-src twins of this"
-      echo "# machine's own package sources, for apt-get source mimalloc. Safe to remove."
-      cat "$tmp"; } | $SUDO tee "$list" >/dev/null
-    wrote+=("$list")
-  done
-  rm -f "$d822" "$dline"
-  [ ${#wrote[@]} -gt 0 ] || die "no deb entry in this machine's apt sources to derive a deb-src entry from"
-  say "wrote ${wrote[*]} (deb-src, from this machine's own sources); running apt-get update"
+  # Every deb entry of this machine's sources, as a deb-src entry (scripts/apt-source-twins.sh).
+  . "$repo/scripts/apt-source-twins.sh"
+  wrote=$(apt_source_twins fastmm-c-deb-src scripts/fetch-peer-mimalloc.sh \
+    "for apt-get source mimalloc" deb-src) ||
+    die "no deb entry in this machine's apt sources to derive a deb-src entry from"
+  say "wrote ${wrote//$'\n'/ } (deb-src, from this machine's own sources); running apt-get update"
   # A failing index (a mirror in sync) is not fatal when the one that has mimalloc came.
   $SUDO apt-get update -q >&2 || say "apt-get update reported an error; going on with the indexes it got"
   has_source_index || die "apt still finds no source package of mimalloc"

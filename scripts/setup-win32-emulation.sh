@@ -18,9 +18,10 @@
 # - the package qemu-user, at version 10 or later. Debian 12's own is 7.2, whose emulator takes
 #   about 65 s to start each Wine program, in the emulator's own code; 10.0 takes 0.4 s
 #   (docs/experiments/2026-12-06-win32-under-qemu-user.md). On Debian 12 it comes from the
-#   backports suite: /etc/apt/sources.list.d/fastmm-c-backports.sources is written from this
-#   machine's own package sources (their URIs and key, suite bookworm-backports). apt takes
-#   nothing else from backports unless asked to (its packages have priority 100).
+#   backports suite: /etc/apt/sources.list.d/fastmm-c-backports.sources (or .list, as the
+#   machine's own are) is written from this machine's own package sources (their URIs and key,
+#   suite bookworm-backports; scripts/apt-source-twins.sh). apt takes nothing else from
+#   backports unless asked to (its packages have priority 100).
 # - the binfmt_misc entry fastmm-c-i386 (its file system mounted first if it is not), with the
 #   flag F: the kernel opens the emulator once, now, so the entry also works in a chroot or
 #   container that has no emulator of its own. It lasts until the machine restarts, and applies
@@ -100,48 +101,15 @@ if [ -z "$emulator" ]; then
     codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
     [ -n "$codename" ] || fail "cannot tell this Debian's release (/etc/os-release has no VERSION_CODENAME)"
     backports=$codename-backports
-    list=/etc/apt/sources.list.d/fastmm-c-backports.sources
-    if [ ! -f "$list" ]; then
-      # The stanzas of this machine's own deb822 sources that name the release's main suite,
-      # with the suite replaced by its backports; then the one-line sources the same way.
-      body=$(
-        for f in /etc/apt/sources.list.d/*.sources; do
-          [ -f "$f" ] && [ "$f" != "$list" ] || continue
-          awk -v main="$codename" -v bpo="$backports" '
-            function flush() {
-              if (deb && suite && n) { print "Types: deb"; for (i = 1; i <= n; i++) print body[i]; print "" }
-              n = 0; deb = 0; suite = 0
-            }
-            /^[[:space:]]*$/ { flush(); next }
-            /^#/ { next }
-            /^Types:/ { for (i = 2; i <= NF; i++) if ($i == "deb") deb = 1; next }
-            /^Suites:/ {
-              for (i = 2; i <= NF; i++) if ($i == main) suite = 1
-              body[++n] = "Suites: " bpo; next
-            }
-            { body[++n] = $0 }
-            END { flush() }' "$f"
-        done
-        for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
-          [ -f "$f" ] || continue
-          awk -v main="$codename" -v bpo="$backports" '
-            /^[[:space:]]*deb[[:space:]]/ {
-              for (i = 2; i <= NF; i++) if ($i == main) {
-                $i = bpo
-                print "Types: deb"; print "URIs: " $(i - 1); print "Suites: " bpo
-                printf "Components:"; for (j = i + 1; j <= NF; j++) printf " %s", $j; print ""
-                print ""; break
-              }
-            }' "$f"
-        done
-      )
-      [ -n "$body" ] || fail "no deb entry of this machine's apt sources names $codename, to derive $backports from"
-      {
-        echo "# Written by fastmm-c's scripts/setup-win32-emulation.sh: the $backports twins of this"
-        echo "# machine's own package sources, for qemu-user $min_major or later. Safe to remove."
-        echo "$body"
-      } | $SUDO tee "$list" >/dev/null
-      say "wrote $list (from this machine's own sources); running apt-get update"
+    twins=/etc/apt/sources.list.d/fastmm-c-backports
+    if [ ! -f "$twins.sources" ] && [ ! -f "$twins.list" ]; then
+      # This machine's own deb entries that name the release's main suite, with the suite
+      # replaced by its backports (scripts/apt-source-twins.sh).
+      . "$(dirname "${BASH_SOURCE[0]}")/apt-source-twins.sh"
+      wrote=$(apt_source_twins fastmm-c-backports scripts/setup-win32-emulation.sh \
+        "for qemu-user $min_major or later" deb "$codename" "$backports") ||
+        fail "no deb entry of this machine's apt sources names $codename, to derive $backports from"
+      say "wrote ${wrote//$'\n'/ } (from this machine's own sources); running apt-get update"
     fi
     $SUDO apt-get update -q >/dev/null || say "apt-get update reported an error; going on with the indexes it got"
     opts=(-t "$backports")

@@ -3,6 +3,7 @@
 platforms): where they are, the snapshot copies a run uses, the command and environment of one
 process, and the wineserver the Windows runs share."""
 
+import functools
 import os
 import shutil
 import subprocess
@@ -112,10 +113,12 @@ def keep_wineserver():
                    stderr=subprocess.DEVNULL, check=False)
 
 
+@functools.lru_cache(maxsize=None)
 def win32_emulator():
     """The emulator that runs Win32 programs here ("qemu-i386 version 10.0.2 ..."), when this
     kernel runs no 32-bit programs itself and scripts/setup-win32-emulation.sh set one up; else
-    None."""
+    None. Asked once per run: the skip test and the report's note both want it, for each Win32
+    platform, and the machine's answer does not change while bench/run runs."""
     probe = subprocess.run([WINE_RUN, "--win32-emulator"], capture_output=True, text=True,
                            env=environment("win32"), check=False)
     return (probe.stdout.strip() or None) if probe.returncode == 0 else None
