@@ -70,7 +70,15 @@ win32_emulator() {
     grep -qx enabled "$f" 2>/dev/null || continue
     grep -qx 'magic 7f454c4601010100000000000000000002000300' "$f" || continue
     interp=$(sed -n 's/^interpreter //p' "$f")
-    "$interp" --version 2>/dev/null | head -n 1 | grep . || echo "$interp"
+    if "$interp" --version 2>/dev/null | head -n 1 | grep .; then
+      :
+    elif [ -e "$interp" ]; then
+      echo "$interp (binfmt_misc entry ${f##*/})"
+    else
+      # Flag F keeps open the file the entry was written with: in another root (a chroot) the
+      # same path may name no file at all.
+      echo "$interp (binfmt_misc entry ${f##*/}; not in this root, so its version is not known here)"
+    fi
     return 0
   done
 }
