@@ -14,8 +14,9 @@
 #   - with SUITE, the entries that name SUITE, with their suites replaced by NEW_SUITE alone.
 # The deb822 twins go to /etc/apt/sources.list.d/NAME.sources, the one-line twins to NAME.list
 # (each line keeps its [options]), each file headed by a comment naming WRITER and PURPOSE.
-# Needs root, or sudo. Prints the files it wrote, one a line; returns 1 when no entry matched
-# (and writes nothing then).
+# Stanzas marked `Enabled: no` are left out. Needs root, or sudo. Prints the files it wrote, one
+# a line; returns 1 when no entry matched (and writes nothing then), 2 when a file could not be
+# written (the reason on standard error).
 apt_source_twins() {
   local name=$1 writer=$2 purpose=$3 type=$4 suite=${5:-} new_suite=${6:-}
   local sudo="" f out kind wrote=0
@@ -28,7 +29,7 @@ apt_source_twins() {
     case "${f##*/}" in fastmm-c-*) continue ;; esac
     awk -v type="$type" -v suite="$suite" -v new_suite="$new_suite" '
       function flush() {
-        if (deb && (suite == "" || named) && n) {
+        if (deb == 1 && (suite == "" || named) && n) {
           print "Types: " type
           for (i = 1; i <= n; i++) print body[i]
           print ""
@@ -37,7 +38,8 @@ apt_source_twins() {
       }
       /^[[:space:]]*$/ { flush(); next }
       /^#/ { next }
-      /^Types:/ { for (i = 2; i <= NF; i++) if ($i == "deb") deb = 1; next }
+      /^Types:/ { for (i = 2; i <= NF; i++) if ($i == "deb" && deb == 0) deb = 1; next }
+      /^Enabled:/ && tolower($2) == "no" { deb = -1; next }
       suite != "" && /^Suites:/ {
         for (i = 2; i <= NF; i++) if ($i == suite) named = 1
         body[++n] = "Suites: " new_suite
@@ -61,11 +63,15 @@ apt_source_twins() {
   for kind in sources list; do
     if [ "$kind" = sources ]; then out=$d822; else out=$dline; fi
     [ -s "$out" ] || continue
-    {
+    if ! {
       echo "# Written by fastmm-c's $writer: the $type twins of this machine's own"
       echo "# package sources${suite:+ (suite $suite as $new_suite)}, $purpose. Safe to remove."
       cat "$out"
-    } | $sudo tee "/etc/apt/sources.list.d/$name.$kind" >/dev/null
+    } | $sudo tee "/etc/apt/sources.list.d/$name.$kind" >/dev/null; then
+      echo "apt-source-twins: cannot write /etc/apt/sources.list.d/$name.$kind" >&2
+      rm -f "$d822" "$dline"
+      return 2
+    fi
     echo "/etc/apt/sources.list.d/$name.$kind"
     wrote=1
   done

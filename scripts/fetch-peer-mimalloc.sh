@@ -41,9 +41,11 @@ has_source_index() { apt-get source --print-uris -q mimalloc 2>/dev/null | grep 
 if ! has_source_index; then
   # Every deb entry of this machine's sources, as a deb-src entry (scripts/apt-source-twins.sh).
   . "$repo/scripts/apt-source-twins.sh"
+  rc=0
   wrote=$(apt_source_twins fastmm-c-deb-src scripts/fetch-peer-mimalloc.sh \
-    "for apt-get source mimalloc" deb-src) ||
-    die "no deb entry in this machine's apt sources to derive a deb-src entry from"
+    "for apt-get source mimalloc" deb-src) || rc=$?
+  [ $rc != 1 ] || die "no deb entry in this machine's apt sources to derive a deb-src entry from"
+  [ $rc = 0 ] || die "could not write the deb-src entry (root, or sudo, is needed once)"
   say "wrote ${wrote//$'\n'/ } (deb-src, from this machine's own sources); running apt-get update"
   # A failing index (a mirror in sync) is not fatal when the one that has mimalloc came.
   $SUDO apt-get update -q >&2 || say "apt-get update reported an error; going on with the indexes it got"

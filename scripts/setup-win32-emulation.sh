@@ -106,9 +106,12 @@ if [ -z "$emulator" ]; then
       # This machine's own deb entries that name the release's main suite, with the suite
       # replaced by its backports (scripts/apt-source-twins.sh).
       . "$(dirname "${BASH_SOURCE[0]}")/apt-source-twins.sh"
+      rc=0
       wrote=$(apt_source_twins fastmm-c-backports scripts/setup-win32-emulation.sh \
-        "for qemu-user $min_major or later" deb "$codename" "$backports") ||
+        "for qemu-user $min_major or later" deb "$codename" "$backports") || rc=$?
+      [ $rc != 1 ] ||
         fail "no deb entry of this machine's apt sources names $codename, to derive $backports from"
+      [ $rc = 0 ] || fail "could not write the $backports entry"
       say "wrote ${wrote//$'\n'/ } (from this machine's own sources); running apt-get update"
     fi
     $SUDO apt-get update -q >/dev/null || say "apt-get update reported an error; going on with the indexes it got"
