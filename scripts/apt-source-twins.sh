@@ -16,15 +16,16 @@
 # (each line keeps its [options]), each file headed by a comment naming WRITER and PURPOSE.
 # Stanzas marked `Enabled: no` are left out. Needs root, or sudo. Prints the files it wrote, one
 # a line; returns 1 when no entry matched (and writes nothing then), 2 when a file could not be
-# written (the reason on standard error).
+# written (the reason on standard error). FASTMM_APT_ETC names another directory than /etc/apt
+# to read and write (tests/scripts/test_apt_source_twins.sh gives it its fixtures).
 apt_source_twins() {
   local name=$1 writer=$2 purpose=$3 type=$4 suite=${5:-} new_suite=${6:-}
-  local sudo="" f out kind wrote=0
-  [ "$(id -u)" = 0 ] || sudo=sudo
+  local etc=${FASTMM_APT_ETC:-/etc/apt} sudo="" f out kind wrote=0
+  [ "$(id -u)" = 0 ] || [ -w "$etc/sources.list.d" ] || sudo=sudo
   local d822 dline
   d822=$(mktemp)
   dline=$(mktemp)
-  for f in /etc/apt/sources.list.d/*.sources; do
+  for f in "$etc"/sources.list.d/*.sources; do
     [ -f "$f" ] || continue
     case "${f##*/}" in fastmm-c-*) continue ;; esac
     awk -v type="$type" -v suite="$suite" -v new_suite="$new_suite" '
@@ -48,7 +49,7 @@ apt_source_twins() {
       { body[++n] = $0 }
       END { flush() }' "$f" >>"$d822"
   done
-  for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+  for f in "$etc"/sources.list "$etc"/sources.list.d/*.list; do
     [ -f "$f" ] || continue
     case "${f##*/}" in fastmm-c-*) continue ;; esac
     # A line is `deb [options] URI SUITE COMPONENT...`: the type is the first field, and the
@@ -67,12 +68,12 @@ apt_source_twins() {
       echo "# Written by fastmm-c's $writer: the $type twins of this machine's own"
       echo "# package sources${suite:+ (suite $suite as $new_suite)}, $purpose. Safe to remove."
       cat "$out"
-    } | $sudo tee "/etc/apt/sources.list.d/$name.$kind" >/dev/null; then
-      echo "apt-source-twins: cannot write /etc/apt/sources.list.d/$name.$kind" >&2
+    } | $sudo tee "$etc/sources.list.d/$name.$kind" >/dev/null; then
+      echo "apt-source-twins: cannot write $etc/sources.list.d/$name.$kind" >&2
       rm -f "$d822" "$dline"
       return 2
     fi
-    echo "/etc/apt/sources.list.d/$name.$kind"
+    echo "$etc/sources.list.d/$name.$kind"
     wrote=1
   done
   rm -f "$d822" "$dline"
