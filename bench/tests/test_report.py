@@ -70,6 +70,42 @@ class ReportTest(unittest.TestCase):
         self.assertFalse(met)
         self.assertIn("0.13x short of 0.83x", fig)
 
+    def test_the_targets_of_the_second_round(self):
+        comps = [
+            comparison("pascal-win32", "pas_mixed", "fastmm4avx", 5.0, "peak-working-set"),
+            comparison("pascal-win64", "pas_realloc_grow", "fastmm4avx", 30.0, "peak-working-set"),
+            comparison("win64", "large_alloc_free", "rpmalloc", -40.0, "peak-working-set"),
+            comparison("win64", "realloc_inplace", "fastmm-c-purec", 3.0, "peak-working-set"),
+            comparison("win32", "realloc_inplace", "fastmm-c-purec", 8.0, "peak-working-set"),
+            comparison("win64", "medium_churn", "mimalloc", 80.0, "peak-working-set", 30e6, 20e6),
+            comparison("win64", "medium_churn", "rpmalloc", 60.0, "peak-working-set", 15e6, 20e6),
+            comparison("win64", "medium_churn", "fastmm-c-unchecked", 0.0, "peak-working-set",
+                       10e6, 20e6),
+            comparison("native", "fc_mt_alloc_realloc", "mimalloc", -18.0, "peak-rss"),
+        ]
+        checks = {what: (met, fig) for what, met, fig in report.target_checks(comps)}
+        # At most 0.8x FastMM4-AVX's time: a speed ratio of at least 1.25.
+        met, fig = checks["pascal-win32 pas_mixed: <= 0.8x FastMM4-AVX's time"]
+        self.assertFalse(met)
+        self.assertIn("0.20x short of 1.25x", fig)
+        self.assertTrue(checks["pascal-win64 pas_realloc_grow: <= 0.8x FastMM4-AVX's time"][0])
+        # Within twice rpmalloc's time: 0.60x is met, as 0.49x would not be.
+        self.assertTrue(checks["win64 large_alloc_free: <= 2x rpmalloc's time"][0])
+        # Measurably faster: the whole interval above 1.0x (the made-up interval is +-5 points).
+        met, fig = checks["win64 realloc_inplace: the NASM entry faster than the C path"]
+        self.assertFalse(met)
+        self.assertIn("the interval reaches 1.0x", fig)
+        self.assertTrue(checks["win32 realloc_inplace: the NASM entry faster than the C path"][0])
+        self.assertTrue(checks["win64 medium_churn: >= rpmalloc"][0])
+        self.assertFalse(checks["native fc_mt_alloc_realloc: >= mimalloc"][0])
+        # The peak against the best peer, not against fastmm-c's own yardstick's 10 MB.
+        met, fig = checks["win64 medium_churn: peak memory no worse than the best peer"]
+        self.assertFalse(met)
+        self.assertIn("vs rpmalloc", fig)
+        # Nothing measured, nothing reported.
+        self.assertNotIn("win32 medium_churn: >= mimalloc", checks)
+        self.assertNotIn("win32 medium_churn: peak memory no worse than the best peer", checks)
+
     def test_every_memory_table_names_its_figure(self):
         r = result()
         checks = report.write_results(self.dir, r)
