@@ -10,6 +10,10 @@
 # wine-run.sh --win32-emulator: when Win32 programs run here only under an emulator of i386
 # programs (QEMU's, through binfmt_misc), prints its name and version and exits 0; else exits 1.
 # Under emulation the programs behave as on a 32-bit CPU; their times are not a 32-bit CPU's.
+# FASTMM_WINE_WRAPPER: words (split at spaces) run before Wine's 32-bit loader when the program
+# is a Win32 one, such as a qemu-i386 with a plugin that counts what the program runs
+# (bench/win32-instructions.sh); the loader is then told not to execute itself again
+# (WINELOADERNOEXEC=1), so that the wrapper sees the whole program. Win64 programs run as always.
 # The MinGW toolchain files name this script as CMAKE_CROSSCOMPILING_EMULATOR, so ctest runs
 # every Windows test through it.
 #
@@ -180,17 +184,24 @@ if [ -f "$1" ] && [ -x "$loader64" ]; then
   fi
 fi
 
+run=("$loader")
+if [ -n "${FASTMM_WINE_WRAPPER:-}" ] && [ "$loader" = wine ]; then
+  # In the wrapper's environment only: the probe below must start the loader as usual.
+  read -r -a wrapper <<<"$FASTMM_WINE_WRAPPER"
+  run=(env WINELOADERNOEXEC=1 "${wrapper[@]}" "$loader32")
+fi
+
 # And if that message comes anyway, the program never ran: run it once more.
 err=$(mktemp)
 trap 'rm -f "$err"' EXIT
-"$loader" "$@" 2>"$err"
+"${run[@]}" "$@" 2>"$err"
 rc=$?
 if [ $rc -ne 0 ] && grep -q "cannot connect to it" "$err"; then
   cat "$err" >&2
   echo "wine-run: Wine could not reach its server; running the program again" >&2
   sleep 2
   wineserver -p60 >/dev/null 2>&1 || true
-  "$loader" "$@" 2>"$err"
+  "${run[@]}" "$@" 2>"$err"
   rc=$?
 fi
 if [ $rc -ne 0 ] && [ "$loader" = wine ] && ! win32_runs; then
