@@ -20,7 +20,7 @@
 # to read and write (tests/scripts/test_apt_source_twins.sh gives it its fixtures).
 apt_source_twins() {
   local name=$1 writer=$2 purpose=$3 type=$4 suite=${5:-} new_suite=${6:-}
-  local etc=${FASTMM_APT_ETC:-/etc/apt} sudo="" f out kind wrote=0
+  local etc=${FASTMM_APT_ETC:-/etc/apt} sudo="" f out kind rc=1
   [ "$(id -u)" = 0 ] || [ -w "$etc/sources.list.d" ] || sudo=sudo
   local d822 dline
   d822=$(mktemp)
@@ -70,12 +70,12 @@ apt_source_twins() {
       cat "$out"
     } | $sudo tee "$etc/sources.list.d/$name.$kind" >/dev/null; then
       echo "apt-source-twins: cannot write $etc/sources.list.d/$name.$kind" >&2
-      rm -f "$d822" "$dline"
-      return 2
+      rc=2
+      break
     fi
     echo "$etc/sources.list.d/$name.$kind"
-    wrote=1
+    rc=0
   done
   rm -f "$d822" "$dline"
-  [ $wrote = 1 ]
+  return $rc
 }
