@@ -16,7 +16,7 @@ Pascal leaves without symbols: in FastMM4-AVX's Win64 build that is the code aft
 finalization routine, up to the unit's first symbol (its lock bytes 0x6B/0x6D and its CPUID
 probe show whose it is). The program's symbols are read with MinGW's nm; the program loads at its
 preferred base. Prints, per run, the workload's ns per operation and the shares, then the
-medians. Natively, Linux's perf must be allowed to sample (perf_event_paranoid <= 1 or root).
+medians. perf must be allowed to sample the process (root, or perf_event_paranoid at most 1).
 """
 
 import argparse
