@@ -20,7 +20,6 @@ medians. perf must be allowed to sample the process (root, or perf_event_paranoi
 """
 
 import argparse
-import bisect
 import collections
 import json
 import os
@@ -29,39 +28,17 @@ import subprocess
 import sys
 import tempfile
 
+from fastmm_bench.pe_symbols import symbol_at, text_symbols, unit_of
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WINE_RUN = os.path.join(REPO, "cmake", "wine-run.sh")
-
-
-def text_symbols(program):
-    out = subprocess.run(["x86_64-w64-mingw32-nm", "-n", program], capture_output=True,
-                         text=True, check=True).stdout
-    syms = []
-    for line in out.splitlines():
-        parts = line.split()
-        if len(parts) == 3 and parts[1] in "tT":
-            syms.append((int(parts[0], 16), parts[2]))
-    syms.sort()
-    return syms
-
-
-def unit_of(name):
-    return name.split("_$")[0].split("$")[0] or name
 
 
 def classify(args, syms):
     """A function from (ip, dso) to a group: "manager", "program and RTL", "kernel", "other"."""
     addrs = [a for a, _ in syms]
-    mm_start = mm_end = None
-    if args.mm_after:
-        names = [n for _, n in syms]
-        if args.mm_after not in names:
-            sys.exit("pascal_time_split: no symbol %s in %s" % (args.mm_after, args.program))
-        i = names.index(args.mm_after)
-        # From that symbol to the next one: its own body (a finalization stub of a few
-        # instructions) is counted with the unlabelled routines after it.
-        mm_start = syms[i][0]
-        mm_end = syms[i + 1][0] if i + 1 < len(syms) else 1 << 64
+    if args.mm_after and args.mm_after not in (n for _, n in syms):
+        sys.exit("pascal_time_split: no symbol %s in %s" % (args.mm_after, args.program))
 
     def group(ip, dso):
         if "kernel" in dso:
@@ -69,10 +46,11 @@ def classify(args, syms):
         if args.mm_dll and dso.endswith("/" + args.mm_dll):
             return "manager"
         if "perf-" in dso or dso.endswith(os.path.basename(args.program)):
-            if mm_start is not None and mm_start <= ip < mm_end:
-                return "manager"
-            i = bisect.bisect_right(addrs, ip) - 1
-            if i >= 0 and args.mm_unit and unit_of(syms[i][1]) == args.mm_unit:
+            # The --mm-after symbol's own body (a finalization stub of a few instructions) is
+            # counted with the unlabelled routines after it.
+            found = symbol_at(syms, addrs, ip)
+            name = found[0] if found else ""
+            if name == args.mm_after or (args.mm_unit and unit_of(name) == args.mm_unit):
                 return "manager"
             return "program and RTL"
         return "other"
@@ -118,7 +96,7 @@ def main():
     args = ap.parse_args()
     if not (args.mm_dll or args.mm_unit):
         sys.exit("pascal_time_split: say where the manager is: --mm-dll or --mm-unit")
-    group = classify(args, text_symbols(args.program))
+    group = classify(args, text_symbols(args.program, "x86_64-w64-mingw32-nm"))
     groups = ("manager", "program and RTL", "kernel", "other")
     results = []
     with tempfile.TemporaryDirectory(prefix="fastmm-split-") as workdir:

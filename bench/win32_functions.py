@@ -21,7 +21,6 @@ routines without symbols follow. Counts, not time.
 """
 
 import argparse
-import bisect
 import collections
 import glob
 import json
@@ -30,6 +29,8 @@ import re
 import subprocess
 import sys
 import tempfile
+
+from fastmm_bench.pe_symbols import symbol_at, text_symbols, unit_of
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WINE_RUN = os.path.join(REPO, "cmake", "wine-run.sh")
@@ -43,14 +44,6 @@ def pe_layout(path):
     base = re.search(r"^ImageBase\s+([0-9a-fA-F]+)", out, re.M)
     size = re.search(r"^SizeOfImage\s+([0-9a-fA-F]+)", out, re.M)
     return int(base.group(1), 16), int(size.group(1), 16)
-
-
-def text_symbols(path):
-    out = subprocess.run(["i686-w64-mingw32-nm", "-n", path], capture_output=True, text=True,
-                         check=True).stdout
-    syms = sorted((int(p[0], 16), p[2]) for p in (l.split() for l in out.splitlines())
-                  if len(p) == 3 and p[1] in "tT")
-    return syms
 
 
 def parse_blocks(text):
@@ -69,17 +62,14 @@ class Image:
     def __init__(self, tag, path):
         self.tag = tag
         self.base, self.size = pe_layout(path)
-        self.syms = text_symbols(path)
+        self.syms = text_symbols(path, "i686-w64-mingw32-nm")
         self.addrs = [a for a, _ in self.syms]
 
     def name(self, pc):
         """(symbol, is its first block) for an address in this image, else None."""
         if not self.base <= pc < self.base + self.size:
             return None
-        i = bisect.bisect_right(self.addrs, pc) - 1
-        if i < 0:
-            return "?", False
-        return self.syms[i][1], pc == self.syms[i][0]
+        return symbol_at(self.syms, self.addrs, pc) or ("?", False)
 
 
 def per_function(low, high, ops, images):
@@ -99,10 +89,6 @@ def per_function(low, high, ops, images):
         if first:
             funcs[key][1] += runs / ops
     return funcs
-
-
-def unit_of(name):
-    return name.split("_$")[0].split("$")[0] or name
 
 
 def count(args, scale, workdir):
