@@ -34,9 +34,18 @@ static size_t kept_bytes(void) {
   return large_cached_bytes() + medium_spare_bytes();
 }
 
+#if defined(FASTMM_MUTANT_NO_RELEASE)
+/* A mutant the tests build (tests/CMakeLists.txt): nothing kept is given back, so the tests of
+ * memory returned to the OS are seen to fail when the release does nothing. Never shipped. */
+static size_t give_back_up_to(uint32_t tick) {
+  (void)tick;
+  return 0;
+}
+#else
 static size_t give_back_up_to(uint32_t tick) {
   return large_release_cached(tick) + medium_release_spare(tick);
 }
+#endif
 
 void release_idle_pass(void) {
   lock_acquire(&pass_lock);
