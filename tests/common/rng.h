@@ -40,16 +40,22 @@ static inline size_t rng_range(rng_state *r, size_t lo, size_t hi) {
   return lo + rng_below(r, hi - lo + 1);
 }
 
-/* Log-uniform in [lo, hi] (lo > 0): a power-of-two band picked uniformly, then a size uniformly
- * inside it, so each doubling of the size is about as likely as the next. */
+/* Log-uniform in [lo, hi] (0 < lo <= hi): a power-of-two band [lo << b, (lo << (b + 1)) - 1]
+ * picked uniformly, then a size uniformly inside it, so each doubling of the size is about as
+ * likely as the next. The top band is cut short by hi: a size drawn in it above hi is drawn
+ * again from the start, so that band is as likely as the part of a doubling it covers. (Giving
+ * it a whole band's share made hi itself one draw in ten for [8, 4096].) */
 static inline size_t rng_log_range(rng_state *r, size_t lo, size_t hi) {
   unsigned bands = 0;
   while (((size_t)lo << (bands + 1)) <= hi && bands < 62)
     bands++;
-  unsigned b = (unsigned)rng_below(r, (size_t)bands + 1u);
-  size_t band_lo = lo << b;
-  size_t band_hi = b == bands ? hi : (lo << (b + 1)) - 1u;
-  return rng_range(r, band_lo, band_hi);
+  for (;;) {
+    unsigned b = (unsigned)rng_below(r, (size_t)bands + 1u);
+    size_t band_lo = lo << b;
+    size_t size = rng_range(r, band_lo, (band_lo << 1) - 1u);
+    if (size <= hi)
+      return size;
+  }
 }
 
 #endif
