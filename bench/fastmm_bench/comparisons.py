@@ -101,10 +101,10 @@ def geomean_records(comps, platform):
             "baseline_ns_per_op": geo("baseline_ns_per_op"),
             "candidate_ns_per_op": geo("candidate_ns_per_op"), "ops": 1,
             "mem_kind": ok[0]["mem_kind"],
-            "baseline_peak_mem": int(geo("baseline_peak_mem")),
-            "candidate_peak_mem": int(geo("candidate_peak_mem")),
-            "baseline_peak_mem_abs": int(geo("baseline_peak_mem_abs")),
-            "candidate_peak_mem_abs": int(geo("candidate_peak_mem_abs")),
+            "baseline_peak_mem": int(round(geo("baseline_peak_mem"))),
+            "candidate_peak_mem": int(round(geo("candidate_peak_mem"))),
+            "baseline_peak_mem_abs": int(round(geo("baseline_peak_mem_abs"))),
+            "candidate_peak_mem_abs": int(round(geo("candidate_peak_mem_abs"))),
             "peak_live": 0,
         })
     return out
