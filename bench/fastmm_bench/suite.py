@@ -17,7 +17,8 @@ from .errors import RunFailed
 from .paths import REPO
 from .peers import PEERS_BUILD, default_source
 from .processes import finish
-from .suite_programs import LEFT_OUT, PROCS, PROGRAM_BY_NAME, PROGRAMS, SUITE
+from .suite_programs import (BARNES_QUICK_BODIES, ESPRESSO_QUICK_LINES, LEFT_OUT, PROCS,
+                             PROGRAM_BY_NAME, PROGRAMS, SUITE)
 
 SOURCE = "mimalloc-bench"
 TIME = "/usr/bin/time"
@@ -27,6 +28,8 @@ DOWNLOADED = {"shbench": ("sh6bench-new.c", "sh8bench-new.c")}
 # What the loader prints when LD_PRELOAD names a library it cannot load (and then runs the
 # program on the C library's malloc: that run would measure the wrong allocator).
 NOT_PRELOADED = "cannot be preloaded"
+# The way build() makes the programs: a change of it must rebuild the folders it made before.
+BUILD_STEPS = "links+stand-ins, cmake Release, one target at a time, quick inputs; 1"
 
 # The state of the run: the source's bench/ folder, the quick inputs' folder, the built programs
 # (exe name -> path: the build's, then the run's snapshot copies), why the platform cannot run,
@@ -52,11 +55,11 @@ def build_folder(src, given):
 
 
 def stamp_of(bench, tools):
-    """What a build depends on: this module's build steps, every file of the source's bench/
-    folder (path, size, time), and the tools' versions."""
+    """What a build depends on: the way it is made (BUILD_STEPS), the programs built, every file
+    of the source's bench/ folder (path, size, time), and the tools' versions."""
     h = hashlib.sha256()
-    with open(__file__, "rb") as f:
-        h.update(f.read())
+    h.update(("%s %s %d %d\n" % (BUILD_STEPS, sorted({p.exe for p in PROGRAMS}),
+                                 ESPRESSO_QUICK_LINES, BARNES_QUICK_BODIES)).encode())
     for root, dirs, files in os.walk(bench):
         dirs.sort()
         for name in sorted(files):
@@ -92,7 +95,6 @@ def make_quick_inputs(bench, data):
     """The quick scale's inputs, from the source's own: the first lines of espresso's largest
     input, barnes's input with fewer bodies."""
     os.makedirs(data, exist_ok=True)
-    from .suite_programs import BARNES_QUICK_BODIES, ESPRESSO_QUICK_LINES
     with open(os.path.join(bench, "espresso", "largest.espresso")) as f:
         lines = f.readlines()[:ESPRESSO_QUICK_LINES]
     with open(os.path.join(data, "espresso-quick.espresso"), "w") as f:
@@ -184,14 +186,15 @@ def prepare(platforms, sources, notes, run=subprocess.run):
         return
     BUILT.update(built)
     STATE.update({"bench": os.path.join(src, "bench"), "data": os.path.join(out, "data")})
-    for name, why in sorted(LEFT_OUT.items()):
-        notes.append("native-suite: %s left out: %s" % (name, why))
+    notes.append("native-suite: %s left out: %s" % LEFT_OUT)
 
 
 def check():
     """None when the suite's programs are built, else why the platform is skipped."""
     if STATE["problem"]:
         return STATE["problem"]
+    if not os.access(TIME, os.X_OK):
+        return "%s is not installed (the time package: scripts/install-deps.sh)" % TIME
     if not BUILT:
         return "mimalloc-bench's programs are not built"
     return None
