@@ -435,7 +435,8 @@ def markdown(result, checks):
                "takes from the process's VmHWM; Wine's PeakPagefileUsage is not a peak, it "
                "equals the current commit); on Windows proper: the peak commit "
                "(PeakPagefileUsage). Each table names its figure. Workloads that write only the "
-               "ends of large blocks can show less than 1x.")
+               "ends of large blocks can show less than 1x. The native-suite programs (mimalloc-"
+               "bench's) show the whole process's peak resident set (ru_maxrss), in MB.")
     out.append("")
     out.append(memory_table(result, True))
     out.append("## Every comparison")
@@ -450,9 +451,13 @@ def markdown(result, checks):
                      "%+.2f%%" % c["median_gain_pct"],
                      "%+.2f%% .. %+.2f%%" % (c["ci_low_pct"], c["ci_high_pct"]),
                      fmt_instr(c) if c["target"] == "native" else "",
+                     # The suite's programs are one operation each: their time in seconds.
+                     "%.3f s / %.3f s" % (c["baseline_ns_per_op"] / 1e9,
+                                          c["candidate_ns_per_op"] / 1e9)
+                     if c["target"] == SUITE else
                      "%.2f / %.2f" % (c["baseline_ns_per_op"], c["candidate_ns_per_op"]),
                      "%s / %s" % (mb(c["baseline_peak_mem"]), mb(c["candidate_peak_mem"])),
-                     c["mem_kind"], mb(c["peak_live"])])
+                     c["mem_kind"], mb(c["peak_live"]) if c["peak_live"] else "-"])
     out.append(table(["target", "workload", "baseline", "pairs", "median gain", "95% interval",
                       "instr gain", "ns/op base / fastmm-c", "peak mem base / fastmm-c",
                       "peak mem figure", "peak live"], rows, True))
