@@ -67,6 +67,11 @@ class Program:
         self.threads, self.stdin, self.figure, self.output = threads, stdin, figure, output
         self.what = what
 
+    def probe(self):
+        """Whether a tiny run of it can show that an allocator loads: it has a quick form, its
+        time is the wall's and its output is not compared."""
+        return self.quick is not None and self.figure is None and self.output is None
+
     def command_args(self, scale):
         """(arguments, stdin file or None) at a scale: bench.sh's at 1 and above, the quick ones
         below."""

@@ -142,7 +142,7 @@ class SuiteTest(unittest.TestCase):
 
     def test_an_allocator_the_loader_cannot_preload_is_skipped_with_a_note(self):
         self.built()
-        fake = FakeRuns({"cfrac": CFRAC_OUT}, stderr={"libtcmalloc_minimal.so.4": (
+        fake = FakeRuns(stderr={"libtcmalloc_minimal.so.4": (
             "ERROR: ld.so: object 'libtcmalloc_minimal.so.4' from LD_PRELOAD cannot be "
             "preloaded (cannot open shared object file): ignored.")})
         active, notes = self.choose([t for t in self.targets() if t.platform == SUITE], fake)
@@ -152,7 +152,7 @@ class SuiteTest(unittest.TestCase):
                                             "loader did not preload libtcmalloc_minimal.so.4"))
         # The runs started the snapshot's copies, the candidate's library among them.
         snap = os.path.join(self.tmp, "snap", SUITE)
-        self.assertIn(("cfrac", "libfastmmc-malloc.so"), [c[:2] for c in fake.calls])
+        self.assertIn(("mstress", "libfastmmc-malloc.so"), [c[:2] for c in fake.calls])
         self.assertTrue(all(c[2][c[2].index("env") + 2].startswith(snap) or
                             c[2][c[2].index("env") + 1].startswith(snap) for c in fake.calls))
 
@@ -198,6 +198,25 @@ class SuiteTest(unittest.TestCase):
         rec = self.run_suite("cfrac", fake, "mimalloc")
         self.assertEqual((rec["seconds"], rec["peak_mem"], rec["mem_kind"]), (0.5, 2 << 20, "maxrss"))
         self.assertEqual(len(fake.calls), 3)
+
+    def test_an_output_that_differs_is_a_failed_comparison_not_a_skipped_allocator(self):
+        self.built()
+        fake = FakeRuns({"cfrac": CFRAC_OUT, "larson": LARSON_OUT,
+                         ("cfrac", "libmimalloc.so.2"): CFRAC_OUT + "extra\n"})
+        ts = [t for t in self.targets() if t.platform == SUITE and t.name != "tcmalloc"]
+        active, notes = self.choose(ts, fake)
+        self.assertEqual(([t.name for t in active[SUITE]], notes),
+                         (["fastmm-c", "glibc", "mimalloc"], []))
+        plan = runner.make_plan([SUITE], ["cfrac"], active)
+        with mock.patch.object(suite, "execute", fake), open(os.devnull, "w") as raw:
+            samples, failures, _ = runner.run_rounds(plan, 0, 2, 1.0, {0}, {0, 1}, raw,
+                                                     mock.Mock(), notes)
+        self.assertEqual(list(failures), [(SUITE, "cfrac", "mimalloc")])
+        self.assertIn("OUTPUT DIFFERS", failures[(SUITE, "cfrac", "mimalloc")])
+        comps = [comparisons.compare(SUITE, "cfrac", active[SUITE][0], b, samples, failures, {},
+                                     {}) for b in active[SUITE][1:]]
+        self.assertEqual([c.get("error", "")[:31] for c in comps],
+                         ["", "mimalloc failed: OUTPUT DIFFERS"])
 
     def test_times_in_the_output_are_no_difference(self):
         self.built()
