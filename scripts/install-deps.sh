@@ -42,13 +42,17 @@ gcc_has() {
 gcc_has libasan.so || need+=(libasan8)
 gcc_has libubsan.so || need+=(libubsan1)
 # The benchmark (bench/run): Debian's own python3 (its shebang) with matplotlib for the chart,
-# the peer allocators it loads by name (mimalloc, jemalloc, tcmalloc), valgrind for callgrind.
+# the peer allocators it loads by name or preloads (mimalloc, jemalloc, tcmalloc), valgrind for
+# callgrind.
 [ -x /usr/bin/python3 ] || need+=(python3)
 deb_has python3-matplotlib || need+=(python3-matplotlib)
 deb_has libmimalloc2.0 || need+=(libmimalloc2.0)
 deb_has libjemalloc2 || need+=(libjemalloc2)
 deb_has libtcmalloc-minimal4 || need+=(libtcmalloc-minimal4)
 have valgrind || need+=(valgrind)
+# GNU time: the peak resident set of each mimalloc-bench program (bench/run's native-suite
+# platform, which builds those programs with cmake, gcc and g++, above).
+[ -x /usr/bin/time ] || need+=(time)
 # Free Pascal, for the Pascal tests and demo: scripts/build-fpc.sh builds the Win32/Win64 cross
 # compilers from the compiler (ppcx64), fpcmake and the compiler's source.
 have ppcx64 || need+=(fp-compiler-3.2.2)

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 """fastmm-c's benchmark driver, run as bench/run (the method is in bench/README.md).
 
-For every platform (win32 and win64 under Wine, native Linux), every workload and every baseline
+For every platform (win32 and win64 under Wine, native Linux, mimalloc-bench's programs
+natively), every workload and every baseline
 allocator of bench/targets.conf, it measures fastmm-c (the candidate) against the baseline as
 the seed review did: warmup rounds, then N alternating baseline/candidate process pairs, each
 process pinned to a CPU, the gain of each pair (baseline time / candidate time - 1) * 100, their
@@ -15,7 +16,11 @@ The modules, in the order a run uses them:
   workloads    the workloads bench/run knows (they must match `fastmm_bench --list`)
   targets      bench/targets.conf: the allocators of each platform
   programs     the fastmm_bench programs: snapshot copies, commands, environments, Wine's server
+  suite_programs, suite
+               the native-suite platform: mimalloc-bench's programs, their build with its own
+               CMakeLists.txt, their runs by LD_PRELOAD under /usr/bin/time, the output check
   runner       one pinned process, and the rounds of alternating baseline/candidate pairs
+  processes    waiting for one process, with its time limit
   callgrind    instruction counts of the timed region (native)
   stats        the statistics of paired runs: gains, medians, the bootstrap interval
   comparisons  one record of results.json per baseline/candidate comparison

@@ -3,6 +3,7 @@
 95% interval, one bar per baseline (matplotlib, Debian's python3-matplotlib)."""
 
 from .targets import PLATFORMS
+from .comparisons import GEOMEAN
 from .workloads import WORKLOAD_NAMES
 
 
@@ -18,7 +19,7 @@ def make_chart(result, path):
     if not plats:
         return "chart skipped: no comparison succeeded"
     # Per platform, the workloads it ran (the pascal-* platforms have their own).
-    shown = {p: [w for w in WORKLOAD_NAMES if any(c["workload"] == w and c["target"] == p
+    shown = {p: [w for w in WORKLOAD_NAMES + [GEOMEAN] if any(c["workload"] == w and c["target"] == p
                                                   for c in comps)] for p in plats}
     most = max(len(ws) for ws in shown.values())
     baselines = []
@@ -59,7 +60,8 @@ def make_chart(result, path):
         ax.set_yticks(range(len(workloads)))
         ax.set_yticklabels(workloads, fontsize=8)
         ax.grid(axis="x", which="both", alpha=0.3)
-        ax.set_title({"native": "native Linux", "win64": "Win64 (Wine)", "win32": "Win32 (Wine)",
+        ax.set_title({"native": "native Linux", "native-suite": "mimalloc-bench (LD_PRELOAD)",
+                      "win64": "Win64 (Wine)", "win32": "Win32 (Wine)",
                       "pascal-win64": "Free Pascal, Win64 (Wine)",
                       "pascal-win32": "Free Pascal, Win32 (Wine)"}[p])
         ax.set_xlabel("peer time / fastmm-c time (log; > 1: fastmm-c faster)", fontsize=8)

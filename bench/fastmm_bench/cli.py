@@ -14,11 +14,13 @@ import tempfile
 import time
 
 from . import callgrind, chart, peers, programs, report, runner, stats
-from .comparisons import compare
+from . import suite
+from .comparisons import compare, geomean_records
 from .errors import BenchError
 from .machine import machine_info
 from .paths import CALLGRIND_CACHE, RESULTS
 from .progress import Progress
+from .suite_programs import SUITE
 from .targets import PLATFORMS, read_targets
 from .workloads import ALL_WORKLOADS, WORKLOAD_CALLGRIND, WORKLOAD_NAMES, threads_of
 
@@ -34,7 +36,7 @@ CALLGRIND_SCALE = 0.1
 # intervals are wide; a figure worth quoting comes from the default run or --pairs 100. An
 # option given on the command line overrides the quick mode's value.
 QUICK = {"pairs": 3, "warmups": 0, "scale": 0.2, "no_callgrind": True,
-         "targets": "native:glibc,*:mimalloc,win*:heapalloc,pascal-*:fpc-heap"}
+         "targets": "native:glibc,native-suite:glibc,*:mimalloc,win*:heapalloc,pascal-*:fpc-heap"}
 
 
 def select(names, patterns, what):
@@ -96,8 +98,9 @@ def parse_args(argv=None):
     ap.add_argument("--warmups", type=int,
                     help="warmup rounds before them (default %d)" % WARMUPS)
     ap.add_argument("--workloads", help="comma-separated names or patterns (default: all)")
-    ap.add_argument("--platforms", help="comma-separated: native, win64, win32, pascal-win64, "
-                    "pascal-win32 (default: all)")
+    ap.add_argument("--platforms", help="comma-separated: native, native-suite (mimalloc-bench's "
+                    "programs, from --peer-source mimalloc-bench=DIR), win64, win32, "
+                    "pascal-win64, pascal-win32 (default: all)")
     ap.add_argument("--targets-file", metavar="FILE",
                     help="the targets from FILE (the format of bench/targets.conf) instead of "
                          "bench/targets.conf: e.g. a build of another commit as a baseline, or "
@@ -107,7 +110,8 @@ def parse_args(argv=None):
     ap.add_argument("--peer-source", action="append", metavar="NAME=DIR",
                     help="build the peer NAME from the source folder DIR: mimalloc (instead "
                     "of the one scripts/fetch-peer-mimalloc.sh fetched from Debian), "
-                    "fastmm4avx (FastMM4-AVX in the Pascal program), rpmalloc or snmalloc (win32, "
+                    "fastmm4avx (FastMM4-AVX in the Pascal program), mimalloc-bench (the "
+                    "native-suite platform's programs), rpmalloc or snmalloc (win32, "
                     "win64 and native), which have no other source than a folder given here or "
                     "put in the default one (bench/peers/README.md); repeatable")
     ap.add_argument("--scale", type=float,
@@ -169,7 +173,10 @@ def main(argv=None):
         # The candidate of a platform is always kept: every comparison needs it.
         targets = [t for t in targets if t.key in keep or t.role == "candidate"]
     notes = []
-    targets = peers.prepare(targets, platforms, peers.parse_peer_sources(args.peer_source), notes)
+    sources = peers.parse_peer_sources(args.peer_source)
+    targets = peers.prepare(targets, platforms, sources, notes)
+    suite.prepare(platforms, sources, notes)
+    workloads = suite.select(workloads, args.scale, notes)
     allowed = sorted(os.sched_getaffinity(0))
     cpu = args.cpu if args.cpu is not None else allowed[-1]
     if cpu not in allowed:
@@ -184,7 +191,7 @@ def main(argv=None):
     print("bench/run: %d pairs after %d warmups, scale %g, single-thread runs on CPU %d, "
           "2-thread runs on CPUs %s" % (args.pairs, args.warmups, args.scale, cpu,
                                         ",".join(map(str, sorted(multi_cpus)))), file=sys.stderr)
-    if any(p != "native" for p in platforms):
+    if any(programs.under_wine(p) for p in platforms):
         programs.prepare_wine()
         programs.keep_wineserver()
     snapshot = tempfile.mkdtemp(prefix="fastmm-bench-")
@@ -272,6 +279,7 @@ def measure(args, platforms, workloads, active, notes, single_cpus, multi_cpus, 
         cand = next(t for t in ts if t.role == "candidate")
         for b in [t for t in ts if t.role != "candidate"]:
             comparisons.append(compare(p, w, cand, b, samples, failures, cg_results, cg_failures))
+    comparisons += geomean_records(comparisons, SUITE)
 
     meta = machine_info()
     meta.update({

@@ -42,6 +42,10 @@ RECIPES = {
     # snmalloc.dll (win32, win64) and with gcc/g++ into librpmalloc.so and libsnmalloc.so
     # (native); nothing fetches them.
     "rpmalloc": Recipe("an rpmalloc 1.4.5 source tree", os.path.join("rpmalloc", "rpmalloc.c")),
+    # mimalloc-bench's benchmark programs, the native-suite platform's (fastmm_bench.suite builds
+    # them with its own bench/CMakeLists.txt; no target of it lies under build/peers/).
+    "mimalloc-bench": Recipe("a mimalloc-bench source folder", os.path.join("bench",
+                                                                         "CMakeLists.txt")),
     "snmalloc": Recipe("an snmalloc 0.7.5 source tree",
                        os.path.join("src", "snmalloc", "override", "malloc.cc")),
 }

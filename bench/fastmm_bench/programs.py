@@ -8,7 +8,9 @@ import os
 import shutil
 import subprocess
 
+from . import suite
 from .paths import REPO, WINE_RUN
+from .suite_programs import SUITE
 from .targets import is_pascal_platform
 from .workloads import threads_of, workloads_of
 
@@ -25,6 +27,11 @@ NATIVE_ENV = {"GLIBC_TUNABLES": "glibc.rtld.optional_static_tls=16384"}
 # platform -> the run's copy of its program (take_snapshot), the one its targets run; on the
 # pascal-* platforms each target runs a copy of it in a folder of its own (Target.snapshot_exe).
 SNAPSHOT_EXES = {}
+
+
+def under_wine(platform):
+    """Whether the platform's programs are Windows programs (run under Wine)."""
+    return platform not in ("native", SUITE)
 
 
 def bench_exe(platform, built=False):
@@ -59,7 +66,11 @@ def take_snapshot(platform, targets, where):
     pascal target whose library field names a program (Target.own_program: a peer built into
     the program) gets a copy of that program in its folder instead, and no DLL.
     The other programs load a library by path: one program, each library in
-    <platform>/<target name>."""
+    <platform>/<target name>. The native-suite platform's programs are mimalloc-bench's
+    (suite.take_snapshot)."""
+    if platform == SUITE:
+        suite.take_snapshot(targets, where)
+        return
     d = os.path.join(where, platform)
     os.makedirs(d, exist_ok=True)
     src = bench_exe(platform, built=True)
@@ -128,6 +139,8 @@ def check_program(platform, emulated_win32=False):
     """None if the platform's program is there and lists the workloads bench/run knows, else
     why the platform is skipped. Under an emulator of i386 programs the Win32 platforms are
     skipped unless `emulated_win32`: their times would be the emulator's."""
+    if platform == SUITE:
+        return suite.check()
     exe = bench_exe(platform)
     if not os.path.exists(exe):
         preset = platform[len("pascal-"):] if is_pascal_platform(platform) else platform

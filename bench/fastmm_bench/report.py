@@ -8,18 +8,25 @@ import os
 
 from .progress import fmt_duration
 from .targets import PLATFORMS
+from .comparisons import GEOMEAN
+from .suite_programs import SUITE, SUITE_NAMES
 from .workloads import MEMORY_WORKLOADS, WORKLOAD_NAMES, threads_of
+
+# The rows of the tables: every workload, then the suite's geometric mean.
+ROW_ORDER = WORKLOAD_NAMES + [GEOMEAN]
 
 # What each program's peak-memory figure is (its "mem_kind"), said in every table that shows one.
 MEM_KIND_LABELS = {
     "peak-rss": "the peak resident set, VmHWM",
     "peak-working-set": "PeakWorkingSetSize, which Wine takes from the process's VmHWM",
     "peak-commit": "the peak commit, PeakPagefileUsage",
+    "maxrss": "the process's peak resident set, getrusage's ru_maxrss through /usr/bin/time",
 }
 
 
 PLATFORM_TITLES = {
     "native": "Native Linux (libfastmmc.so)",
+    "native-suite": "mimalloc-bench's programs, native Linux, by LD_PRELOAD (libfastmmc-malloc.so)",
     "win64": "Win64 under Wine (fastmmc64.dll)",
     "win32": "Win32 under Wine (fastmmc32.dll)",
     "pascal-win64": "Free Pascal program, Win64 under Wine (FastMMC + fastmmc64.dll)",
@@ -105,6 +112,11 @@ def target_checks(comps):
             throughput(t, w, "fpc-heap", 1.0, ">= Free Pascal's heap")
     round_two_checks(throughput, faster)
     checks += contract_checks(comps)
+    # The malloc drop-in on mimalloc-bench's programs: the geometric mean over the suite at least
+    # glibc's speed and within 10% of mimalloc's time, its peak within 10% of mimalloc's.
+    throughput(SUITE, GEOMEAN, "glibc", 1.0, ">= glibc")
+    throughput(SUITE, GEOMEAN, "mimalloc", 1 / 1.1, "<= 1.1x mimalloc's time")
+    checks += suite_checks(comps)
     mixed = [c for c in comps if c["target"] == "native" and c["workload"] == "mixed"
              and not c.get("error")]
     if mixed:
@@ -145,6 +157,29 @@ def round_two_checks(throughput, faster):
     # is among the checks above).
     for w in ("mixed", "mt_churn", "fc_mt_alloc_realloc"):
         throughput("native", w, "mimalloc", 1.0, ">= mimalloc")
+
+
+def suite_checks(comps):
+    """The suite's peak memory against mimalloc's (geometric means), and that no program failed
+    or changed its output under fastmm-c."""
+    checks = []
+    rows = [c for c in comps if c["target"] == SUITE]
+    if not rows:
+        return checks
+    geo = find(comps, SUITE, GEOMEAN, "mimalloc")
+    if geo is not None:
+        r = geo["candidate_peak_mem"] / max(1, geo["baseline_peak_mem"])
+        checks.append(("%s %s: peak memory <= 1.1x mimalloc's" % (SUITE, GEOMEAN), r <= 1.1,
+                       "%.3fx (%s vs %s)" % (r, mb(geo["candidate_peak_mem"]),
+                                             mb(geo["baseline_peak_mem"]))))
+    cand = rows[0]["candidate"]
+    programs = sorted({c["workload"] for c in rows if c["workload"] != GEOMEAN})
+    bad = sorted({c["workload"] for c in rows if c.get("error") and
+                  c["error"].startswith(cand + " failed")})
+    checks.append(("%s: every program runs, with the C library's output, under %s" % (SUITE, cand),
+                   not bad, "%d programs, all ran" % len(programs) if not bad else
+                   "FAILED: %s" % ", ".join(bad)))
+    return checks
 
 
 def peak_check(checks, comps, platform, workload):
@@ -254,7 +289,7 @@ def platform_tables(result, markdown_style):
             if p == "native":
                 headers.append("instr")
         rows = []
-        for w in WORKLOAD_NAMES:
+        for w in ROW_ORDER:
             wc = [c for c in pc if c["workload"] == w]
             if not wc:
                 continue
@@ -285,7 +320,7 @@ def memory_table(result, markdown_style, workloads=None):
         for c in pc:
             if c["baseline"] not in names:
                 names.append(c["baseline"])
-        shown = [w for w in WORKLOAD_NAMES if workloads is None or w in workloads]
+        shown = [w for w in ROW_ORDER if workloads is None or w in workloads]
         names = [n for n in names if n == names[0] or any(
             c["baseline"] == n and c["workload"] in shown for c in pc)]
         rows = []
@@ -294,7 +329,7 @@ def memory_table(result, markdown_style, workloads=None):
             if not wc:
                 continue
             live = wc[0]["peak_live"]
-            row = [w, mb(live)]
+            row = [w, mb(live) if live else "-"]
             for n in names:
                 if n == wc[0]["candidate"]:
                     v = wc[0]["candidate_peak_mem"]
@@ -306,8 +341,12 @@ def memory_table(result, markdown_style, workloads=None):
             rows.append(row)
         if rows:
             kind = pc[0]["mem_kind"]
-            out.append("%s: peak memory above the base (%s) / the workload's peak live bytes" %
-                       (p, mem_kind_label(kind)))
+            if p == SUITE:
+                out.append("%s: peak memory of each program's process (%s)" %
+                           (p, mem_kind_label(kind)))
+            else:
+                out.append("%s: peak memory above the base (%s) / the workload's peak live bytes" %
+                           (p, mem_kind_label(kind)))
             out.append("")
             out.append(table(["workload", "live"] + names, rows, markdown_style))
             out.append("")
@@ -339,7 +378,7 @@ def terminal_report(result, checks):
            "x 100, [95% bootstrap interval]; 'instr' = the same from callgrind's instruction "
            "counts. Positive = fastmm-c faster.", header_text(meta), ""]
     out.append(platform_tables(result, False))
-    out.append(memory_table(result, False, MEMORY_WORKLOADS))
+    out.append(memory_table(result, False, MEMORY_WORKLOADS + SUITE_NAMES + [GEOMEAN]))
     if checks:
         out.append("The issue's targets (reported, not enforced; %s):" % SPEED_RATIO_NOTE)
         out.append(checks_text(checks, False))
@@ -396,7 +435,8 @@ def markdown(result, checks):
                "takes from the process's VmHWM; Wine's PeakPagefileUsage is not a peak, it "
                "equals the current commit); on Windows proper: the peak commit "
                "(PeakPagefileUsage). Each table names its figure. Workloads that write only the "
-               "ends of large blocks can show less than 1x.")
+               "ends of large blocks can show less than 1x. The native-suite programs (mimalloc-"
+               "bench's) show the whole process's peak resident set (ru_maxrss), in MB.")
     out.append("")
     out.append(memory_table(result, True))
     out.append("## Every comparison")
@@ -411,9 +451,13 @@ def markdown(result, checks):
                      "%+.2f%%" % c["median_gain_pct"],
                      "%+.2f%% .. %+.2f%%" % (c["ci_low_pct"], c["ci_high_pct"]),
                      fmt_instr(c) if c["target"] == "native" else "",
+                     # The suite's programs are one operation each: their time in seconds.
+                     "%.3f s / %.3f s" % (c["baseline_ns_per_op"] / 1e9,
+                                          c["candidate_ns_per_op"] / 1e9)
+                     if c["target"] == SUITE else
                      "%.2f / %.2f" % (c["baseline_ns_per_op"], c["candidate_ns_per_op"]),
                      "%s / %s" % (mb(c["baseline_peak_mem"]), mb(c["candidate_peak_mem"])),
-                     c["mem_kind"], mb(c["peak_live"])])
+                     c["mem_kind"], mb(c["peak_live"]) if c["peak_live"] else "-"])
     out.append(table(["target", "workload", "baseline", "pairs", "median gain", "95% interval",
                       "instr gain", "ns/op base / fastmm-c", "peak mem base / fastmm-c",
                       "peak mem figure", "peak live"], rows, True))

@@ -7,9 +7,12 @@ import os
 import subprocess
 import time
 
+from . import suite
 from .errors import BenchError, RunFailed
 from .paths import REPO
-from .programs import command, environment, keep_wineserver
+from .processes import finish
+from .programs import command, environment, keep_wineserver, under_wine
+from .suite_programs import PROGRAM_BY_NAME, SUITE
 from .workloads import threads_of, workloads_of
 
 RUN_TIMEOUT = 600
@@ -24,34 +27,40 @@ def mask_of(cpus):
     return m
 
 
-def run_one(platform, target, workload, scale, cpus, extra_prefix=None, timeout=RUN_TIMEOUT):
-    """Runs the target's program once, pinned to `cpus`; returns its JSON record."""
-    args = ["--workload", workload, "--scale", repr(scale)] + target.alloc_args()
-    cmd = command(platform, args, target)
-    if extra_prefix:
-        cmd = extra_prefix + cmd
-
+def pinning(cpus):
+    """The function a child runs before exec: pins it to `cpus`, or fails."""
     def pin():
         os.sched_setaffinity(0, cpus)
         if os.sched_getaffinity(0) != set(cpus):
             raise OSError("the CPU set did not take")
+    return pin
 
+
+def pinning_failed(cpus, e):
+    return BenchError("setting the CPU affinity of a benchmark process to %s failed (%s): the "
+                      "run stops, as the method requires" % (sorted(cpus), e))
+
+
+def run_one(platform, target, workload, scale, cpus, extra_prefix=None, timeout=RUN_TIMEOUT):
+    """Runs the target's program once, pinned to `cpus`; returns its JSON record (on the
+    native-suite platform, the record suite.run_one makes of a mimalloc-bench program's run)."""
+    if platform == SUITE:
+        try:
+            return suite.run_one(target, workload, scale, pinning(cpus), timeout)
+        except subprocess.SubprocessError as e:
+            raise pinning_failed(cpus, e)
+    args = ["--workload", workload, "--scale", repr(scale)] + target.alloc_args()
+    cmd = command(platform, args, target)
+    if extra_prefix:
+        cmd = extra_prefix + cmd
     try:
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 stdin=subprocess.DEVNULL, env=environment(platform),
-                                preexec_fn=pin, cwd=REPO)
+                                preexec_fn=pinning(cpus), cwd=REPO)
     except subprocess.SubprocessError as e:
-        raise BenchError("setting the CPU affinity of a benchmark process to %s failed (%s): "
-                         "the run stops, as the method requires" % (sorted(cpus), e))
+        raise pinning_failed(cpus, e)
     t0 = time.monotonic()
-    try:
-        out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.communicate()
-        raise RunFailed("timed out after %d s" % timeout)
-    out = out.decode("utf-8", "replace")
-    err = err.decode("utf-8", "replace")
+    out, err = finish(proc, timeout)
     record = None
     for line in reversed(out.splitlines()):
         line = line.strip()
@@ -77,9 +86,18 @@ def preflight(target, cpus):
     program and library on the pascal-* platforms), once each before the rounds."""
     path = target.lib_path()
     if path is not None and not os.path.exists(path):
+        if target.platform == SUITE and target.role == "candidate":
+            return ("%s is not built (fastmm-c's malloc drop-in, which the native preset builds): "
+                    "the suite is not run" % target.lib)
         return "%s is not built" % target.lib
-    probe = next((w for w in workloads_of(target.platform) if target.runs(w)),
-                 workloads_of(target.platform)[0])
+    names = workloads_of(target.platform)
+    if target.platform == SUITE:
+        # A short program that was built here, timed by the wall clock, whose output is not
+        # checked: an output that differs is the measured runs' failure (FAILED, exit status 1),
+        # never a quiet skip here.
+        names = [w for w in names if PROGRAM_BY_NAME[w].exe in suite.BUILT and
+                 PROGRAM_BY_NAME[w].probe()] or names
+    probe = next((w for w in names if target.runs(w)), names[0])
     try:
         run_one(target.platform, target, probe, 0.001, cpus, timeout=120)
     except RunFailed as e:
@@ -128,7 +146,7 @@ def run_rounds(plan, warmups, pairs, scale, single_cpus, multi_cpus, raw, progre
                 phases[last_platform] = round(time.monotonic() - phase_start, 1)
             phase_start = time.monotonic()
             last_platform = p
-            if p != "native":
+            if under_wine(p):
                 keep_wineserver()
         cpus = multi_cpus if threads_of(w) > 1 else single_cpus
         for r in range(warmups + pairs):

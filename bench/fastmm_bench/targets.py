@@ -6,11 +6,12 @@ import os
 
 from .errors import BenchError
 from .paths import REPO, TARGETS_CONF
+from .suite_programs import SUITE
 from .workloads import SEED, workloads_of
 
-PLATFORMS = ("native", "win64", "win32", "pascal-win64", "pascal-win32")
+PLATFORMS = ("native", "native-suite", "win64", "win32", "pascal-win64", "pascal-win32")
 ROLES = ("candidate", "baseline")
-KINDS = ("record", "malloc", "heap", "pascal")
+KINDS = ("record", "malloc", "heap", "pascal", "preload")
 
 
 class Target:
@@ -99,6 +100,9 @@ def parse_targets(lines, source=TARGETS_CONF):
         if (kind == "pascal") != is_pascal_platform(platform):
             raise BenchError("%s:%d: the pascal-* platforms, and only they, have targets of kind "
                              "pascal" % (source, number))
+        if (kind == "preload") != (platform == SUITE):
+            raise BenchError("%s:%d: the native-suite platform, and only it, has targets of kind "
+                             "preload" % (source, number))
         if kind == "pascal" and sym == "-":
             raise BenchError("%s:%d: a pascal target names its manager in the symbol field"
                              % (source, number))

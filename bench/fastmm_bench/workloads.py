@@ -2,10 +2,13 @@
 """The workloads bench/run knows. bench/workloads.c has the code of WORKLOADS, whose names,
 order and thread counts must match `fastmm_bench --list`; bench/pascal/fastmm_pascal_bench.pas
 has PASCAL_WORKLOADS, run by the pascal-win32 / pascal-win64 platforms, which must match that
-program's --list (programs.check_program compares them).
+program's --list (programs.check_program compares them); the native-suite platform runs
+mimalloc-bench's programs (suite_programs.py), each a workload here.
 
 group: what the issue calls it, or the Fastcode MM Challenge group it stands for.
 callgrind: whether an instruction count means anything (a spinning thread's count does not)."""
+
+from .suite_programs import PROGRAM_BY_NAME, PROGRAMS, SUITE, SUITE_NAMES
 
 # The seed's five ReallocMem cases (a target whose workloads are `seed` runs these).
 SEED = ["realloc_inplace", "realloc_upsize", "realloc_downsize", "realloc_medium", "realloc_large"]
@@ -54,7 +57,11 @@ PASCAL_WORKLOADS = [
 PASCAL_WORKLOAD_NAMES = [w[0] for w in PASCAL_WORKLOADS]
 C_WORKLOAD_NAMES = [w[0] for w in WORKLOADS]
 
-ALL_WORKLOADS = WORKLOADS + PASCAL_WORKLOADS
+# The native-suite platform's workloads: mimalloc-bench's programs (suite_programs.py), none
+# counted by callgrind.
+SUITE_WORKLOADS = [(p.name, "mimalloc-bench: " + p.what, False) for p in PROGRAMS]
+
+ALL_WORKLOADS = WORKLOADS + PASCAL_WORKLOADS + SUITE_WORKLOADS
 WORKLOAD_NAMES = [w[0] for w in ALL_WORKLOADS]
 WORKLOAD_GROUP = {w[0]: w[1] for w in ALL_WORKLOADS}
 WORKLOAD_CALLGRIND = {w[0]: w[2] for w in ALL_WORKLOADS}
@@ -62,6 +69,8 @@ WORKLOAD_CALLGRIND = {w[0]: w[2] for w in ALL_WORKLOADS}
 
 def workloads_of(platform):
     """The workloads a platform's program has, in its --list order."""
+    if platform == SUITE:
+        return SUITE_NAMES
     return PASCAL_WORKLOAD_NAMES if platform.startswith("pascal-") else C_WORKLOAD_NAMES
 
 # The workloads whose peak memory the terminal report shows.
@@ -70,6 +79,8 @@ MEMORY_WORKLOADS = ["mixed", "medium_churn", "fc_addr_creep", "fc_fragmentation"
 
 
 def threads_of(workload):
+    if workload in PROGRAM_BY_NAME:
+        return PROGRAM_BY_NAME[workload].threads
     if workload == "pas_mixed_mt4":
         return 4
     return 2 if workload.startswith("mt_") or workload in (

@@ -19,7 +19,8 @@ class ModesTest(unittest.TestCase):
         a = cli.parse_args(["--quick"])
         self.assertEqual((a.pairs, a.warmups, a.scale, a.no_callgrind),
                          (3, 0, 0.2, True))
-        self.assertEqual(a.targets, "native:glibc,*:mimalloc,win*:heapalloc,pascal-*:fpc-heap")
+        self.assertEqual(a.targets, "native:glibc,native-suite:glibc,*:mimalloc,win*:heapalloc,"
+                                    "pascal-*:fpc-heap")
         self.assertEqual(cli.mode_of(a), "quick")
 
     def test_options_override_the_quick_values(self):

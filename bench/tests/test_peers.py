@@ -190,7 +190,9 @@ class PeersTest(unittest.TestCase):
         self.assertEqual(built, ["native:rpmalloc", "native:snmalloc", "win32:rpmalloc",
                                  "win32:snmalloc", "win64:rpmalloc", "win64:snmalloc"])
         names = {peers.peer_of(t) for t in ts} - {None}
-        self.assertEqual(names, set(peers.RECIPES))
+        # mimalloc-bench is the native-suite platform's programs, not a target's library: its
+        # build is fastmm_bench.suite's, not build.sh's.
+        self.assertEqual(names, set(peers.RECIPES) - {"mimalloc-bench"})
         with open(peers.BUILD_SH) as f:
             script = f.read()
         for name in names:
