@@ -166,14 +166,18 @@ def main(argv=None):
     if args.report:
         return report_again(args.report)
     targets = read_targets(args.targets_file) if args.targets_file else read_targets()
+    sources = peers.parse_peer_sources(args.peer_source)
     platforms = select(PLATFORMS, args.platforms, "platform")
+    if not args.platforms and suite.SOURCE not in sources:
+        # The suite runs for about an hour and a half: a default run takes it only when its
+        # source is named.
+        platforms = [p for p in platforms if p != SUITE]
     workloads = select(WORKLOAD_NAMES, args.workloads, "workload")
     if args.targets:
         keep = select([t.key for t in targets], args.targets, "target")
         # The candidate of a platform is always kept: every comparison needs it.
         targets = [t for t in targets if t.key in keep or t.role == "candidate"]
     notes = []
-    sources = peers.parse_peer_sources(args.peer_source)
     targets = peers.prepare(targets, platforms, sources, notes)
     suite.prepare(platforms, sources, notes)
     workloads = suite.select(workloads, args.scale, notes)
