@@ -728,6 +728,12 @@ var
 process's id; a module that finds its own process's id there shares. The id makes a child
 process (fork, exec) the owner of its own heap. Linked in (FASTMMC_STATIC): each module has a
 heap of its own, and owns it.}
+{$ifdef FMMC_STATIC}
+procedure ClaimOwnership;
+begin
+  IsOwner := True;
+end;
+{$else}
 procedure ClaimOwnership;
 var
   Value: array[0..31] of AnsiChar;
@@ -735,9 +741,6 @@ var
   Current: PAnsiChar;
   I: Integer;
 begin
-{$ifdef FMMC_STATIC}
-  IsOwner := True;
-{$else}
   Id := HexText(FMMC_GetCurrentProcessId, 8);
   for I := 1 to Length(Id) do
     Value[I - 1] := Id[I];
@@ -753,8 +756,8 @@ begin
   end;
   if IsOwner then
     c_setenv('FASTMMC_OWNER_PID', @Value[0], 1);
-{$endif}
 end;
+{$endif}
 {$else}
 {The first module of the process to install fastmm-c creates a named mapping; the others find
 it there.}
@@ -939,7 +942,10 @@ begin
     TextClear(T);
 {$ifdef FMMC_POSIX}
     TextAdd(T, 'fastmm-c was not installed: ' + CFastMMC_DLLName + ' could not be loaded (');
-    TextAddAnsi(T, FMMC_LastLoadErrorText);
+    if DllLoadError = 127 then
+      TextAdd(T, 'an export this unit needs is missing: the library is older than the unit')
+    else
+      TextAddAnsi(T, FMMC_LastLoadErrorText);
     TextAdd(T, '); it belongs beside ');
 {$else}
     TextAdd(T, 'fastmm-c was not installed: ' + CFastMMC_DLLName + ' could not be loaded (Windows error ');
