@@ -63,6 +63,13 @@ endforeach()
 # the previous manager: bad pointers raise EInvalidPointer from the library's slow path through
 # its C frames and never reach the previous manager; out of memory.
 fastmmc_native_pascal_test(test_records)
+# FastMM5's interface from a program that names only FastMM5's routines, types and variables;
+# libfake_support.so stands in for FastMM5's debug support library.
+fastmmc_pascal_program(pascal_fake_support SOURCE ${CMAKE_CURRENT_SOURCE_DIR}/fake_support.pas
+                       OUTPUT_NAME fake_support LIBRARY)
+fastmmc_native_pascal_test(test_fastmm5)
+add_dependencies(pascal_test_fastmm5 pascal_fake_support)
+add_dependencies(pascal_test_fastmm5_static pascal_fake_support)
 # Linux only: threads on cthreads (FastMMC named before cthreads and after it), strings and
 # objects made on one thread and freed on another, each thread's cache flushed at its end.
 fastmmc_native_pascal_test(test_linux_threads)
@@ -150,7 +157,5 @@ fastmmc_windows_only(pascal_test_share
 fastmmc_windows_only(pascal_test_share_dynamic "as pascal_test_share, with LoadLibrary")
 fastmmc_windows_only(pascal_test_records_no_slot
   "SlotHog takes the DLL's slots through kernel32's LoadLibrary before FastMMC loads it; not written for Linux yet")
-fastmmc_windows_only(pascal_test_fastmm5
-  "it loads fake_support.dll, a Windows stand-in for FastMM5's debug support library, and checks the Win32/Win64 header layouts")
 fastmmc_windows_only(pascal_test_delphi_branch
   "it calls kernel32 to compare the record with the DLL's; natively the Delphi branch's Linux64 part runs in pascal_test_debug_delphi_branch and pascal_test_linux_threads_delphi_branch")
