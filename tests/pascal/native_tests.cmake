@@ -70,6 +70,18 @@ fastmmc_pascal_program(pascal_fake_support SOURCE ${CMAKE_CURRENT_SOURCE_DIR}/fa
 fastmmc_native_pascal_test(test_fastmm5)
 add_dependencies(pascal_test_fastmm5 pascal_fake_support)
 add_dependencies(pascal_test_fastmm5_static pascal_fake_support)
+# A Pascal library (libsharelib.so) and the program using it share the manager, the library linked
+# at load time (the program's RUNPATH is $ORIGIN) and loaded with dlopen. The loaded way only:
+# linked in, each module has a heap of its own, and strings must not cross.
+fastmmc_pascal_program(pascal_sharelib SOURCE ${CMAKE_CURRENT_SOURCE_DIR}/sharelib.pas OUTPUT_NAME sharelib LIBRARY)
+fastmmc_pascal_program(pascal_test_share SOURCE ${CMAKE_CURRENT_SOURCE_DIR}/test_share.pas OUTPUT_NAME test_share
+                       OPTIONS -Fl${FASTMMC_PASCAL_DIR} "-k-rpath=\$ORIGIN")
+fastmmc_pascal_program(pascal_test_share_dynamic SOURCE ${CMAKE_CURRENT_SOURCE_DIR}/test_share_dynamic.pas
+                       OUTPUT_NAME test_share_dynamic)
+foreach(name IN ITEMS test_share test_share_dynamic)
+  add_dependencies(pascal_${name} pascal_sharelib)
+  add_test(NAME pascal_${name} COMMAND ${FASTMMC_PASCAL_DIR}/${name} WORKING_DIRECTORY ${FASTMMC_PASCAL_DIR})
+endforeach()
 # Linux only: threads on cthreads (FastMMC named before cthreads and after it), strings and
 # objects made on one thread and freed on another, each thread's cache flushed at its end.
 fastmmc_native_pascal_test(test_linux_threads)
@@ -152,9 +164,6 @@ endforeach()
 # Windows only, with the reason.
 fastmmc_windows_only(pascal_test_borlndmm "borlndmm.dll is the drop-in for Delphi's ShareMem on Windows")
 fastmmc_windows_only(pascal_test_sharemem "ShareMem and borlndmm.dll are Windows' (Delphi's Linux RTL has no ShareMem)")
-fastmmc_windows_only(pascal_test_share
-  "a Pascal library and its program sharing one heap is tested with a DLL; a Linux .so of FastMMC finds the owner through FASTMMC_OWNER_PID, which no test covers yet")
-fastmmc_windows_only(pascal_test_share_dynamic "as pascal_test_share, with LoadLibrary")
 fastmmc_windows_only(pascal_test_records_no_slot
   "SlotHog takes the DLL's slots through kernel32's LoadLibrary before FastMMC loads it; not written for Linux yet")
 fastmmc_windows_only(pascal_test_delphi_branch
