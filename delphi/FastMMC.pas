@@ -12,6 +12,12 @@
   or object allocated in the one can be freed or resized in the other, and it stays valid after
   the library is unloaded.
 
+  On Linux (Free Pascal 3.2 on x86_64-linux; Delphi's Linux64 branch is written, not built by
+  Delphi) the unit loads libfastmmc.so from beside its module or from the library path with
+  dlopen, or, compiled with FASTMMC_STATIC, has libfastmmc.a linked into the program; it uses
+  cthreads itself, and stops a program in which a unit before it started a thread
+  (docs/linux.md, "Free Pascal on Linux").
+
   Compilers:
     - Delphi XE2 (CompilerVersion 23) and later, Win32 and Win64: TMemoryManagerEx and
       SetMemoryManager, filled from the record the DLL hands out. On Win32 the DLL's entry

@@ -70,16 +70,9 @@ uses
 {$ifdef FASTMM_BENCH_FASTMM4}
   FastMM4, {first: installed by its initialization, before any other unit allocates}
 {$endif}
-  FastMMC, SysUtils, Classes;
+  FastMMC, SysUtils, Classes, BenchOS;
 
 type
-  TProcessMemoryCounters = record
-    cb: Cardinal;
-    PageFaultCount: Cardinal;
-    PeakWorkingSetSize, WorkingSetSize, QuotaPeakPagedPoolUsage, QuotaPagedPoolUsage,
-      QuotaPeakNonPagedPoolUsage, QuotaNonPagedPoolUsage, PagefileUsage, PeakPagefileUsage: NativeUInt;
-  end;
-
   TAllocKind = (akFastMMC, akFpcHeap, akEntries, akAdapters, akCExport, akFastMM4, akFloor);
 
   TRun = record
@@ -101,18 +94,6 @@ type
     Run: procedure(var R: TRun);
   end;
 
-function QueryPerformanceCounter(var ACount: Int64): LongBool; stdcall; external 'kernel32.dll';
-function QueryPerformanceFrequency(var AFrequency: Int64): LongBool; stdcall; external 'kernel32.dll';
-function GetCurrentProcess: NativeUInt; stdcall; external 'kernel32.dll';
-function GetProcessAffinityMask(AProcess: NativeUInt; var AProcessMask, ASystemMask: NativeUInt): LongBool;
-  stdcall; external 'kernel32.dll';
-function K32GetProcessMemoryInfo(AProcess: NativeUInt; var ACounters: TProcessMemoryCounters;
-  ASize: Cardinal): LongBool; stdcall; external 'kernel32.dll';
-function GetModuleHandleA(AName: PAnsiChar): NativeUInt; stdcall; external 'kernel32.dll';
-function LoadLibraryA(AName: PAnsiChar): NativeUInt; stdcall; external 'kernel32.dll';
-function GetModuleHandleExW(AFlags: Cardinal; AAddress: Pointer; out AModule: NativeUInt): LongBool;
-  stdcall; external 'kernel32.dll';
-function GetProcAddress(AModule: NativeUInt; AName: PAnsiChar): Pointer; stdcall; external 'kernel32.dll';
 
 var
   {The C exports, for --alloc cexport.}
@@ -143,7 +124,7 @@ begin
 end;
 
 {The process's memory now and at its peak: the working set under Wine (whose peak commit is
-no peak; bench/README.md), the commit on Windows.}
+no peak; bench/README.md), the commit on Windows, the resident set on Linux (BenchOS).}
 procedure ProcessMemory(out ACurrent, APeak: NativeUInt);
 var
   C: TProcessMemoryCounters;
@@ -152,16 +133,16 @@ begin
   C.cb := SizeOf(C);
   if not K32GetProcessMemoryInfo(GetCurrentProcess, C, SizeOf(C)) then
     Fail('GetProcessMemoryInfo failed');
-  if UnderWine then
-  begin
-    ACurrent := C.WorkingSetSize;
-    APeak := C.PeakWorkingSetSize;
-  end
-  else
+{$ifdef MSWINDOWS}
+  if not UnderWine then
   begin
     ACurrent := C.PagefileUsage;
     APeak := C.PeakPagefileUsage;
+    Exit;
   end;
+{$endif}
+  ACurrent := C.WorkingSetSize;
+  APeak := C.PeakWorkingSetSize;
 end;
 
 procedure Ready(var R: TRun);
@@ -1040,7 +1021,7 @@ begin
     '"peak_live":%d,"affinity":%d,"check":%d}',
     [W.Name, KindName(AKind), SizeOf(Pointer) * 8, W.Threads, FloatToStr(AScale, F), R.Ops,
      FormatFloat('0.000000000', Seconds, F), FormatFloat('0.0000', NsPerOp, F),
-     BoolToStr(UnderWine, 'peak-working-set', 'peak-commit'), Int64(Peak), Int64(R.BaseMem),
+     {$ifdef MSWINDOWS}BoolToStr(UnderWine, 'peak-working-set', 'peak-commit'){$else}'peak-rss'{$endif}, Int64(Peak), Int64(R.BaseMem),
      Int64(Current), Int64(R.PeakLive), Int64(Mask), R.Check]));
   Flush(Output);
 end;
@@ -1146,7 +1127,8 @@ begin
     (GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS | _UNCHANGED_REFCOUNT)}
     if not GetModuleHandleExW(6, PPointer(@@MM.ReAllocMem)^, H) then
       H := 0;
-    if (H = FastMMC_DLLHandle) <> (Kind <> akAdapters) then
+    {Linked in (Linux, FASTMMC_STATIC) the library's code and the program's are one module: no check.}
+    if {$ifdef FASTMMC_STATIC}False and{$endif} ((H = FastMMC_DLLHandle) <> (Kind <> akAdapters)) then
     begin
       WriteLn(StdErr, 'fastmm_pascal_bench: the installed ReAllocMem is not the one --alloc ', AName, ' measures');
       Halt(2);
