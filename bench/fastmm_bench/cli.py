@@ -97,7 +97,7 @@ def parse_args(argv=None):
                     help="warmup rounds before them (default %d)" % WARMUPS)
     ap.add_argument("--workloads", help="comma-separated names or patterns (default: all)")
     ap.add_argument("--platforms", help="comma-separated: native, win64, win32, pascal-win64, "
-                    "pascal-win32 (default: all)")
+                    "pascal-win32, pascal-native (default: all)")
     ap.add_argument("--targets-file", metavar="FILE",
                     help="the targets from FILE (the format of bench/targets.conf) instead of "
                          "bench/targets.conf: e.g. a build of another commit as a baseline, or "
@@ -184,7 +184,7 @@ def main(argv=None):
     print("bench/run: %d pairs after %d warmups, scale %g, single-thread runs on CPU %d, "
           "2-thread runs on CPUs %s" % (args.pairs, args.warmups, args.scale, cpu,
                                         ",".join(map(str, sorted(multi_cpus)))), file=sys.stderr)
-    if any(p != "native" for p in platforms):
+    if any(not programs.is_native(p) for p in platforms):
         programs.prepare_wine()
         programs.keep_wineserver()
     snapshot = tempfile.mkdtemp(prefix="fastmm-bench-")

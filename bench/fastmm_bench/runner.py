@@ -9,7 +9,7 @@ import time
 
 from .errors import BenchError, RunFailed
 from .paths import REPO
-from .programs import command, environment, keep_wineserver
+from .programs import command, environment, is_native, keep_wineserver
 from .workloads import threads_of, workloads_of
 
 RUN_TIMEOUT = 600
@@ -128,7 +128,7 @@ def run_rounds(plan, warmups, pairs, scale, single_cpus, multi_cpus, raw, progre
                 phases[last_platform] = round(time.monotonic() - phase_start, 1)
             phase_start = time.monotonic()
             last_platform = p
-            if p != "native":
+            if not is_native(p):
                 keep_wineserver()
         cpus = multi_cpus if threads_of(w) > 1 else single_cpus
         for r in range(warmups + pairs):

@@ -3,7 +3,7 @@
   Win32 and Win64. It runs one workload with one memory manager and prints one JSON line with
   the fields fastmm_bench prints, so bench/run drives it as it drives that program:
 
-    fastmm_pascal_bench --workload NAME|all --alloc fastmmc|fpcheap|entries|adapters|cexport|fastmm4avx|floor [--scale F]
+    fastmm_pascal_bench --workload NAME|all --alloc fastmmc|fpcheap|entries|adapters|cexport|fastmm4avx|cmem|floor [--scale F]
     fastmm_pascal_bench --list
 
   --alloc fastmmc   FastMMC installed (the unit is compiled with FastMM_DisableAutomaticInstall
@@ -29,6 +29,9 @@
                     unit of the uses clause, installed by its own initialization; that build
                     takes no other --alloc. bench/peers/build.sh fastmm4avx makes it
                     (bench/peers/README.md).
+  --alloc cmem      only in the build with FASTMM_BENCH_CMEM defined (natively,
+                    fastmm_pascal_bench_cmem), which has Free Pascal's cmem unit first: the
+                    C library's malloc as the memory manager.
   --alloc floor     a stand-in of this program's, installed with SetMemoryManager, that does
                     about the least a memory manager can: blocks of capacity classes four to
                     each power of two, from one arena, freed onto a stack per class and taken
@@ -70,10 +73,13 @@ uses
 {$ifdef FASTMM_BENCH_FASTMM4}
   FastMM4, {first: installed by its initialization, before any other unit allocates}
 {$endif}
+{$ifdef FASTMM_BENCH_CMEM}
+  cmem, {first, as FastMM4 above: Free Pascal's manager on the C library's malloc (Linux)}
+{$endif}
   FastMMC, SysUtils, Classes, BenchOS;
 
 type
-  TAllocKind = (akFastMMC, akFpcHeap, akEntries, akAdapters, akCExport, akFastMM4, akFloor);
+  TAllocKind = (akFastMMC, akFpcHeap, akEntries, akAdapters, akCExport, akFastMM4, akCMem, akFloor);
 
   TRun = record
     Kind: TAllocKind;
@@ -986,6 +992,7 @@ begin
     akEntries: Result := 'entries';
     akAdapters: Result := 'adapters';
     akFastMM4: Result := 'fastmm4avx';
+    akCMem: Result := 'cmem';
     akFloor: Result := 'floor';
   else
     Result := 'cexport';
@@ -1028,7 +1035,7 @@ end;
 
 procedure Usage;
 begin
-  WriteLn(StdErr, 'usage: fastmm_pascal_bench --workload NAME|all --alloc fastmmc|fpcheap|entries|adapters|cexport|fastmm4avx|floor [--scale F]');
+  WriteLn(StdErr, 'usage: fastmm_pascal_bench --workload NAME|all --alloc fastmmc|fpcheap|entries|adapters|cexport|fastmm4avx|cmem|floor [--scale F]');
   WriteLn(StdErr, '       fastmm_pascal_bench --list');
   Halt(2);
 end;
@@ -1080,6 +1087,8 @@ begin
     Kind := akCExport
   else if AName = 'fastmm4avx' then
     Kind := akFastMM4
+  else if AName = 'cmem' then
+    Kind := akCMem
   else if AName = 'floor' then
     Kind := akFloor
   else
@@ -1106,9 +1115,22 @@ begin
     Halt(2);
   end;
 {$endif}
+{$ifdef FASTMM_BENCH_CMEM}
+  if Kind <> akCMem then
+  begin
+    WriteLn(StdErr, 'fastmm_pascal_bench: this build has cmem installed: --alloc cmem only');
+    Halt(2);
+  end;
+{$else}
+  if Kind = akCMem then
+  begin
+    WriteLn(StdErr, 'fastmm_pascal_bench: --alloc cmem needs the build with cmem (fastmm_pascal_bench_cmem)');
+    Halt(2);
+  end;
+{$endif}
   if Kind = akFloor then
     InstallFloor;
-  if not (Kind in [akFpcHeap, akFastMM4, akFloor]) then
+  if not (Kind in [akFpcHeap, akFastMM4, akCMem, akFloor]) then
   begin
     if Kind = akAdapters then
       TakeEverySlot;
@@ -1136,7 +1158,7 @@ begin
   end;
   for I := Low(CWorkloads) to High(CWorkloads) do
     if ((WName = 'all') or (WName = CWorkloads[I].Name)) and
-      ((Kind in [akFastMMC, akFpcHeap, akAdapters, akFastMM4]) or ((Kind = akFloor) and CWorkloads[I].Floor) or
+      ((Kind in [akFastMMC, akFpcHeap, akAdapters, akFastMM4, akCMem]) or ((Kind = akFloor) and CWorkloads[I].Floor) or
        ((Kind in [akEntries, akCExport]) and CWorkloads[I].Raw)) then
     begin
       RunOne(CWorkloads[I], Kind, Scale);
