@@ -3,7 +3,7 @@
   Win32 and Win64. It runs one workload with one memory manager and prints one JSON line with
   the fields fastmm_bench prints, so bench/run drives it as it drives that program:
 
-    fastmm_pascal_bench --workload NAME|all --alloc fastmmc|fpcheap|entries|adapters|cexport|fastmm4avx|cmem|floor [--scale F]
+    fastmm_pascal_bench --workload NAME|all --alloc fastmmc|fpcheap|entries|adapters|cexport|fastmm4avx|cmem|fpcx64mm|floor [--scale F]
     fastmm_pascal_bench --list
 
   --alloc fastmmc   FastMMC installed (the unit is compiled with FastMM_DisableAutomaticInstall
@@ -32,6 +32,9 @@
   --alloc cmem      only in the build with FASTMM_BENCH_CMEM defined (natively,
                     fastmm_pascal_bench_cmem), which has Free Pascal's cmem unit first: the
                     C library's malloc as the memory manager.
+  --alloc fpcx64mm  only in the build with FASTMM_BENCH_FPCX64MM defined, which has mORMot 2's
+                    mormot.core.fpcx64mm first (Linux x86_64): bench/peers/build.sh mormot2
+                    makes it from a mORMot 2 source tree.
   --alloc floor     a stand-in of this program's, installed with SetMemoryManager, that does
                     about the least a memory manager can: blocks of capacity classes four to
                     each power of two, from one arena, freed onto a stack per class and taken
@@ -70,8 +73,15 @@ program fastmm_pascal_bench;
 {$H+}
 
 uses
+{$if defined(UNIX) and (defined(FASTMM_BENCH_FASTMM4) or defined(FASTMM_BENCH_FPCX64MM))}
+  {Linux: before a peer whose initialization makes locks (FastMMC brings it itself).}
+  cthreads,
+{$ifend}
 {$ifdef FASTMM_BENCH_FASTMM4}
   FastMM4, {first: installed by its initialization, before any other unit allocates}
+{$endif}
+{$ifdef FASTMM_BENCH_FPCX64MM}
+  mormot.core.fpcx64mm, {first, as FastMM4 above: mORMot 2's manager (Linux x86_64)}
 {$endif}
 {$ifdef FASTMM_BENCH_CMEM}
   cmem, {first, as FastMM4 above: Free Pascal's manager on the C library's malloc (Linux)}
@@ -79,7 +89,20 @@ uses
   FastMMC, SysUtils, Classes, BenchOS;
 
 type
-  TAllocKind = (akFastMMC, akFpcHeap, akEntries, akAdapters, akCExport, akFastMM4, akCMem, akFloor);
+  TAllocKind = (akFastMMC, akFpcHeap, akEntries, akAdapters, akCExport, akFastMM4, akCMem, akFpcX64MM, akFloor);
+
+const
+  {The manager whose unit this build has first, of those that need a build of their own besides
+  FastMM4 (akFloor: none). Typed, so that the checks of it compile in every build.}
+{$if defined(FASTMM_BENCH_CMEM)}
+  BuiltInPeer: TAllocKind = akCMem;
+{$elseif defined(FASTMM_BENCH_FPCX64MM)}
+  BuiltInPeer: TAllocKind = akFpcX64MM;
+{$else}
+  BuiltInPeer: TAllocKind = akFloor;
+{$ifend}
+
+type
 
   TRun = record
     Kind: TAllocKind;
@@ -993,6 +1016,7 @@ begin
     akAdapters: Result := 'adapters';
     akFastMM4: Result := 'fastmm4avx';
     akCMem: Result := 'cmem';
+    akFpcX64MM: Result := 'fpcx64mm';
     akFloor: Result := 'floor';
   else
     Result := 'cexport';
@@ -1035,7 +1059,7 @@ end;
 
 procedure Usage;
 begin
-  WriteLn(StdErr, 'usage: fastmm_pascal_bench --workload NAME|all --alloc fastmmc|fpcheap|entries|adapters|cexport|fastmm4avx|cmem|floor [--scale F]');
+  WriteLn(StdErr, 'usage: fastmm_pascal_bench --workload NAME|all --alloc fastmmc|fpcheap|entries|adapters|cexport|fastmm4avx|cmem|fpcx64mm|floor [--scale F]');
   WriteLn(StdErr, '       fastmm_pascal_bench --list');
   Halt(2);
 end;
@@ -1089,6 +1113,8 @@ begin
     Kind := akFastMM4
   else if AName = 'cmem' then
     Kind := akCMem
+  else if AName = 'fpcx64mm' then
+    Kind := akFpcX64MM
   else if AName = 'floor' then
     Kind := akFloor
   else
@@ -1115,22 +1141,23 @@ begin
     Halt(2);
   end;
 {$endif}
-{$ifdef FASTMM_BENCH_CMEM}
-  if Kind <> akCMem then
+  {The builds with another manager's unit first (cmem, fpcx64mm) run that manager only, and only
+  they run it.}
+  if (BuiltInPeer <> akFloor) and (Kind <> BuiltInPeer) then
   begin
-    WriteLn(StdErr, 'fastmm_pascal_bench: this build has cmem installed: --alloc cmem only');
+    WriteLn(StdErr, 'fastmm_pascal_bench: this build has ', KindName(BuiltInPeer), ' installed: --alloc ',
+      KindName(BuiltInPeer), ' only');
     Halt(2);
   end;
-{$else}
-  if Kind = akCMem then
+  if (Kind in [akCMem, akFpcX64MM]) and (Kind <> BuiltInPeer) then
   begin
-    WriteLn(StdErr, 'fastmm_pascal_bench: --alloc cmem needs the build with cmem (fastmm_pascal_bench_cmem)');
+    WriteLn(StdErr, 'fastmm_pascal_bench: --alloc ', AName, ' needs the build with its unit first ',
+      '(cmem: fastmm_pascal_bench_cmem; fpcx64mm: bench/peers/build.sh mormot2)');
     Halt(2);
   end;
-{$endif}
   if Kind = akFloor then
     InstallFloor;
-  if not (Kind in [akFpcHeap, akFastMM4, akCMem, akFloor]) then
+  if not (Kind in [akFpcHeap, akFastMM4, akCMem, akFpcX64MM, akFloor]) then
   begin
     if Kind = akAdapters then
       TakeEverySlot;
@@ -1158,7 +1185,7 @@ begin
   end;
   for I := Low(CWorkloads) to High(CWorkloads) do
     if ((WName = 'all') or (WName = CWorkloads[I].Name)) and
-      ((Kind in [akFastMMC, akFpcHeap, akAdapters, akFastMM4, akCMem]) or ((Kind = akFloor) and CWorkloads[I].Floor) or
+      ((Kind in [akFastMMC, akFpcHeap, akAdapters, akFastMM4, akCMem, akFpcX64MM]) or ((Kind = akFloor) and CWorkloads[I].Floor) or
        ((Kind in [akEntries, akCExport]) and CWorkloads[I].Raw)) then
     begin
       RunOne(CWorkloads[I], Kind, Scale);
