@@ -731,9 +731,10 @@ var
 
 {$ifdef FMMC_POSIX}
 {Linux, loaded: the first module of the process to install fastmm-c sets FASTMMC_OWNER_PID to the
-process's id; a module that finds its own process's id there shares. The id makes a child
-process (fork, exec) the owner of its own heap. Linked in (FASTMMC_STATIC): each module has a
-heap of its own, and owns it.}
+process's id and 8 of the random bytes the kernel gives each program it starts (AT_RANDOM); a
+module that finds the same value there shares. A child process (fork: another id; exec, even of
+the same process: other random bytes) is the owner of its own heap. Linked in (FASTMMC_STATIC):
+each module has a heap of its own, and owns it.}
 {$ifdef FMMC_STATIC}
 procedure ClaimOwnership;
 begin
@@ -742,12 +743,12 @@ end;
 {$else}
 procedure ClaimOwnership;
 var
-  Value: array[0..31] of AnsiChar;
+  Value: array[0..47] of AnsiChar;
   Id: ShortString;
   Current: PAnsiChar;
   I: Integer;
 begin
-  Id := HexText(FMMC_GetCurrentProcessId, 8);
+  Id := HexText(FMMC_GetCurrentProcessId, 8) + '-' + HexText(FMMC_ProgramStartToken, 16);
   for I := 1 to Length(Id) do
     Value[I - 1] := Id[I];
   Value[Length(Id)] := #0;

@@ -82,6 +82,15 @@ foreach(name IN ITEMS test_share test_share_dynamic)
   add_dependencies(pascal_${name} pascal_sharelib)
   add_test(NAME pascal_${name} COMMAND ${FASTMMC_PASCAL_DIR}/${name} WORKING_DIRECTORY ${FASTMMC_PASCAL_DIR})
 endforeach()
+# Linux only, loaded: a program that execs itself (the same process id, the owner's environment
+# variable set) owns its heap again after the exec.
+fastmmc_pascal_program(pascal_test_exec_owner SOURCE ${CMAKE_CURRENT_SOURCE_DIR}/test_exec_owner.pas
+                       OUTPUT_NAME test_exec_owner)
+add_test(NAME pascal_test_exec_owner
+         COMMAND ${CMAKE_COMMAND} -DPROGRAM=${FASTMMC_PASCAL_DIR}/test_exec_owner
+                 "-DEXPECT_OUTPUT=test_exec_owner after-exec \\(Linux64\\): [0-9]+ checks, 0 failed"
+                 "-DREJECT_OUTPUT=FAILED"
+                 -P ${check})
 # Linux only: threads on cthreads (FastMMC named before cthreads and after it), strings and
 # objects made on one thread and freed on another, each thread's cache flushed at its end.
 fastmmc_native_pascal_test(test_linux_threads)
