@@ -10,6 +10,12 @@ option(FASTMM_PASCAL "Build the Pascal tests with the machine's Free Pascal (fpc
 if(NOT FASTMM_PASCAL)
   return()
 endif()
+# A sanitizer build's library needs the sanitizer's runtime, which a Free Pascal program neither
+# links nor loads first: the Pascal tests run in the plain native preset.
+if(FASTMM_SANITIZE)
+  message(STATUS "Pascal tests: not built with sanitizers (FASTMM_SANITIZE=${FASTMM_SANITIZE})")
+  return()
+endif()
 find_program(FASTMMC_FPC NAMES fpc)
 if(NOT FASTMMC_FPC OR NOT TARGET fastmmc_static)
   message(STATUS "Pascal tests: no native Free Pascal (fpc) found, or no libfastmmc.a; not built")
