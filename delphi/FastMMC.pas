@@ -12,6 +12,12 @@
   or object allocated in the one can be freed or resized in the other, and it stays valid after
   the library is unloaded.
 
+  On Linux (Free Pascal 3.2 on x86_64-linux; Delphi's Linux64 branch is written, not built by
+  Delphi) the unit loads libfastmmc.so from beside its module or from the library path with
+  dlopen, or, compiled with FASTMMC_STATIC, has libfastmmc.a linked into the program; it uses
+  cthreads itself, and stops a program in which a unit before it started a thread
+  (docs/linux.md, "Free Pascal on Linux").
+
   Compilers:
     - Delphi XE2 (CompilerVersion 23) and later, Win32 and Win64: TMemoryManagerEx and
       SetMemoryManager, filled from the record the DLL hands out. On Win32 the DLL's entry
@@ -72,6 +78,18 @@
     {$define FMMC_FPC_RECORD}
   {$endif}
 {$endif}
+{Linux (Free Pascal's x86_64-linux, Delphi's Linux64): the C library's calls stand in for the
+Windows API (FastMMC.Posix.inc), the library is libfastmmc.so, loaded with dlopen, or with
+FASTMMC_STATIC (Free Pascal) linked into the program from libfastmmc.a (FastMMC.Static.inc).}
+{$ifndef MSWINDOWS}
+  {$define FMMC_POSIX}
+  {$ifdef FASTMMC_STATIC}
+    {$define FMMC_STATIC}
+  {$endif}
+{$endif}
+{$if defined(WIN64) or defined(CPU64) or defined(CPUX64) or defined(CPU64BITS)}
+  {$define FMMC_64}
+{$ifend}
 {$H+}
 {$R-}
 {$Q-}
@@ -92,11 +110,21 @@ interface
   {$ifend}
 {$endif}
 
+{Free Pascal on Linux: cthreads, the RTL's thread manager on pthreads, is initialized before this
+unit, wherever the program names it (before FastMMC, after it, or not at all): the unit's locks
+and the library's threads are pthreads, and a program's threads need it anyway. A program whose
+units started a thread before this unit's initialization is stopped there (FastMMC is not first).}
 {$ifdef FPC}
-{$ifdef FASTMMC_DELPHI_BRANCH}
+{$if defined(FMMC_POSIX) and defined(FASTMMC_DELPHI_BRANCH)}
+uses
+  cthreads, DelphiMemoryManager;
+{$elseif defined(FMMC_POSIX)}
+uses
+  cthreads;
+{$elseif defined(FASTMMC_DELPHI_BRANCH)}
 uses
   DelphiMemoryManager;
-{$endif}
+{$ifend}
 {$endif}
 
 {$ifdef FullDebugMode} {$define FastMM_FullDebugMode} {$endif}
@@ -114,11 +142,13 @@ const
   CFastMMC_Version = '0.2.0';
   {The DLL this unit loads: from the folder of the module (exe or dll) that contains this unit,
   else from the usual DLL search path.}
-{$ifdef WIN64}
+{$if defined(FMMC_POSIX)}
+  CFastMMC_DLLName = 'libfastmmc.so';
+{$elseif defined(WIN64)}
   CFastMMC_DLLName = 'fastmmc64.dll';
 {$else}
   CFastMMC_DLLName = 'fastmmc32.dll';
-{$endif}
+{$ifend}
 
   {The version of FastMM5's interface this unit follows (5.07).}
   CFastMM_Version = 507;
@@ -129,11 +159,15 @@ const
   CFastMM_MediumBlockArenaCount = 4;
   CFastMM_LargeBlockArenaCount = 1;
   {The default name of FastMM's debug support library (FastMM_LoadDebugSupportLibrary).}
-{$ifdef WIN64}
+{$if defined(FMMC_POSIX)}
+  {No such library is published for Linux: a program may name its own (the exports of FastMM's
+  support library); without one the library walks the stack itself.}
+  CFastMM_DefaultDebugSupportLibraryName = 'libFastMM_FullDebugMode.so';
+{$elseif defined(WIN64)}
   CFastMM_DefaultDebugSupportLibraryName = 'FastMM_FullDebugMode64.dll';
 {$else}
   CFastMM_DefaultDebugSupportLibraryName = 'FastMM_FullDebugMode.dll';
-{$endif}
+{$ifend}
 
 type
   {FastMM5's types, with FastMM5's names and layouts.}
@@ -174,7 +208,7 @@ type
     {Room the small and medium block managers use in a free block.}
     Reserved1: Pointer;
     Reserved2: Pointer;
-{$ifdef WIN64}
+{$ifdef FMMC_64}
     ReservedSpace1: array[0..3] of Byte;
 {$else}
     ReservedSpace1: array[0..19] of Byte;
@@ -668,7 +702,14 @@ implementation
 
 {The body is in include files, one topic each, in the order their declarations need.}
 
-{$I FastMMC.Windows.inc}
+{$ifdef FMMC_POSIX}
+  {$I FastMMC.Posix.inc}
+  {$ifdef FMMC_STATIC}
+    {$I FastMMC.Static.inc}
+  {$endif}
+{$else}
+  {$I FastMMC.Windows.inc}
+{$endif}
 var
   UnitInitialized: Boolean;
   InstallationState: TFastMM_MemoryManagerInstallationState = mmisDefaultMemoryManagerInUse;
@@ -688,6 +729,43 @@ var
 {$I FastMMC.Debug.inc}
 {$I FastMMC.FastMM5.inc}
 
+{$ifdef FMMC_POSIX}
+{Linux, loaded: the first module of the process to install fastmm-c sets FASTMMC_OWNER_PID to the
+process's id and 8 of the random bytes the kernel gives each program it starts (AT_RANDOM); a
+module that finds the same value there shares. A child process (fork: another id; exec, even of
+the same process: other random bytes) is the owner of its own heap. Linked in (FASTMMC_STATIC):
+each module has a heap of its own, and owns it.}
+{$ifdef FMMC_STATIC}
+procedure ClaimOwnership;
+begin
+  IsOwner := True;
+end;
+{$else}
+procedure ClaimOwnership;
+var
+  Value: array[0..47] of AnsiChar;
+  Id: ShortString;
+  Current: PAnsiChar;
+  I: Integer;
+begin
+  Id := HexText(FMMC_GetCurrentProcessId, 8) + '-' + HexText(FMMC_ProgramStartToken, 16);
+  for I := 1 to Length(Id) do
+    Value[I - 1] := Id[I];
+  Value[Length(Id)] := #0;
+  Current := c_getenv('FASTMMC_OWNER_PID');
+  IsOwner := True;
+  if Current <> nil then
+  begin
+    I := 0;
+    while (Value[I] <> #0) and (Current[I] = Value[I]) do
+      Inc(I);
+    IsOwner := not ((Value[I] = #0) and (Current[I] = #0));
+  end;
+  if IsOwner then
+    c_setenv('FASTMMC_OWNER_PID', @Value[0], 1);
+end;
+{$endif}
+{$else}
 {The first module of the process to install fastmm-c creates a named mapping; the others find
 it there.}
 procedure ClaimOwnership;
@@ -705,6 +783,7 @@ begin
     OwnerMapping := 0;
   end;
 end;
+{$endif}
 
 {$I FastMMC.LeakReport.inc}
 
@@ -817,6 +896,29 @@ begin
 {$endif}
 end;
 
+{$ifdef FMMC_POSIX}
+const
+  {The exit code of a program stopped because FastMMC is not first in its uses clause.}
+  CFastMMC_WrongOrderExitCode = 70;
+
+{A unit initialized before this one started a thread: its threads would run on the RTL's manager
+while this one installs, and the program has FastMMC in the wrong place (it comes first; cthreads
+may come before it). Said on standard error, and the program stops, rather than going on with
+blocks of two managers shared between threads.}
+procedure StopIfThreadsRunning;
+var
+  T: TFMMC_Text;
+begin
+  if not IsMultiThread then
+    Exit;
+  TextClear(T);
+  TextAdd(T, 'FastMMC: a thread was started before FastMMC was initialized. Put FastMMC first in the ');
+  TextAdd(T, 'program''s uses clause (cthreads may come before it; FastMMC uses cthreads itself).'#13#10);
+  WriteStdErr(T);
+  Halt(CFastMMC_WrongOrderExitCode);
+end;
+{$endif}
+
 function FastMM_Initialize: Boolean;
 var
   T: TFMMC_Text;
@@ -829,6 +931,9 @@ begin
   if UnitInitialized then
     Exit;
   UnitInitialized := True;
+{$ifdef FMMC_POSIX}
+  StopIfThreadsRunning;
+{$endif}
   FastMM_SetDefaultEventLogFilename;
   if IsMemoryManagerSet then
   begin
@@ -842,11 +947,20 @@ begin
   if not LoadDll then
   begin
     TextClear(T);
+{$ifdef FMMC_POSIX}
+    TextAdd(T, 'fastmm-c was not installed: ' + CFastMMC_DLLName + ' could not be loaded (');
+    if DllLoadError = 127 then
+      TextAdd(T, 'an export this unit needs is missing: the library is older than the unit')
+    else
+      TextAddAnsi(T, FMMC_LastLoadErrorText);
+    TextAdd(T, '); it belongs beside ');
+{$else}
     TextAdd(T, 'fastmm-c was not installed: ' + CFastMMC_DLLName + ' could not be loaded (Windows error ');
     TextAddUInt(T, DllLoadError);
     TextAdd(T, '); it belongs beside ');
+{$endif}
     N := 0;
-    if ModuleFolder(HInstance, Name) > 0 then
+    if ModuleFolder(FMMC_ThisModule, Name) > 0 then
       TextAddWide(T, @Name[0])
     else
       TextAdd(T, 'the program');

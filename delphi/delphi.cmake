@@ -7,9 +7,16 @@
 #     delphi/FastMMC.pas into ${CMAKE_BINARY_DIR}/pascal/, beside copies of the DLLs;
 #   - the Pascal demo (delphi/demo), which scripts/demo.sh runs.
 # Included by the top-level CMakeLists.txt and by tests/pascal/CMakeLists.txt (once).
+#   - natively (Linux), the same fastmmc_pascal_program() with the machine's own Free Pascal
+#     (/usr/bin/fpc): programs in ${CMAKE_BINARY_DIR}/pascal/ beside a copy of libfastmmc.so,
+#     or with STATIC linked to lib/libfastmmc.a (cmake/static_library.cmake).
 include_guard(GLOBAL)
 
-if(NOT WIN32 OR MSVC OR NOT TARGET fastmmc)
+if(MSVC OR NOT TARGET fastmmc)
+  return()
+endif()
+if(NOT WIN32)
+  include(${CMAKE_CURRENT_LIST_DIR}/native_pascal.cmake)
   return()
 endif()
 
@@ -59,54 +66,10 @@ add_custom_command(OUTPUT ${pascal_dlls}
                    COMMENT "DLLs for the Pascal programs" VERBATIM)
 add_custom_target(fastmmc_pascal_dlls ALL DEPENDS ${pascal_dlls})
 
-# fastmmc_pascal_program(<target> SOURCE <file.pas> [LIBRARY] [MODE delphi|objfpc]
-#                        [OUTPUT_NAME <name>] [DEFINES <d>...] [OPTIONS <fpc option>...]
-#                        [DEPENDS <file>...])
-# Compiles a program (or, with LIBRARY, a library) for this build's target into
-# ${FASTMMC_PASCAL_DIR}/<name>.exe (.dll). Units are found in delphi/ and beside the source;
-# each target compiles them into a folder of its own, so targets build in parallel. Warnings
-# are errors (-Sew). Sets the target's FASTMMC_OUTPUT property to the file made.
-function(fastmmc_pascal_program target)
-  cmake_parse_arguments(P "LIBRARY" "SOURCE;MODE;OUTPUT_NAME" "DEFINES;OPTIONS;DEPENDS" ${ARGN})
-  if(NOT P_SOURCE)
-    message(FATAL_ERROR "fastmmc_pascal_program(${target}): SOURCE is missing")
-  endif()
-  if(NOT P_MODE)
-    set(P_MODE delphi)
-  endif()
-  if(NOT P_OUTPUT_NAME)
-    set(P_OUTPUT_NAME ${target})
-  endif()
-  if(P_LIBRARY)
-    set(file ${P_OUTPUT_NAME}.dll)
-  else()
-    set(file ${P_OUTPUT_NAME}.exe)
-  endif()
-  get_filename_component(src "${P_SOURCE}" ABSOLUTE)
-  get_filename_component(src_dir "${src}" DIRECTORY)
-  file(GLOB units ${src_dir}/*.pas ${src_dir}/*.inc ${PROJECT_SOURCE_DIR}/delphi/*.pas ${PROJECT_SOURCE_DIR}/delphi/*.inc)
-  set(obj ${CMAKE_CURRENT_BINARY_DIR}/fpc-units/${target})
-  set(defines "")
-  foreach(d IN LISTS P_DEFINES)
-    list(APPEND defines -d${d})
-  endforeach()
-  add_custom_command(
-    OUTPUT ${FASTMMC_PASCAL_DIR}/${file}
-    COMMAND ${CMAKE_COMMAND} -E make_directory ${obj} ${FASTMMC_PASCAL_DIR}
-    COMMAND ${FASTMMC_FPC} -M${P_MODE} -O2 -vew -Sew -Fu${PROJECT_SOURCE_DIR}/delphi -Fu${src_dir}
-            -Fi${src_dir} -FU${obj} -FE${FASTMMC_PASCAL_DIR} -o${file} ${defines} ${P_OPTIONS}
-            ${src}
-    # No file of the toolchain among the dependencies: on a fresh machine it does not exist until
-    # fastmmc_fpc_toolchain has run, and ninja refuses a missing input no rule makes. A new
-    # toolchain (another compiler or recipe) is another folder, so the command above changes and
-    # every program is built again anyway.
-    DEPENDS ${src} ${units} ${P_DEPENDS}
-    COMMENT "Free Pascal (Win${FASTMM_BITS}): pascal/${file}"
-    VERBATIM)
-  add_custom_target(${target} ALL DEPENDS ${FASTMMC_PASCAL_DIR}/${file})
-  add_dependencies(${target} fastmmc_fpc_toolchain fastmmc_pascal_dlls)
-  set_property(TARGET ${target} PROPERTY FASTMMC_OUTPUT ${FASTMMC_PASCAL_DIR}/${file})
-endfunction()
+# What the Pascal programs print for their platform ("test_rtl (Win64): ..."), and
+# fastmmc_pascal_program() (delphi/pascal_program.cmake).
+set(FASTMMC_PASCAL_PLATFORM "Win${FASTMM_BITS}")
+include(${CMAKE_CURRENT_LIST_DIR}/pascal_program.cmake)
 
 # ---- The Pascal demo ---------------------------------------------------------------------
 # One workload, built twice: with FastMMC first in its uses clause, and on Free Pascal's own

@@ -178,6 +178,13 @@ FASTMM_API size_t FASTMM_CDECL fastmm_get_small_class_usage(fastmm_kind_usage *o
 #define FASTMM_CHECK_HEAP_LOCKED (-2) /* FastMMC.pas gives -1 when the DLL is not loaded */
 FASTMM_API int FASTMM_CDECL fastmm_check_heap(void);
 
+/* Runs the library's start-up, which the loader runs by itself when the library loads (a
+ * constructor; DllMain on Windows). A program linked with the static library libfastmmc.a whose
+ * own start-up runs no constructors (Free Pascal's: its _start hands __libc_start_main no init
+ * routine, so the program's .init_array never runs) calls it before its first allocation from the
+ * library; FastMMC.pas does, built with FASTMMC_STATIC. Once run, later calls do nothing. */
+FASTMM_API void FASTMM_CDECL fastmm_run_startup(void);
+
 /* Returns the calling thread's cached free small blocks to the shared arenas. Threads do this
  * by themselves when they end; call it to make statistics exact or before a long sleep. */
 FASTMM_API void FASTMM_CDECL fastmm_flush_thread_cache(void);

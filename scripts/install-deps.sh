@@ -53,8 +53,9 @@ have valgrind || need+=(valgrind)
 # GNU time: the peak resident set of each mimalloc-bench program (bench/run's native-suite
 # platform, which builds those programs with cmake, gcc and g++, above).
 [ -x /usr/bin/time ] || need+=(time)
-# Free Pascal, for the Pascal tests and demo: scripts/build-fpc.sh builds the Win32/Win64 cross
-# compilers from the compiler (ppcx64), fpcmake and the compiler's source.
+# Free Pascal, for the Pascal tests and demo: the native tests use this compiler (fpc) itself;
+# scripts/build-fpc.sh builds the Win32/Win64 cross compilers from it (ppcx64), fpcmake and the
+# compiler's source.
 have ppcx64 || need+=(fp-compiler-3.2.2)
 have fpcmake || need+=(fp-utils-3.2.2)
 [ -d /usr/share/fpcsrc/3.2.2/rtl ] || need+=(fpc-source-3.2.2)

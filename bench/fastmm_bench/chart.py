@@ -63,7 +63,8 @@ def make_chart(result, path):
         ax.set_title({"native": "native Linux", "native-suite": "mimalloc-bench (LD_PRELOAD)",
                       "win64": "Win64 (Wine)", "win32": "Win32 (Wine)",
                       "pascal-win64": "Free Pascal, Win64 (Wine)",
-                      "pascal-win32": "Free Pascal, Win32 (Wine)"}[p])
+                      "pascal-win32": "Free Pascal, Win32 (Wine)",
+                      "pascal-native": "Free Pascal, native Linux"}[p])
         ax.set_xlabel("peer time / fastmm-c time (log; > 1: fastmm-c faster)", fontsize=8)
         ax.legend(fontsize=7, loc="lower right")
     meta = result["meta"]

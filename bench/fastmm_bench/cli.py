@@ -100,7 +100,8 @@ def parse_args(argv=None):
     ap.add_argument("--workloads", help="comma-separated names or patterns (default: all)")
     ap.add_argument("--platforms", help="comma-separated: native, native-suite (mimalloc-bench's "
                     "programs, from --peer-source mimalloc-bench=DIR), win64, win32, "
-                    "pascal-win64, pascal-win32 (default: all)")
+                    "pascal-win64, pascal-win32, pascal-native (default: all; native-suite only "
+                    "with its source given)")
     ap.add_argument("--targets-file", metavar="FILE",
                     help="the targets from FILE (the format of bench/targets.conf) instead of "
                          "bench/targets.conf: e.g. a build of another commit as a baseline, or "

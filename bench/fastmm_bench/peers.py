@@ -36,8 +36,11 @@ RECIPES = {
     "mimalloc": Recipe("a mimalloc source tree", os.path.join("src", "static.c"),
                        "bash scripts/fetch-peer-mimalloc.sh"),
     # FastMM4-AVX's unit, the first unit of the Pascal benchmark program built a second time
-    # (pascal-win32, pascal-win64).
+    # (pascal-win32, pascal-win64, pascal-native).
     "fastmm4avx": Recipe("an unchanged FastMM4-AVX source folder", "FastMM4.pas"),
+    # mORMot 2's fpcx64mm (src/core/mormot.core.fpcx64mm.pas), the first unit of the same program
+    # built natively (pascal-native, target fpcx64mm).
+    "mormot2": Recipe("a mORMot 2 source tree", os.path.join("src", "core", "mormot.core.fpcx64mm.pas")),
     # rpmalloc (tag 1.4.5) and snmalloc (tag 0.7.5), built with MinGW into rpmalloc.dll and
     # snmalloc.dll (win32, win64) and with gcc/g++ into librpmalloc.so and libsnmalloc.so
     # (native); nothing fetches them.

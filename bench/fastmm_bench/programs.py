@@ -31,18 +31,19 @@ SNAPSHOT_EXES = {}
 
 def under_wine(platform):
     """Whether the platform's programs are Windows programs (run under Wine)."""
-    return platform not in ("native", SUITE)
+    return platform not in ("native", SUITE, "pascal-native")
 
 
 def bench_exe(platform, built=False):
     """The platform's program: the snapshot copy once there is one (built=True: the file under
-    build/). pascal-win32 and pascal-win64 run the Pascal program that the win32 and win64
-    presets build beside their copies of the DLL."""
+    build/). pascal-win32, pascal-win64 and pascal-native run the Pascal program that the win32,
+    win64 and native presets build beside their copies of the library."""
     if not built and platform in SNAPSHOT_EXES:
         return SNAPSHOT_EXES[platform]
     if is_pascal_platform(platform):
         preset = platform[len("pascal-"):]
-        return os.path.join(REPO, "build", preset, "pascal", "fastmm_pascal_bench.exe")
+        name = "fastmm_pascal_bench" + ("" if preset == "native" else ".exe")
+        return os.path.join(REPO, "build", preset, "pascal", name)
     name = "fastmm_bench" + ("" if platform == "native" else ".exe")
     return os.path.join(REPO, "build", platform, "bin", name)
 
@@ -91,17 +92,22 @@ def take_snapshot(platform, targets, where):
             shutil.copy2(t.lib_path(), t.snapshot_lib)
 
 
+def is_native(platform):
+    """The platforms whose programs run as they are, with no Wine."""
+    return platform in ("native", "pascal-native")
+
+
 def command(platform, args, target=None):
     """The command line of one run of `target` (None: of the platform's program, e.g. --list)."""
     exe = program_of(platform, target)
-    if platform == "native":
+    if is_native(platform):
         return [exe] + args
     return [WINE_RUN, exe] + args
 
 
 def environment(platform):
     env = dict(os.environ)
-    if platform == "native":
+    if is_native(platform):
         env.update(NATIVE_ENV)
     else:
         env["FASTMM_WINEPREFIX"] = WINE_PREFIX  # read by cmake/wine-run.sh

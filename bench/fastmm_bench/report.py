@@ -31,6 +31,7 @@ PLATFORM_TITLES = {
     "win32": "Win32 under Wine (fastmmc32.dll)",
     "pascal-win64": "Free Pascal program, Win64 under Wine (FastMMC + fastmmc64.dll)",
     "pascal-win32": "Free Pascal program, Win32 under Wine (FastMMC + fastmmc32.dll)",
+    "pascal-native": "Free Pascal program, native Linux (FastMMC + libfastmmc.so, or linked in)",
 }
 
 

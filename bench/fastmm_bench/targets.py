@@ -9,7 +9,8 @@ from .paths import REPO, TARGETS_CONF
 from .suite_programs import SUITE
 from .workloads import SEED, workloads_of
 
-PLATFORMS = ("native", "native-suite", "win64", "win32", "pascal-win64", "pascal-win32")
+PLATFORMS = ("native", "native-suite", "win64", "win32", "pascal-win64", "pascal-win32",
+             "pascal-native")
 ROLES = ("candidate", "baseline")
 KINDS = ("record", "malloc", "heap", "pascal", "preload")
 
@@ -35,9 +36,14 @@ class Target:
         return os.path.join(REPO, self.lib)
 
     def own_program(self):
-        """A pascal target whose `lib` is a program (.exe): a build of the Pascal program of its
-        own (a peer's, bench/peers/build.sh), run instead of the platform's, with no DLL."""
-        return self.kind == "pascal" and self.lib is not None and self.lib.endswith(".exe")
+        """A pascal target whose `lib` is a program (.exe, or on pascal-native a file that is no
+        shared library): a build of the Pascal program of its own (a peer's,
+        bench/peers/build.sh; natively the program linked with libfastmmc.a, or with cmem), run
+        instead of the platform's, with no library beside it."""
+        if self.kind != "pascal" or self.lib is None:
+            return False
+        name = os.path.basename(self.lib)
+        return name.endswith(".exe") or not (name.endswith(".dll") or ".so" in name)
 
     def run_lib_path(self):
         """The file the runs load: the run's snapshot copy once take_snapshot made it."""

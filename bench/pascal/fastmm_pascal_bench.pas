@@ -3,7 +3,7 @@
   Win32 and Win64. It runs one workload with one memory manager and prints one JSON line with
   the fields fastmm_bench prints, so bench/run drives it as it drives that program:
 
-    fastmm_pascal_bench --workload NAME|all --alloc fastmmc|fpcheap|entries|adapters|cexport|fastmm4avx|floor [--scale F]
+    fastmm_pascal_bench --workload NAME|all --alloc fastmmc|fpcheap|entries|adapters|cexport|fastmm4avx|cmem|fpcx64mm|floor [--scale F]
     fastmm_pascal_bench --list
 
   --alloc fastmmc   FastMMC installed (the unit is compiled with FastMM_DisableAutomaticInstall
@@ -29,6 +29,12 @@
                     unit of the uses clause, installed by its own initialization; that build
                     takes no other --alloc. bench/peers/build.sh fastmm4avx makes it
                     (bench/peers/README.md).
+  --alloc cmem      only in the build with FASTMM_BENCH_CMEM defined (natively,
+                    fastmm_pascal_bench_cmem), which has Free Pascal's cmem unit first: the
+                    C library's malloc as the memory manager.
+  --alloc fpcx64mm  only in the build with FASTMM_BENCH_FPCX64MM defined, which has mORMot 2's
+                    mormot.core.fpcx64mm first (Linux x86_64): bench/peers/build.sh mormot2
+                    makes it from a mORMot 2 source tree.
   --alloc floor     a stand-in of this program's, installed with SetMemoryManager, that does
                     about the least a memory manager can: blocks of capacity classes four to
                     each power of two, from one arena, freed onto a stack per class and taken
@@ -67,20 +73,36 @@ program fastmm_pascal_bench;
 {$H+}
 
 uses
+{$if defined(UNIX) and (defined(FASTMM_BENCH_FASTMM4) or defined(FASTMM_BENCH_FPCX64MM))}
+  {Linux: before a peer whose initialization makes locks (FastMMC brings it itself).}
+  cthreads,
+{$ifend}
 {$ifdef FASTMM_BENCH_FASTMM4}
   FastMM4, {first: installed by its initialization, before any other unit allocates}
 {$endif}
-  FastMMC, SysUtils, Classes;
+{$ifdef FASTMM_BENCH_FPCX64MM}
+  mormot.core.fpcx64mm, {first, as FastMM4 above: mORMot 2's manager (Linux x86_64)}
+{$endif}
+{$ifdef FASTMM_BENCH_CMEM}
+  cmem, {first, as FastMM4 above: Free Pascal's manager on the C library's malloc (Linux)}
+{$endif}
+  FastMMC, SysUtils, Classes, BenchOS;
 
 type
-  TProcessMemoryCounters = record
-    cb: Cardinal;
-    PageFaultCount: Cardinal;
-    PeakWorkingSetSize, WorkingSetSize, QuotaPeakPagedPoolUsage, QuotaPagedPoolUsage,
-      QuotaPeakNonPagedPoolUsage, QuotaNonPagedPoolUsage, PagefileUsage, PeakPagefileUsage: NativeUInt;
-  end;
+  TAllocKind = (akFastMMC, akFpcHeap, akEntries, akAdapters, akCExport, akFastMM4, akCMem, akFpcX64MM, akFloor);
 
-  TAllocKind = (akFastMMC, akFpcHeap, akEntries, akAdapters, akCExport, akFastMM4, akFloor);
+const
+  {The manager whose unit this build has first, of those that need a build of their own besides
+  FastMM4 (akFloor: none). Typed, so that the checks of it compile in every build.}
+{$if defined(FASTMM_BENCH_CMEM)}
+  BuiltInPeer: TAllocKind = akCMem;
+{$elseif defined(FASTMM_BENCH_FPCX64MM)}
+  BuiltInPeer: TAllocKind = akFpcX64MM;
+{$else}
+  BuiltInPeer: TAllocKind = akFloor;
+{$ifend}
+
+type
 
   TRun = record
     Kind: TAllocKind;
@@ -101,18 +123,6 @@ type
     Run: procedure(var R: TRun);
   end;
 
-function QueryPerformanceCounter(var ACount: Int64): LongBool; stdcall; external 'kernel32.dll';
-function QueryPerformanceFrequency(var AFrequency: Int64): LongBool; stdcall; external 'kernel32.dll';
-function GetCurrentProcess: NativeUInt; stdcall; external 'kernel32.dll';
-function GetProcessAffinityMask(AProcess: NativeUInt; var AProcessMask, ASystemMask: NativeUInt): LongBool;
-  stdcall; external 'kernel32.dll';
-function K32GetProcessMemoryInfo(AProcess: NativeUInt; var ACounters: TProcessMemoryCounters;
-  ASize: Cardinal): LongBool; stdcall; external 'kernel32.dll';
-function GetModuleHandleA(AName: PAnsiChar): NativeUInt; stdcall; external 'kernel32.dll';
-function LoadLibraryA(AName: PAnsiChar): NativeUInt; stdcall; external 'kernel32.dll';
-function GetModuleHandleExW(AFlags: Cardinal; AAddress: Pointer; out AModule: NativeUInt): LongBool;
-  stdcall; external 'kernel32.dll';
-function GetProcAddress(AModule: NativeUInt; AName: PAnsiChar): Pointer; stdcall; external 'kernel32.dll';
 
 var
   {The C exports, for --alloc cexport.}
@@ -143,7 +153,7 @@ begin
 end;
 
 {The process's memory now and at its peak: the working set under Wine (whose peak commit is
-no peak; bench/README.md), the commit on Windows.}
+no peak; bench/README.md), the commit on Windows, the resident set on Linux (BenchOS).}
 procedure ProcessMemory(out ACurrent, APeak: NativeUInt);
 var
   C: TProcessMemoryCounters;
@@ -152,16 +162,16 @@ begin
   C.cb := SizeOf(C);
   if not K32GetProcessMemoryInfo(GetCurrentProcess, C, SizeOf(C)) then
     Fail('GetProcessMemoryInfo failed');
-  if UnderWine then
-  begin
-    ACurrent := C.WorkingSetSize;
-    APeak := C.PeakWorkingSetSize;
-  end
-  else
+{$ifdef MSWINDOWS}
+  if not UnderWine then
   begin
     ACurrent := C.PagefileUsage;
     APeak := C.PeakPagefileUsage;
+    Exit;
   end;
+{$endif}
+  ACurrent := C.WorkingSetSize;
+  APeak := C.PeakWorkingSetSize;
 end;
 
 procedure Ready(var R: TRun);
@@ -1005,6 +1015,8 @@ begin
     akEntries: Result := 'entries';
     akAdapters: Result := 'adapters';
     akFastMM4: Result := 'fastmm4avx';
+    akCMem: Result := 'cmem';
+    akFpcX64MM: Result := 'fpcx64mm';
     akFloor: Result := 'floor';
   else
     Result := 'cexport';
@@ -1040,14 +1052,14 @@ begin
     '"peak_live":%d,"affinity":%d,"check":%d}',
     [W.Name, KindName(AKind), SizeOf(Pointer) * 8, W.Threads, FloatToStr(AScale, F), R.Ops,
      FormatFloat('0.000000000', Seconds, F), FormatFloat('0.0000', NsPerOp, F),
-     BoolToStr(UnderWine, 'peak-working-set', 'peak-commit'), Int64(Peak), Int64(R.BaseMem),
+     {$ifdef MSWINDOWS}BoolToStr(UnderWine, 'peak-working-set', 'peak-commit'){$else}'peak-rss'{$endif}, Int64(Peak), Int64(R.BaseMem),
      Int64(Current), Int64(R.PeakLive), Int64(Mask), R.Check]));
   Flush(Output);
 end;
 
 procedure Usage;
 begin
-  WriteLn(StdErr, 'usage: fastmm_pascal_bench --workload NAME|all --alloc fastmmc|fpcheap|entries|adapters|cexport|fastmm4avx|floor [--scale F]');
+  WriteLn(StdErr, 'usage: fastmm_pascal_bench --workload NAME|all --alloc fastmmc|fpcheap|entries|adapters|cexport|fastmm4avx|cmem|fpcx64mm|floor [--scale F]');
   WriteLn(StdErr, '       fastmm_pascal_bench --list');
   Halt(2);
 end;
@@ -1099,6 +1111,10 @@ begin
     Kind := akCExport
   else if AName = 'fastmm4avx' then
     Kind := akFastMM4
+  else if AName = 'cmem' then
+    Kind := akCMem
+  else if AName = 'fpcx64mm' then
+    Kind := akFpcX64MM
   else if AName = 'floor' then
     Kind := akFloor
   else
@@ -1125,9 +1141,23 @@ begin
     Halt(2);
   end;
 {$endif}
+  {The builds with another manager's unit first (cmem, fpcx64mm) run that manager only, and only
+  they run it.}
+  if (BuiltInPeer <> akFloor) and (Kind <> BuiltInPeer) then
+  begin
+    WriteLn(StdErr, 'fastmm_pascal_bench: this build has ', KindName(BuiltInPeer), ' installed: --alloc ',
+      KindName(BuiltInPeer), ' only');
+    Halt(2);
+  end;
+  if (Kind in [akCMem, akFpcX64MM]) and (Kind <> BuiltInPeer) then
+  begin
+    WriteLn(StdErr, 'fastmm_pascal_bench: --alloc ', AName, ' needs the build with its unit first ',
+      '(cmem: fastmm_pascal_bench_cmem; fpcx64mm: bench/peers/build.sh mormot2)');
+    Halt(2);
+  end;
   if Kind = akFloor then
     InstallFloor;
-  if not (Kind in [akFpcHeap, akFastMM4, akFloor]) then
+  if not (Kind in [akFpcHeap, akFastMM4, akCMem, akFpcX64MM, akFloor]) then
   begin
     if Kind = akAdapters then
       TakeEverySlot;
@@ -1146,7 +1176,8 @@ begin
     (GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS | _UNCHANGED_REFCOUNT)}
     if not GetModuleHandleExW(6, PPointer(@@MM.ReAllocMem)^, H) then
       H := 0;
-    if (H = FastMMC_DLLHandle) <> (Kind <> akAdapters) then
+    {Linked in (Linux, FASTMMC_STATIC) the library's code and the program's are one module: no check.}
+    if {$ifdef FASTMMC_STATIC}False and{$endif} ((H = FastMMC_DLLHandle) <> (Kind <> akAdapters)) then
     begin
       WriteLn(StdErr, 'fastmm_pascal_bench: the installed ReAllocMem is not the one --alloc ', AName, ' measures');
       Halt(2);
@@ -1154,7 +1185,7 @@ begin
   end;
   for I := Low(CWorkloads) to High(CWorkloads) do
     if ((WName = 'all') or (WName = CWorkloads[I].Name)) and
-      ((Kind in [akFastMMC, akFpcHeap, akAdapters, akFastMM4]) or ((Kind = akFloor) and CWorkloads[I].Floor) or
+      ((Kind in [akFastMMC, akFpcHeap, akAdapters, akFastMM4, akCMem, akFpcX64MM]) or ((Kind = akFloor) and CWorkloads[I].Floor) or
        ((Kind in [akEntries, akCExport]) and CWorkloads[I].Raw)) then
     begin
       RunOne(CWorkloads[I], Kind, Scale);

@@ -16,12 +16,20 @@
 #     OUT/<platform>/snmalloc.dll (OUT/native/libsnmalloc.so): snmalloc 0.7.5's C API
 #     (src/snmalloc/override/malloc.cc) built the same way with the C++ compilers; exports
 #     sn_malloc, sn_free, sn_realloc.
-#   bash bench/peers/build.sh fastmm4avx SRC OUT [win32|win64]...
-#     OUT/<platform>/fastmm_pascal_bench.exe: this tree's Pascal benchmark program built with
-#     the project's Free Pascal cross compilers (scripts/build-fpc.sh) and FASTMM_BENCH_FASTMM4
-#     defined, which makes SRC's FastMM4 unit the first of its uses clause (the pascal-win32 and
-#     pascal-win64 targets `fastmm4avx`); on Win64 SRC's FastMM4_AVX512.asm is assembled with
-#     NASM (-Ox -Ov -f win64) for the unit's AVX-512 moves.
+#   bash bench/peers/build.sh fastmm4avx SRC OUT [win32|win64|native]...
+#     OUT/<platform>/fastmm_pascal_bench.exe (OUT/native/fastmm_pascal_bench): this tree's Pascal
+#     benchmark program built with the project's Free Pascal cross compilers
+#     (scripts/build-fpc.sh; natively the machine's fpc) and FASTMM_BENCH_FASTMM4 defined, which
+#     makes SRC's FastMM4 unit the first of its uses clause (the pascal-win32, pascal-win64 and
+#     pascal-native targets `fastmm4avx`); SRC's AVX-512 moves are assembled with NASM (-Ox -Ov):
+#     FastMM4_AVX512.asm with -f win64 on Win64, FastMM4_AVX512_Linux.asm with -f elf64
+#     natively. Natively FastMM4 writes "FastMM has detected a FreeMem call after FastMM was
+#     uninstalled." to standard error at exit (cthreads, initialized before it, frees after its
+#     finalization); the program's exit code and results are not affected.
+#   bash bench/peers/build.sh mormot2 SRC OUT [native]
+#     OUT/native/fastmm_pascal_bench: the same program natively with FASTMM_BENCH_FPCX64MM
+#     defined, which makes mORMot 2's src/core/mormot.core.fpcx64mm.pas (SRC is a mORMot 2
+#     source tree) the first unit (the pascal-native target `fpcx64mm`).
 #
 # With no platform named, win32 and win64. Nothing is done when OUT holds a build of the same
 # files with the same script and tools. Prints one line per platform built.
@@ -33,13 +41,16 @@ die() {
   exit 1
 }
 [ $# -ge 3 ] ||
-  die "usage: build.sh mimalloc|rpmalloc|snmalloc|fastmm4avx SRC OUT [win32|win64|native]..."
+  die "usage: build.sh mimalloc|rpmalloc|snmalloc|fastmm4avx|mormot2 SRC OUT [win32|win64|native]..."
 name=$1
 src=$(cd "$2" && pwd) || die "no source folder $2"
 out=$3
 shift 3
 platforms=("$@")
-[ ${#platforms[@]} -gt 0 ] || platforms=(win32 win64)
+if [ ${#platforms[@]} -eq 0 ]; then
+  platforms=(win32 win64)
+  [ "$name" != mormot2 ] || platforms=(native)
+fi
 
 # source_files FIND-ARGS...: the files of SRC that `find` selects, sorted, as full paths (a
 # recipe's inputs).
@@ -130,17 +141,28 @@ case $name in
   fastmm4avx)
     [ -f "$src/FastMM4.pas" ] && [ -f "$src/FastMM4Options.inc" ] ||
       die "$src is not a FastMM4-AVX source folder (no FastMM4.pas, FastMM4Options.inc)"
-    files=([win32]=fastmm_pascal_bench.exe [win64]=fastmm_pascal_bench.exe)
+    files=([win32]=fastmm_pascal_bench.exe [win64]=fastmm_pascal_bench.exe [native]=fastmm_pascal_bench)
     build=build_fastmm4avx tools=tools_fastmm4avx
     program=$repo/bench/pascal/fastmm_pascal_bench.pas
-    fpc_home=$(bash "$repo/scripts/build-fpc.sh") || die "no Free Pascal toolchain (scripts/build-fpc.sh failed)"
     # The defines of the CMake build of the program (bench/CMakeLists.txt), and ours that puts
     # FastMM4 first in its uses clause. FastMM4's own options are its FastMM4Options.inc's.
     defines=(-dFastMM_DisableAutomaticInstall -dFASTMM_BENCH_FASTMM4)
+    unit_dirs=("$src")
     mapfile -t inputs < <(source_files . -maxdepth 1 -type f \( -name '*.pas' -o -name '*.inc' -o -name '*.asm' \))
-    inputs+=("$program" "$repo"/delphi/*.pas "$repo"/delphi/*.inc)
+    inputs+=("$program" "$repo"/bench/pascal/*.pas "$repo"/delphi/*.pas "$repo"/delphi/*.inc)
     ;;
-  *) die "no recipe for the peer '$name' (known: mimalloc, rpmalloc, snmalloc, fastmm4avx)" ;;
+  mormot2)
+    [ -f "$src/src/core/mormot.core.fpcx64mm.pas" ] && [ -f "$src/src/mormot.defines.inc" ] ||
+      die "$src is not a mORMot 2 source tree (no src/core/mormot.core.fpcx64mm.pas, src/mormot.defines.inc)"
+    files=([native]=fastmm_pascal_bench)
+    build=build_fastmm4avx tools=tools_fastmm4avx
+    program=$repo/bench/pascal/fastmm_pascal_bench.pas
+    defines=(-dFastMM_DisableAutomaticInstall -dFASTMM_BENCH_FPCX64MM)
+    unit_dirs=("$src/src/core" "$src/src")
+    inputs=("$src/src/core/mormot.core.fpcx64mm.pas" "$src/src/mormot.defines.inc")
+    inputs+=("$program" "$repo"/bench/pascal/*.pas "$repo"/delphi/*.pas "$repo"/delphi/*.inc)
+    ;;
+  *) die "no recipe for the peer '$name' (known: mimalloc, rpmalloc, snmalloc, fastmm4avx, mormot2)" ;;
 esac
 
 compilers_of() {
@@ -203,29 +225,58 @@ build_library() (
     { cat "$dir/build.log" >&2; die "$name did not link for $platform"; }
 )
 
+# The Free Pascal compiler of a platform: the project's cross compilers for Windows, the
+# machine's fpc natively.
+pascal_compiler() {
+  if [ "$1" = native ]; then
+    command -v fpc || die "fpc is not installed (scripts/install-deps.sh)"
+  else
+    local fpc_home
+    fpc_home=$(bash "$repo/scripts/build-fpc.sh") || die "no Free Pascal toolchain (scripts/build-fpc.sh failed)"
+    echo "$fpc_home/fpc-$1"
+  fi
+}
+
+# The assembly a FastMM4-AVX build links on the platform, if SRC has it ('' for none).
+fastmm4_asm() {
+  case $name:$1 in
+    fastmm4avx:win64) [ ! -f "$src/FastMM4_AVX512.asm" ] || echo "$src/FastMM4_AVX512.asm win64 FastMM4_AVX512.obj" ;;
+    fastmm4avx:native) [ ! -f "$src/FastMM4_AVX512_Linux.asm" ] || echo "$src/FastMM4_AVX512_Linux.asm elf64 FastMM4_AVX512_Linux.o" ;;
+  esac
+}
+
+# The Pascal peers (fastmm4avx, mormot2): the benchmark program with the peer's unit first.
 tools_fastmm4avx() {
-  echo "$fpc_home ${defines[*]}"
-  "$fpc_home/fpc-$1" -iV
-  if [ "$1" = win64 ] && [ -f "$src/FastMM4_AVX512.asm" ]; then
+  local fpc
+  fpc=$(pascal_compiler "$1")
+  echo "$fpc ${defines[*]}"
+  "$fpc" -iV
+  if [ -n "$(fastmm4_asm "$1")" ]; then
     command -v nasm >/dev/null || die "nasm is not installed (scripts/install-deps.sh)"
     nasm -v
   fi
 }
 
 build_fastmm4avx() {
-  local platform=$1 dir=$2 units=$2/units
+  local platform=$1 dir=$2 units=$2/units fpc asm format obj d
+  local paths=()
+  fpc=$(pascal_compiler "$platform")
   rm -rf "$units"
   mkdir -p "$units"
-  # FastMM4.pas links FastMM4_AVX512.obj ({$L}) when it compiles its AVX-512 moves, which it
-  # does on Win64 only; Free Pascal finds the object in the object path (-Fo).
-  if [ "$platform" = win64 ] && [ -f "$src/FastMM4_AVX512.asm" ]; then
-    nasm -Ox -Ov -f win64 "$src/FastMM4_AVX512.asm" -o "$units/FastMM4_AVX512.obj" 2>>"$dir/build.log" ||
-      { cat "$dir/build.log" >&2; die "FastMM4_AVX512.asm did not assemble"; }
+  # FastMM4.pas links its AVX-512 moves' object ({$L}) where it compiles them (Win64, and
+  # natively on Linux x86_64); Free Pascal finds the object in the object path (-Fo).
+  read -r asm format obj < <(fastmm4_asm "$platform"; echo) || true
+  if [ -n "${asm:-}" ]; then
+    nasm -Ox -Ov -f "$format" "$asm" -o "$units/$obj" 2>>"$dir/build.log" ||
+      { cat "$dir/build.log" >&2; die "$(basename "$asm") did not assemble"; }
   fi
-  # The options of the CMake build of the program (delphi/delphi.cmake) but -Sew: FastMM4.pas
-  # has warnings (unreachable code) that are not ours to fix; the program's own warnings are
-  # errors in the CMake build of the same source.
-  "$fpc_home/fpc-$platform" -Mdelphi -O2 -vew "${defines[@]}" -Fu"$src" -Fi"$src" \
+  for d in "${unit_dirs[@]}"; do
+    paths+=(-Fu"$d" -Fi"$d")
+  done
+  # The options of the CMake build of the program (delphi/pascal_program.cmake) but -Sew:
+  # FastMM4.pas has warnings (unreachable code) that are not ours to fix; the program's own
+  # warnings are errors in the CMake build of the same source.
+  "$fpc" -Mdelphi -O2 -vew "${defines[@]}" "${paths[@]}" \
     -Fu"$repo/delphi" -Fu"$(dirname "$program")" -Fi"$(dirname "$program")" -Fo"$units" \
     -FU"$units" -FE"$dir" -o"$file" "$program" >>"$dir/build.log" 2>&1 ||
     { cat "$dir/build.log" >&2; die "$name did not compile for $platform"; }

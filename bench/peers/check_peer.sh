@@ -8,7 +8,8 @@
 #               the 2-thread workloads once with the library in fastmm_bench (EXE); rpmalloc
 #               and snmalloc on PLATFORM native too
 #   fastmm4avx  every workload of the Pascal program built with FastMM4 first, at 2% of the
-#               operations; that build must refuse any other --alloc
+#               operations; that build must refuse any other --alloc (natively too)
+#   mormot2     the same with mORMot 2's fpcx64mm first (--alloc fpcx64mm), natively
 # Exit 77 (the tests' skip code) when that source is not there.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -47,16 +48,24 @@ case $name in
       fi || { echo "bench_peer_$name: $w failed with $name on $platform" >&2; exit 1; }
     done
     ;;
-  fastmm4avx)
-    exe=$out/$platform/fastmm_pascal_bench.exe
-    listed=$(bash "$wine_run" "$exe" --list | grep -c .)
-    ran=$(bash "$wine_run" "$exe" --workload all --alloc fastmm4avx --scale 0.02 |
-      grep -c '"alloc":"fastmm4avx"') ||
-      { echo "bench_peer_fastmm4avx: a workload failed with FastMM4-AVX on $platform" >&2; exit 1; }
+  fastmm4avx | mormot2)
+    alloc=fastmm4avx
+    [ "$name" != mormot2 ] || alloc=fpcx64mm
+    if [ "$platform" = native ]; then
+      exe=$out/native/fastmm_pascal_bench
+      run=()
+    else
+      exe=$out/$platform/fastmm_pascal_bench.exe
+      run=(bash "$wine_run")
+    fi
+    listed=$("${run[@]}" "$exe" --list | grep -c .)
+    ran=$("${run[@]}" "$exe" --workload all --alloc "$alloc" --scale 0.02 |
+      grep -c "\"alloc\":\"$alloc\"") ||
+      { echo "bench_peer_$name: a workload failed with $alloc on $platform" >&2; exit 1; }
     [ "$ran" -eq "$listed" ] ||
-      { echo "bench_peer_fastmm4avx: $ran of $listed workloads ran on $platform" >&2; exit 1; }
-    if bash "$wine_run" "$exe" --workload pas_memsize --alloc fpcheap >/dev/null 2>&1; then
-      echo "bench_peer_fastmm4avx: the FastMM4 build ran --alloc fpcheap" >&2
+      { echo "bench_peer_$name: $ran of $listed workloads ran on $platform" >&2; exit 1; }
+    if "${run[@]}" "$exe" --workload pas_memsize --alloc fpcheap >/dev/null 2>&1; then
+      echo "bench_peer_$name: the $alloc build ran --alloc fpcheap" >&2
       exit 1
     fi
     ;;

@@ -140,3 +140,17 @@ class SnapshotTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class NativePascalTest(unittest.TestCase):
+    def test_pascal_native_runs_its_program_with_no_wine(self):
+        exe = programs.bench_exe("pascal-native", built=True)
+        self.assertTrue(exe.endswith(os.path.join("build", "native", "pascal", "fastmm_pascal_bench")))
+        saved = dict(programs.SNAPSHOT_EXES)
+        self.addCleanup(lambda: (programs.SNAPSHOT_EXES.clear(), programs.SNAPSHOT_EXES.update(saved)))
+        programs.SNAPSHOT_EXES["pascal-native"] = "/snap/fastmm_pascal_bench"
+        self.assertEqual(programs.command("pascal-native", ["--list"]), ["/snap/fastmm_pascal_bench", "--list"])
+        self.assertEqual(programs.environment("pascal-native")["GLIBC_TUNABLES"],
+                         programs.NATIVE_ENV["GLIBC_TUNABLES"])
+        self.assertNotEqual(programs.command("pascal-win64", ["--list"])[0], programs.bench_exe("pascal-win64"))
+

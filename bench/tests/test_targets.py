@@ -61,6 +61,20 @@ class ParseTest(unittest.TestCase):
         ts[2].snapshot_lib = "/tmp/snap/libfastmmc.so"
         self.assertEqual(ts[2].alloc_args()[:4], ["--alloc", "record", "--lib", "/tmp/snap/libfastmmc.so"])
 
+    def test_which_pascal_targets_bring_their_own_program(self):
+        # A peer's program (.exe), and natively a program linked with the library or with cmem;
+        # a DLL or a shared library sits beside the platform's program instead.
+        lines = """
+pascal-win64 candidate fastmm-c pascal build/win64/bin/fastmmc64.dll fastmmc all
+pascal-win64 baseline  avx      pascal build/peers/fastmm4avx/win64/fastmm_pascal_bench.exe fastmm4avx all
+pascal-native candidate fastmm-c pascal build/native/bin/libfastmmc.so fastmmc all
+pascal-native baseline  linked  pascal build/native/pascal/fastmm_pascal_bench_static fastmmc all
+pascal-native baseline  cmem    pascal build/native/pascal/fastmm_pascal_bench_cmem cmem all
+pascal-native baseline  heap    pascal - fpcheap all
+""".splitlines()
+        ts = targets.parse_targets(lines, "test.conf")
+        self.assertEqual([t.own_program() for t in ts], [False, True, False, True, True, False])
+
     def test_errors_name_the_line(self):
         bad = {
             "win64 candidate x record lib sym": "test.conf:1: expected 7 fields, found 6",

@@ -7,6 +7,7 @@
 #include "core/release.h"
 #include "core/small.h"
 #include "core/thread_cache.h"
+#include "entry/startup.h"
 #include "modes/debug_block.h"
 #include "modes/gate.h"
 
@@ -30,6 +31,10 @@ size_t FASTMM_CDECL fastmm_get_small_class_usage(fastmm_kind_usage *out, size_t 
 
 int FASTMM_CDECL fastmm_check_heap(void) {
   return heap_check();
+}
+
+void FASTMM_CDECL fastmm_run_startup(void) {
+  entry_startup();
 }
 
 void FASTMM_CDECL fastmm_flush_thread_cache(void) {

@@ -41,4 +41,6 @@ finalization
   LateArray[99999] := 1;
   LateArray := nil;
   WriteLn('EarlyAlloc finalization: blocks freed after FastMMC''s finalization');
+  {Linux: standard output is buffered, and nothing flushes it after the units' finalizations.}
+  Flush(Output);
 end.

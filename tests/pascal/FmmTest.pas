@@ -68,7 +68,8 @@ end;
 
 function Finish(const AName: string): Integer;
 begin
-  WriteLn(AName, ' (Win', SizeOf(Pointer) * 8, '): ', Checks, ' checks, ', Failures, ' failed');
+  WriteLn(AName, {$ifdef MSWINDOWS}' (Win'{$else}' (Linux'{$endif}, SizeOf(Pointer) * 8, '): ', Checks, ' checks, ',
+    Failures, ' failed');
   if Failures = 0 then
     Result := 0
   else

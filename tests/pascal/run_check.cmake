@@ -4,9 +4,10 @@
 #   cmake -DRUNNER=<wine-run.sh> -DPROGRAM=<exe> [-DARGS=a@@b] [-DWORKDIR=<dir>]
 #         [-DEXPECT_OUTPUT=<regex>@@...] [-DREJECT_OUTPUT=<regex>@@...]
 #         [-DFILE=<path> -DEXPECT_FILE=<regex>@@... -DREJECT_FILE=<regex>@@...] [-DNO_FILE=<path>]
+#         [-DEXPECT_EXIT=<code>] [-DRUN_FROM=<dir>]
 #         -P run_check.cmake
 # Lists are separated by @@ (a ';' would split the argument on its way through add_test).
-# Passes when the program exits with 0, its output (standard output and error together)
+# Passes when the program exits with EXPECT_EXIT (0 unless given), its output (standard output and error together)
 # matches every EXPECT_OUTPUT and no REJECT_OUTPUT, FILE exists and matches every EXPECT_FILE and
 # no REJECT_FILE, and NO_FILE does not exist.
 cmake_minimum_required(VERSION 3.25)
@@ -23,12 +24,25 @@ endif()
 if(NO_FILE)
   file(REMOVE "${NO_FILE}")
 endif()
+# RUN_FROM: the program is copied into that folder (made anew) and run from there, alone.
+if(RUN_FROM)
+  file(REMOVE_RECURSE "${RUN_FROM}")
+  file(MAKE_DIRECTORY "${RUN_FROM}")
+  file(COPY "${PROGRAM}" DESTINATION "${RUN_FROM}")
+  get_filename_component(name "${PROGRAM}" NAME)
+  set(PROGRAM "${RUN_FROM}/${name}")
+  set(WORKDIR "${RUN_FROM}")
+endif()
 execute_process(COMMAND ${RUNNER} ${PROGRAM} ${ARGS} WORKING_DIRECTORY "${WORKDIR}"
                 OUTPUT_VARIABLE out ERROR_VARIABLE out RESULT_VARIABLE rc)
 message("${out}")
 set(problems "")
-if(NOT rc EQUAL 0)
-  string(APPEND problems "  - ${PROGRAM} exited with ${rc}\n")
+# EXPECT_EXIT: the exit code the program must end with (0 unless given).
+if(NOT DEFINED EXPECT_EXIT)
+  set(EXPECT_EXIT 0)
+endif()
+if(NOT rc EQUAL EXPECT_EXIT)
+  string(APPEND problems "  - ${PROGRAM} exited with ${rc}, not ${EXPECT_EXIT}\n")
 endif()
 foreach(re IN LISTS EXPECT_OUTPUT)
   if(NOT out MATCHES "${re}")

@@ -32,6 +32,21 @@ program test_fastmm5;
 uses
   FastMMC, SysUtils, Classes, RaiseChecks;
 
+{$ifndef MSWINDOWS}
+function gettid: Longint; cdecl; external 'c';
+{$endif}
+
+{The thread id a debug block records: Windows' thread id; on Linux the kernel's (gettid, as ps and
+gdb show it), since GetCurrentThreadId is a pthread_t there, wider than the header's field.}
+function ThisThreadId: Cardinal;
+begin
+{$ifdef MSWINDOWS}
+  Result := GetCurrentThreadId;
+{$else}
+  Result := Cardinal(gettid);
+{$endif}
+end;
+
 var
   Checks, Failures: Integer;
 
@@ -59,7 +74,7 @@ end;
 
 procedure TestDebugBlockHeader;
 const
-{$ifdef WIN64}
+{$ifdef CPU64}
   CHeaderCheckSumOffset = 20;
 {$else}
   CHeaderCheckSumOffset = 28;
@@ -385,7 +400,7 @@ begin
   CheckEquals(FastMM_GetDebugModeStackTraceEntryCount, H^.StackTraceEntryCount, 'StackTraceEntryCount: the depth set');
   CheckEquals(FastMM_LastAllocationNumber, H^.AllocationNumber, 'AllocationNumber: FastMM_LastAllocationNumber');
   CheckEquals(5, H^.AllocationGroup, 'AllocationGroup: FastMM_CurrentAllocationGroup');
-  CheckEquals(GetCurrentThreadId, H^.AllocatedByThread, 'AllocatedByThread: this thread');
+  CheckEquals(ThisThreadId, H^.AllocatedByThread, 'AllocatedByThread: this thread');
   CheckEquals(0, H^.FreedByThread, 'FreedByThread: 0 while in use');
   Check(H^.PreviouslyUsedByClass = nil, 'PreviouslyUsedByClass: nil while in use');
   Check(H^.CalculateHeaderCheckSum = H^.HeaderCheckSum, 'the DLL''s header checksum is FastMM5''s');
@@ -400,7 +415,7 @@ begin
   CheckEquals(0, FastMM_DebugFreeMem(P), 'FastMM_DebugFreeMem');
   CheckEquals(33, H^.DebugBlockFlags, 'DebugBlockFlags: 33 once freed');
   CheckEquals(3, H^.DebugFeatureFlags, 'DebugFeatureFlags: checksums and the fill pattern');
-  CheckEquals(GetCurrentThreadId, H^.FreedByThread, 'FreedByThread: this thread');
+  CheckEquals(ThisThreadId, H^.FreedByThread, 'FreedByThread: this thread');
   Check(H^.PreviouslyUsedByClass = Pointer(TShape), 'PreviouslyUsedByClass: the first pointer before the free');
   Check(FastMM_DetectClassInstance(@H^.PreviouslyUsedByClass) = TShape, 'which FastMM_DetectClassInstance names');
   Check(ChecksumsValid(H), 'the freed block''s checksums are FastMM5''s');
@@ -520,7 +535,7 @@ begin
   FastMM_ConvertStackTraceToText := FastMM_NoOpConvertStackTraceToText;
   Log := LogText(ExpandFileName('test_fastmm5_events.txt'));
   Check(Pos('DOUBLE FREE size=50 number=' + IntToStr(HeaderOf(P)^.AllocationNumber) + ' by=' +
-    IntToStr(GetCurrentThreadId) + ' freedby=' + IntToStr(GetCurrentThreadId) + ' at: [program trace]', Log) > 0,
+    IntToStr(ThisThreadId) + ' freedby=' + IntToStr(ThisThreadId) + ' at: [program trace]', Log) > 0,
     'the event log has FastMM_DebugBlockDoubleFree filled in: ' + Copy(Log, 1, 300));
 
   {Routed as FastMM5's sets say: not to the log when the event is not in FastMM_LogToFileEvents.}
@@ -573,7 +588,10 @@ begin
   FastMM_AllocateTopDown := True;
   GetMem(HighBlock, 4 * 1024 * 1024);
   FastMM_AllocateTopDown := False;
+  {Linux maps from the top down anyway: there the switch changes nothing to check.}
+{$ifdef MSWINDOWS}
   Check(NativeUInt(HighBlock) > NativeUInt(LowBlock), 'FastMM_AllocateTopDown: a higher address');
+{$endif}
   FreeMem(LowBlock);
   FreeMem(HighBlock);
   FastMM_MessageBoxEvents := FastMM_LogToFileEvents;
@@ -653,7 +671,12 @@ begin
   Check(@FastMM_GetStackTrace = @FastMM_NoOpGetStackTrace, 'the handlers stay');
   Check(not FastMM_FreeDebugSupportLibrary, 'nothing to free: False');
 
+{$ifdef MSWINDOWS}
   FastMM_DebugSupportLibraryName := 'fake_support.dll';
+{$else}
+  {dlopen searches no folder for a name without a slash but the library path.}
+  FastMM_DebugSupportLibraryName := './libfake_support.so';
+{$endif}
   Check(FastMM_LoadDebugSupportLibrary, 'the support library loads');
   Check(Assigned(DebugLibrary_GetRawStackTrace) and Assigned(DebugLibrary_GetFrameBasedStackTrace) and
     Assigned(DebugLibrary_LogStackTrace_Legacy), 'its three routines are found');
@@ -799,7 +822,8 @@ begin
   TestSettings;
   TestStateLogTemplate;
   NameTheRest;
-  WriteLn('test_fastmm5 (Win', SizeOf(Pointer) * 8, '): ', Checks, ' checks, ', Failures, ' failed');
+  WriteLn('test_fastmm5 (', {$ifdef MSWINDOWS}'Win'{$else}'Linux'{$endif}, SizeOf(Pointer) * 8, '): ', Checks, ' checks, ',
+    Failures, ' failed');
   if Failures <> 0 then
     Halt(1);
 end.

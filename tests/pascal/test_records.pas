@@ -8,8 +8,8 @@
       2,600 and back), and in place means the same pointer;
     - MemSize is the DLL's usable size; nil and size 0 mean what Free Pascal means;
     - a double free, a ReAllocMem of a freed block and a pointer inside a block raise
-      EInvalidPointer from the DLL's slow path, through Pascal's unwinding (Win32) or SEH
-      (Win64) across the DLL's frames, and never reach the previous manager: a record the test
+      EInvalidPointer from the DLL's slow path, through Pascal's unwinding (Win32 and Linux) or
+      SEH (Win64) across the DLL's frames, and never reach the previous manager: a record the test
       binds itself to a counting previous manager shows no call, and Free Pascal's heap (the
       installed record's previous manager) does not change; the previous manager's own blocks
       do reach it; after a thousand raises the heap is consistent and works on 4 threads;
@@ -26,9 +26,36 @@ uses
 {$endif}
   FastMMC, SysUtils, Classes, FmmTest, RaiseChecks;
 
+{$ifdef MSWINDOWS}
 function GetModuleHandleExW(AFlags: Cardinal; AAddress: Pointer; out AModule: NativeUInt): LongBool;
   stdcall; external 'kernel32.dll';
 function GetProcAddress(AModule: NativeUInt; AName: PAnsiChar): Pointer; stdcall; external 'kernel32.dll';
+{$else}
+{Linux: the library's exports through dlsym (loaded) or as the program's own (linked in), and the
+module that holds a code address through dladdr.}
+type
+  TDlInfo = record
+    FileName: PAnsiChar;
+    Base: Pointer;
+    SymbolName: PAnsiChar;
+    SymbolAddress: Pointer;
+  end;
+function dladdr(AAddress: Pointer; var AInfo: TDlInfo): Longint; cdecl; external 'c';
+{$ifdef FASTMMC_STATIC}
+procedure LinkedGetFpcMemoryManager; cdecl; external name 'fastmm_get_fpc_memory_manager';
+{$else}
+function dlsym(AHandle: Pointer; AName: PAnsiChar): Pointer; cdecl; external 'c';
+{$endif}
+
+function GetProcAddress(AModule: NativeUInt; AName: PAnsiChar): Pointer;
+begin
+{$ifdef FASTMMC_STATIC}
+  Result := @LinkedGetFpcMemoryManager;
+{$else}
+  Result := dlsym(Pointer(AModule), AName);
+{$endif}
+end;
+{$endif}
 
 const
   CFromAddress = 4;       {GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS}
@@ -43,12 +70,22 @@ end;
 
 {Is this code address inside the DLL's image?}
 function InDll(ACode: Pointer): Boolean;
+{$ifdef MSWINDOWS}
 var
   M: NativeUInt;
 begin
   M := 0;
   Result := GetModuleHandleExW(CFromAddress or CUnchangedRefCount, ACode, M) and (M = FastMMC_DLLHandle);
 end;
+{$else}
+var
+  Code, Library_: TDlInfo;
+begin
+  {Linux, loaded: in the same module as one of the library's exports.}
+  Result := (dladdr(ACode, Code) <> 0) and
+    (dladdr(GetProcAddress(FastMMC_DLLHandle, 'fastmm_check_heap'), Library_) <> 0) and (Code.Base = Library_.Base);
+end;
+{$endif}
 
 procedure TestInstalledRecord;
 var
@@ -56,6 +93,11 @@ var
   Expected: Boolean;
 begin
   GetMemoryManager(MM);
+{$ifdef FASTMMC_STATIC}
+  {Linked in, the library's code and the unit's are one module: nothing to tell them apart by.}
+  Check(Assigned(MM.GetMem) and Assigned(MM.MemSize), 'the record is installed');
+  Exit;
+{$endif}
 {$ifdef FASTMMC_TEST_NO_SLOT}
   Expected := False;
 {$else}

@@ -8,7 +8,12 @@ uses
   FastMMC, SysUtils, Classes, FmmTest, ShareChecks;
 
 const
+{$ifdef MSWINDOWS}
   LibName = 'sharelib.dll';
+{$else}
+  {libsharelib.so, found through the program's RUNPATH ($ORIGIN: its own folder).}
+  LibName = 'sharelib';
+{$endif}
 
 function Lib_DLLHandle: NativeUInt; cdecl; external LibName;
 function Lib_State: Integer; cdecl; external LibName;

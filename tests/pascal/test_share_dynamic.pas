@@ -8,9 +8,37 @@ program test_share_dynamic;
 uses
   FastMMC, SysUtils, Classes, FmmTest, ShareChecks;
 
+{$ifdef MSWINDOWS}
+const
+  LibName = 'sharelib.dll';
+
 function LoadLibraryW(AName: PWideChar): NativeUInt; stdcall; external 'kernel32.dll';
 function GetProcAddress(AModule: NativeUInt; AName: PAnsiChar): Pointer; stdcall; external 'kernel32.dll';
 function FreeLibrary(AModule: NativeUInt): LongBool; stdcall; external 'kernel32.dll';
+{$else}
+const
+  {dlopen looks for a name without a slash on the library path only.}
+  LibName = './libsharelib.so';
+
+function dlopen(AName: PAnsiChar; AFlags: Longint): Pointer; cdecl; external 'c';
+function dlsym(AHandle: Pointer; AName: PAnsiChar): Pointer; cdecl; external 'c';
+function dlclose(AHandle: Pointer): Longint; cdecl; external 'c';
+
+function LoadLibraryW(AName: PWideChar): NativeUInt;
+begin
+  Result := NativeUInt(dlopen(PAnsiChar(AnsiString(WideString(AName))), 2 {RTLD_NOW}));
+end;
+
+function GetProcAddress(AModule: NativeUInt; AName: PAnsiChar): Pointer;
+begin
+  Result := dlsym(Pointer(AModule), AName);
+end;
+
+function FreeLibrary(AModule: NativeUInt): LongBool;
+begin
+  Result := dlclose(Pointer(AModule)) = 0;
+end;
+{$endif}
 
 var
   H: NativeUInt;
@@ -22,8 +50,8 @@ var
   B0: NativeUInt;
 begin
   CheckEquals(Ord(mmisInstalled), Ord(FastMM_GetInstallationState), 'the program installed fastmm-c');
-  H := LoadLibraryW('sharelib.dll');
-  Check(H <> 0, 'sharelib.dll loads');
+  H := LoadLibraryW(LibName);
+  Check(H <> 0, LibName + ' loads');
   if H = 0 then
     Halt(Finish('test_share_dynamic'));
   Lib.DLLHandle := GetProcAddress(H, 'Lib_DLLHandle');
@@ -44,7 +72,7 @@ begin
     Lib.MakeString(Kept[I], 100 + I * 20000);
   Big := Lib.GetMem(3 * 1024 * 1024);
   FillChar(Big^, 3 * 1024 * 1024, $5A);
-  Check(FreeLibrary(H), 'FreeLibrary(sharelib.dll)');
+  Check(FreeLibrary(H), 'FreeLibrary(' + LibName + ')');
   Ok := True;
   for I := 0 to High(Kept) do
     if Kept[I] <> Letters(100 + I * 20000) then

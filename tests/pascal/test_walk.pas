@@ -466,7 +466,8 @@ begin
   Name := ChangeFileExt(ParamStr(0), '') + '_MemoryManager_UsageReport.html';
   Check(FileExists(Name), 'beside the program: ' + Name);
   DeleteFile(Name);
-  Check(not FastMM_WriteUsageReport('no-such-folder\x\report.html'), 'a path that cannot be written: False');
+  Check(not FastMM_WriteUsageReport({$ifdef MSWINDOWS}'no-such-folder\x\report.html'{$else}'no-such-folder/x/report.html'{$endif}),
+    'a path that cannot be written: False');
 end;
 
 begin
