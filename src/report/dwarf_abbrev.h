@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/* A unit's abbreviation table (.debug_abbrev): for each code, the DIE's tag, whether it has
+ * children, and its attributes' names and forms; looked up by code with a binary search. */
+#ifndef FASTMM_REPORT_DWARF_ABBREV_H
+#define FASTMM_REPORT_DWARF_ABBREV_H
+
+#include <stdint.h>
+
+#include "report/dwarf_cursor.h"
+#include "report/dwarf_store.h"
+
+typedef struct dw_attr_spec {
+  uint32_t name, form;
+  int64_t implicit; /* DW_FORM_implicit_const's value */
+} dw_attr_spec;
+
+typedef struct dw_abbrev {
+  uint64_t code;
+  uint32_t tag, has_children;
+  uint32_t first, count; /* its attributes: specs[first .. first + count) */
+} dw_abbrev;
+
+typedef struct dw_abbrevs {
+  dw_vec list, specs; /* dw_abbrev sorted by code, dw_attr_spec */
+  uint64_t offset;    /* the table loaded: its offset in .debug_abbrev */
+  int loaded;
+} dw_abbrevs;
+
+void dw_abbrevs_init(dw_abbrevs *a);
+/* Loads the table at `offset` (nothing to do when it is the one loaded): 1, or 0 when it is
+ * malformed (*why says how) or memory ran out. */
+int dw_abbrevs_load(dw_abbrevs *a, dw_span abbrev, uint64_t offset, const char **why);
+const dw_abbrev *dw_abbrevs_find(const dw_abbrevs *a, uint64_t code);
+void dw_abbrevs_free(dw_abbrevs *a);
+
+#endif
