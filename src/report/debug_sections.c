@@ -163,8 +163,16 @@ static int find_elf(const unsigned char *image, size_t size, debug_sections *d, 
   uint64_t shnum = dw_uint(&c, 2);
   uint64_t shstrndx = dw_uint(&c, 2);
   unsigned want = wide ? 64 : 40;
-  if (c.bad || shoff == 0 || shoff >= size || shentsize < want) {
-    *why = c.bad || shoff >= size || shentsize < want ? "truncated ELF headers" : "no sections";
+  if (c.bad || shentsize < want) {
+    *why = "truncated ELF headers";
+    return 0;
+  }
+  if (shoff == 0) {
+    *why = "no sections";
+    return 0;
+  }
+  if (shoff >= size) {
+    *why = "truncated ELF section table";
     return 0;
   }
   uint64_t sh[7];

@@ -194,7 +194,8 @@ static int die_at(reader *r, uint64_t at, die *out, const unit_entry **in) {
   return out->ab != NULL && out->ab->tag == TAG_subprogram;
 }
 
-/* A routine's name: its own, or that of the subprogram its specification or abstract origin
+/* A routine's name: its linkage name (C++'s mangled name: unambiguous, as addr2line gives it)
+ * or else its name; its own, or that of the subprogram its specification or abstract origin
  * names. NULL when there is none; then *ahead is the reference to read once the walk is done,
  * if it lies ahead of the walk (else ~0). */
 static const char *name_of(reader *r, const die *e, const dw_unit *u, uint64_t *ahead) {
@@ -202,9 +203,9 @@ static const char *name_of(reader *r, const die *e, const dw_unit *u, uint64_t *
   const unit_entry *in = NULL;
   *ahead = ~(uint64_t)0;
   for (int hops = 0;; hops++) {
-    const char *s = die_string(r, e, u, S_NAME);
+    const char *s = die_string(r, e, u, S_LINKAGE);
     if (s == NULL)
-      s = die_string(r, e, u, S_LINKAGE);
+      s = die_string(r, e, u, S_NAME);
     if (s != NULL)
       return s;
     int slot = has(e, S_SPEC) ? S_SPEC : has(e, S_ORIGIN) ? S_ORIGIN : -1;

@@ -169,11 +169,12 @@ int dwarf_line_read(const debug_sections *d, uint64_t offset, const dw_unit *u, 
       return 0;
     }
   } else {
-    while (!c.bad && dw_cstr(&c)[0] != 0) /* include directories: not needed */
+    const char *dir;
+    while ((dir = dw_cstr(&c)) != NULL && dir[0] != 0) /* include directories: not needed */
       ;
     for (;;) {
       const char *path = dw_cstr(&c);
-      if (c.bad || path[0] == 0)
+      if (path == NULL || path[0] == 0)
         break;
       dw_uleb(&c); /* directory, time, size */
       dw_uleb(&c);

@@ -127,6 +127,10 @@ static int read_lines(const debug_sections *d, dw_vec *line_units, dwarf_table *
   return 1;
 }
 
+static size_t at_most(size_t n, size_t cap) {
+  return n < cap ? n : cap;
+}
+
 dwarf_table *dwarf_table_build(const unsigned char *image, size_t size, const char **why) {
   debug_sections d;
   const char *reason = "out of memory";
@@ -144,6 +148,14 @@ dwarf_table *dwarf_table_build(const unsigned char *image, size_t size, const ch
   dw_vec ranges, line_units;
   dw_vec_init(&ranges, sizeof(dw_range));
   dw_vec_init(&line_units, sizeof(dw_line_unit));
+  /* Room reserved for what the sections can hold at most (a row takes a byte of a line program
+   * at least, a routine's range two of a DIE or one of a range list), so the arrays grow in
+   * place: the build copies nothing. */
+  dw_vec_expect(&t->rows, at_most(d.line.n + 1, DWARF_MAX_ROWS));
+  dw_vec_expect(&t->files, at_most(d.line.n / 2 + 1, DW_MAX_FILES));
+  dw_vec_expect(&ranges,
+                at_most(d.info.n / 2 + d.rnglists.n + d.ranges.n / 8 + 1, DWARF_MAX_RANGES));
+  dw_vec_expect(&t->segments, at_most(2 * ranges.most + 1, 2 * (size_t)DWARF_MAX_RANGES));
   int ok = dwarf_info_read(&d, &t->pool, &ranges, DWARF_MAX_RANGES, &line_units, DWARF_MAX_WORK,
                            &reason) &&
            read_lines(&d, &line_units, t, &reason);

@@ -11,10 +11,14 @@
  *
  * Names:
  *  - routine: the innermost DW_TAG_subprogram or DW_TAG_inlined_subroutine whose ranges hold the
- *    address; its DW_AT_name, else its DW_AT_linkage_name, else those of the DIE its
- *    DW_AT_specification / DW_AT_abstract_origin names (followed at most 8 deep). A subprogram
- *    nested in another (Pascal's nested routines) is named with its enclosing subprograms',
- *    dot-joined: "Outer.Inner".
+ *    address; its DW_AT_linkage_name (C++'s mangled name, as addr2line gives it), else its
+ *    DW_AT_name, else those of the subprogram its DW_AT_specification / DW_AT_abstract_origin
+ *    names (followed at most 8 deep). A subprogram whose DIE lies inside another's (GNU C's
+ *    nested functions) is named "Outer.Inner"; one inside a class's DIE (Free Pascal's methods)
+ *    "TClass.Method". Free Pascal writes a nested routine's DIE beside its outer one's, so the
+ *    format names it "Inner" alone. An address no subprogram covers (code folded into another's
+ *    by the linker or compiler, hand-written assembly) has routine "" but may have file and line:
+ *    the caller may take the routine from the module's symbols then.
  *  - unit: the compile unit's DW_AT_name, its base name without the extension ("Unit1", "main").
  *  - file and line: the line table's row for the address; file is the file's base name.
  *

@@ -22,15 +22,33 @@ int dw_vec_reserve(dw_vec *v, size_t n) {
   if (cap > SIZE_MAX / 2 / v->elem)
     return 0;
   size_t bytes = round_up(cap * v->elem);
+  if (v->p == NULL && v->most >= n && v->most <= SIZE_MAX / 2 / v->elem) {
+    size_t room = round_up(v->most * v->elem);
+    unsigned char *p = (unsigned char *)prim_reserve(room, 0);
+    if (p != NULL) {
+      v->p = p;
+      v->reserved = room;
+    }
+  }
+  if (v->reserved != 0 && bytes > v->reserved && n * v->elem <= v->reserved)
+    bytes = v->reserved;
+  if (v->reserved != 0 && bytes <= v->reserved) { /* in place */
+    if (!prim_commit(v->p + v->mapped, bytes - v->mapped))
+      return 0;
+    v->mapped = bytes;
+    v->cap = bytes / v->elem;
+    return 1;
+  }
   unsigned char *p = (unsigned char *)prim_map(bytes, 0);
   if (p == NULL)
     return 0;
   if (v->p != NULL) {
     memcpy(p, v->p, v->n * v->elem);
-    prim_unmap(v->p, v->mapped);
+    prim_unmap(v->p, v->reserved != 0 ? v->reserved : v->mapped);
   }
   v->p = p;
   v->mapped = bytes;
+  v->reserved = 0;
   v->cap = bytes / v->elem;
   return 1;
 }
@@ -46,7 +64,7 @@ void *dw_vec_push(dw_vec *v, size_t max) {
 
 void dw_vec_free(dw_vec *v) {
   if (v->p != NULL)
-    prim_unmap(v->p, v->mapped);
+    prim_unmap(v->p, v->reserved != 0 ? v->reserved : v->mapped);
   dw_vec_init(v, v->elem);
 }
 
@@ -127,9 +145,11 @@ static void merge(const unsigned char *a, size_t na, const unsigned char *b, siz
 /* Bottom-up merge sort over the input's natural runs: input already in order (a line table's
  * rows mostly are) costs one pass. O(n log n) whatever the input. */
 int dw_sort(dw_vec *v, int (*less)(const void *a, const void *b)) {
-  size_t n = v->n, elem = v->elem;
-  if (n < 2)
-    return 1;
+  size_t n = v->n, elem = v->elem, i = 1;
+  while (i < n && !less(v->p + i * elem, v->p + (i - 1) * elem))
+    i++;
+  if (i >= n)
+    return 1; /* in order already */
   size_t bytes = round_up(n * elem);
   unsigned char *scratch = (unsigned char *)prim_map(bytes, 0);
   if (scratch == NULL)

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* Memory for the debug-information readers, all of it from prim_map (the library is the
- * allocator): arrays that grow by doubling (a new mapping, the old copied and unmapped), a string
- * pool of mapped chunks, and a stable merge sort that needs a scratch array of its own size. */
+/* Memory for the debug-information readers, all of it from the prim layer (the library is the
+ * allocator): arrays that grow in place inside address space reserved for the most they may
+ * hold (committed as they grow, nothing copied), or by doubling (a new mapping, the old copied)
+ * when no reservation was asked for or it could not be had; a string pool of mapped chunks; a
+ * stable merge sort that needs a scratch array of its own size. */
 #ifndef FASTMM_REPORT_DWARF_STORE_H
 #define FASTMM_REPORT_DWARF_STORE_H
 
@@ -10,14 +12,22 @@
 
 typedef struct dw_vec {
   unsigned char *p;
-  size_t n, cap, mapped; /* elements used, elements room, bytes mapped */
+  size_t n, cap, mapped; /* elements used, elements room, bytes mapped (or committed) */
+  size_t reserved;       /* bytes of address space reserved at p; 0: a plain mapping */
   size_t elem;           /* bytes an element */
+  size_t most;           /* elements to reserve room for at the first growth; 0: none */
 } dw_vec;
 
 static inline void dw_vec_init(dw_vec *v, size_t elem) {
   v->p = NULL;
-  v->n = v->cap = v->mapped = 0;
+  v->n = v->cap = v->mapped = v->reserved = v->most = 0;
   v->elem = elem;
+}
+
+/* The vector will hold at most `most` elements: address space for them is reserved at the first
+ * growth, so it grows in place. */
+static inline void dw_vec_expect(dw_vec *v, size_t most) {
+  v->most = most;
 }
 
 /* Room for at least `n` elements in all; 0 when memory ran out (the vector is unchanged). */

@@ -11,7 +11,7 @@ its caller at -O2, a nested Pascal routine is named with its outer one.
 
     check_dwarf.py --lookup build/native/bin/dwarf_lookup --work DIR CASE...
 
-CASE: elf-gcc, elf-clang (DWARF 4 and 5, -O0 and -O2 each), pe-mingw (Win32 and Win64, DWARF 4
+CASE: seeds (the fuzzer's hand-made images, exact answers), elf-gcc, elf-clang (DWARF 4 and 5, -O0 and -O2 each), pe-mingw (Win32 and Win64, DWARF 4
 and 5), fpc-native (-gw, -gw3), fpc-win32, fpc-win64 (-gw, -gw3; scripts/build-fpc.sh's cross
 compilers). A case whose compiler is missing is skipped (exit 77 when every case was).
 """
@@ -197,6 +197,39 @@ def case_mingw(ck):
     return found
 
 
+SEED_ANSWERS = {  # offset from the seed's code: (routine, file, unit, line), None for nothing
+    0x00: ("outer", "seed.c", "seed", 10), 0x10: ("inl", "seed.c", "seed", 20),
+    0x1F: ("inl", "seed.c", "seed", 20), 0x20: ("outer", "seed.c", "seed", 20),
+    0x80: ("outer.inner", "seed.c", "seed", 30), 0xA0: ("ranged", "seed.c", "seed", 40),
+    0xB5: ("", "seed.c", "seed", 40), 0xC0: ("ranged", "seed.c", "seed", 40),
+    0xD0: ("spec", "seed.c", "seed", 40), 0xE0: ("", "seed.c", "seed", 40), 0x100: None,
+}
+
+
+def case_seeds(ck):
+    """The fuzzer's seeds (tests/fuzz/make_dwarf_seeds.py, written again here and compared with
+    the committed ones): every way of naming, in ELF32/64 and PE32/32+, DWARF 2 to 5."""
+    folder = os.path.join(ck.args.work, "seeds")
+    script = os.path.join(HERE, "..", "fuzz", "make_dwarf_seeds.py")
+    run([sys.executable, script, folder])
+    committed = os.path.join(HERE, "..", "fuzz", "dwarf_corpus")
+    for name in sorted(os.listdir(folder)):
+        image = os.path.join(folder, name)
+        with open(image, "rb") as a, open(os.path.join(committed, name), "rb") as b:
+            if a.read() != b.read():
+                ck.fail(f"{name}: differs from tests/fuzz/dwarf_corpus (run make_dwarf_seeds.py)")
+        code = 0x401000 if "-pe" in name else 0x1000
+        ours = lookup(ck.args.lookup, image, [code + k for k in SEED_ANSWERS])
+        bad = 0
+        for k, want in SEED_ANSWERS.items():
+            ck.checked += 1
+            if ours[code + k] != want:
+                bad += 1
+                ck.fail(f"{name} +0x{k:x}: ours {ours[code + k]}, want {want}")
+        print(f"{'ok  ' if bad == 0 else 'FAIL'} {name}: {len(SEED_ANSWERS)} addresses")
+    return True
+
+
 FPC_ROUTINES = {  # symbol: the unit the reader must name
     "P$NESTED_$$_OUTER$LONGINT": "nested",
     "P$NESTED$_$OUTER$LONGINT_$$_INNER$LONGINT": "nested",
@@ -255,6 +288,8 @@ def main():
             done = case_elf(ck, "clang")
         elif case == "pe-mingw":
             done = case_mingw(ck)
+        elif case == "seeds":
+            done = case_seeds(ck)
         elif case in ("fpc-native", "fpc-win32", "fpc-win64"):
             done = case_fpc(ck, case[4:])
         else:
