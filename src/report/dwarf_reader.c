@@ -148,17 +148,19 @@ dwarf_table *dwarf_table_build(const unsigned char *image, size_t size, const ch
   dw_vec ranges, line_units;
   dw_vec_init(&ranges, sizeof(dw_range));
   dw_vec_init(&line_units, sizeof(dw_line_unit));
-  /* Room reserved for what the sections can hold at most (a row takes a byte of a line program
-   * at least, a routine's range two of a DIE or one of a range list), so the arrays grow in
-   * place: the build copies nothing. */
-  dw_vec_expect(&t->rows, at_most(d.line.n + 1, DWARF_MAX_ROWS));
-  dw_vec_expect(&t->files, at_most(d.line.n / 2 + 1, DW_MAX_FILES));
+  /* Address space reserved for what compilers' output needs (a line row for every 4 bytes of
+   * line program, a routine's range for every 32 of .debug_info; gcc's and clang's output kept
+   * one row for 8-12 bytes and one range for 36-150), so the arrays grow in place and the build
+   * copies nothing; input that needs more grows by copying. Reserved, not committed: a 32-bit
+   * process's address space is spent only for the build's duration. */
+  dw_vec_expect(&t->rows, at_most(d.line.n / 4 + 64, DWARF_MAX_ROWS));
+  dw_vec_expect(&t->files, at_most(d.line.n / 64 + 64, DW_MAX_FILES));
   dw_vec_expect(&ranges,
-                at_most(d.info.n / 2 + d.rnglists.n + d.ranges.n / 8 + 1, DWARF_MAX_RANGES));
-  dw_vec_expect(&t->segments, at_most(2 * ranges.most + 1, 2 * (size_t)DWARF_MAX_RANGES));
+                at_most(d.info.n / 32 + d.rnglists.n / 4 + d.ranges.n / 16 + 64, DWARF_MAX_RANGES));
   int ok = dwarf_info_read(&d, &t->pool, &ranges, DWARF_MAX_RANGES, &line_units, DWARF_MAX_WORK,
                            &reason) &&
            read_lines(&d, &line_units, t, &reason);
+  dw_vec_expect(&t->segments, 2 * ranges.n + 1); /* each range adds a segment and may split one */
   if (ok && !flatten(&ranges, &t->segments)) {
     ok = 0;
     reason = "out of memory";

@@ -117,6 +117,10 @@ int main(void) {
    * the last byte: NULL with a reason, or a table that never misnames the probe. */
   debug_sections d;
   CHECK(debug_sections_find(image, image_size, &d, &why));
+  /* Everything a build maps, its free or its failure gives back: the address space after the
+   * damaged copies below is what it was before them. */
+  dwarf_table_free(dwarf_table_build(image, image_size, &why));
+  size_t before = tu_proc_status_bytes("VmSize");
   const dw_span *spans[] = {&d.info,   &d.abbrev,   &d.line, &d.line_str,   &d.str,
                             &d.ranges, &d.rnglists, &d.addr, &d.str_offsets};
   unsigned damaged = 0, nulls = 0;
@@ -149,6 +153,8 @@ int main(void) {
       dwarf_table_lookup(bad, probe, &f);
     dwarf_table_free(bad);
   }
+  CHECK_MSG(before != 0 && tu_proc_status_bytes("VmSize") == before, "VmSize %zu, then %zu", before,
+            tu_proc_status_bytes("VmSize"));
   printf("test_dwarf_bad_input: %u damaged copies, %u gave NULL\n", damaged, nulls);
   free(image);
   free(copy);
