@@ -18,8 +18,10 @@ static int by_code(const void *a, const void *b) {
   return ((const dw_abbrev *)a)->code < ((const dw_abbrev *)b)->code;
 }
 
-int dw_abbrevs_load(dw_abbrevs *a, dw_span abbrev, uint64_t offset, const char **why) {
-  if (a->loaded && a->offset == offset)
+int dw_abbrevs_load(dw_abbrevs *a, dw_span abbrev, uint64_t offset, const dw_unit *u,
+                    const char **why) {
+  if (a->loaded && a->offset == offset && a->addr_size == u->addr_size &&
+      a->offset_size == u->offset_size && a->version == u->version)
     return 1;
   a->loaded = 0;
   a->list.n = a->specs.n = 0;
@@ -39,6 +41,9 @@ int dw_abbrevs_load(dw_abbrevs *a, dw_span abbrev, uint64_t offset, const char *
         return 0;
       }
       a->offset = offset;
+      a->addr_size = u->addr_size;
+      a->offset_size = u->offset_size;
+      a->version = u->version;
       a->loaded = 1;
       return 1;
     }
@@ -67,6 +72,8 @@ int dw_abbrevs_load(dw_abbrevs *a, dw_span abbrev, uint64_t offset, const char *
       s->name = name > UINT32_MAX ? UINT32_MAX : (uint32_t)name;
       s->form = form > UINT32_MAX ? UINT32_MAX : (uint32_t)form;
       s->implicit = form == DW_FORM_implicit_const ? dw_sleb(&c) : 0;
+      int size = form > UINT32_MAX ? -1 : dw_form_fixed_size((unsigned)form, u);
+      e->fixed = e->fixed < 0 || size < 0 ? -1 : e->fixed + size;
       e->count++;
     }
   }

@@ -179,6 +179,54 @@ int dw_form_read(dw_cursor *c, unsigned form, int64_t implicit, const dw_unit *u
   return !c->bad;
 }
 
+int dw_form_fixed_size(unsigned form, const dw_unit *u) {
+  switch (form) {
+  case F_flag_present:
+  case F_implicit_const:
+    return 0;
+  case F_data1:
+  case F_ref1:
+  case F_flag:
+  case F_strx1:
+  case F_addrx1:
+    return 1;
+  case F_data2:
+  case F_ref2:
+  case F_strx2:
+  case F_addrx2:
+    return 2;
+  case F_strx3:
+  case F_addrx3:
+    return 3;
+  case F_data4:
+  case F_ref4:
+  case F_strx4:
+  case F_addrx4:
+  case F_ref_sup4:
+    return 4;
+  case F_data8:
+  case F_ref8:
+  case F_ref_sig8:
+  case F_ref_sup8:
+    return 8;
+  case F_data16:
+    return 16;
+  case F_addr:
+    return (int)u->addr_size;
+  case F_ref_addr:
+    return (int)(u->version <= 2 ? u->addr_size : u->offset_size);
+  case F_strp:
+  case F_line_strp:
+  case F_sec_offset:
+  case F_strp_sup:
+  case F_GNU_strp_alt:
+  case F_GNU_ref_alt:
+    return (int)u->offset_size;
+  default:
+    return -1;
+  }
+}
+
 const char *dw_value_string(const debug_sections *d, const dw_unit *u, const dw_value *v) {
   switch (v->kind) {
   case DW_V_STRING:

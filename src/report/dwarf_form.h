@@ -44,6 +44,10 @@ typedef struct dw_value {
  * 0 for an unknown form or a read past the end (then the DIE cannot be walked). */
 int dw_form_read(dw_cursor *c, unsigned form, int64_t implicit, const dw_unit *u, dw_value *out);
 
+/* The bytes a value of `form` takes in a unit like `u` whatever the value, or -1 when that
+ * varies (LEB128 numbers, strings, blocks, DW_FORM_indirect) or the form is unknown. */
+int dw_form_fixed_size(unsigned form, const dw_unit *u);
+
 /* The string a value names, or NULL (not a string, or a bad offset). */
 const char *dw_value_string(const debug_sections *d, const dw_unit *u, const dw_value *v);
 /* The address a value names: 1 and *out, or 0. */

@@ -114,8 +114,18 @@ static int has(const die *e, int slot) {
 }
 
 /* The DIE at the cursor with the unit's abbreviations: 1, or 0 (r->why) when malformed. */
-static int read_die(reader *r, dw_cursor *c, const dw_abbrevs *abbrevs, const dw_unit *u,
-                    die *out) {
+/* The tags whose DIEs the walk reads; the others it only steps over. */
+static int wanted(uint32_t tag) {
+  return tag == TAG_subprogram || tag == TAG_inlined_subroutine || tag == TAG_class_type ||
+         tag == TAG_structure_type || tag == TAG_interface_type || tag == TAG_compile_unit ||
+         tag == TAG_partial_unit || tag == TAG_skeleton_unit;
+}
+
+/* The DIE at the cursor with the unit's abbreviations: 1, or 0 (r->why) when malformed. With
+ * `skim`, a DIE whose tag the walk does not want is stepped over (out->have 0): at once when its
+ * attributes' size is fixed. */
+static int read_die(reader *r, dw_cursor *c, const dw_abbrevs *abbrevs, const dw_unit *u, die *out,
+                    int skim) {
   uint64_t code = dw_uleb(c);
   out->ab = NULL;
   out->have = 0;
@@ -126,6 +136,10 @@ static int read_die(reader *r, dw_cursor *c, const dw_abbrevs *abbrevs, const dw
   const dw_abbrev *ab = dw_abbrevs_find(abbrevs, code);
   if (ab == NULL)
     return fail(r, "bad abbreviation code in .debug_info");
+  if (skim && !wanted(ab->tag) && ab->fixed >= 0) {
+    out->ab = ab;
+    return dw_skip(c, (uint64_t)ab->fixed) || fail(r, "truncated .debug_info");
+  }
   const dw_attr_spec *specs = (const dw_attr_spec *)abbrevs->specs.p + ab->first;
   for (uint32_t i = 0; i < ab->count; i++) {
     dw_value v;
@@ -182,14 +196,14 @@ static int die_at(reader *r, uint64_t at, die *out, const unit_entry **in) {
   if (ue != r->current) {
     /* Every table loaded once already, at the unit's first DIE: only memory can fail here. */
     abbrevs = &r->other;
-    if (!dw_abbrevs_load(abbrevs, r->d->abbrev, ue->u.abbrev_offset, &r->why))
+    if (!dw_abbrevs_load(abbrevs, r->d->abbrev, ue->u.abbrev_offset, &ue->u, &r->why))
       return fail(r, r->why);
   }
   dw_cursor c = dw_at(r->d->info, 0);
   c.end = ue->u.end;
   c.at = (size_t)at;
   *in = ue;
-  if (!read_die(r, &c, abbrevs, &ue->u, out))
+  if (!read_die(r, &c, abbrevs, &ue->u, out, 0))
     return fail(r, r->why); /* it was read whole during the walk: cannot fail now */
   return out->ab != NULL && out->ab->tag == TAG_subprogram;
 }
@@ -414,11 +428,11 @@ static const char *unit_name(reader *r, const char *path) {
 static int read_unit_die(reader *r, unit_entry *ue, dw_vec *line_units) {
   dw_unit *u = &ue->u;
   die e;
-  if (!dw_abbrevs_load(&r->abbrevs, r->d->abbrev, u->abbrev_offset, &r->why))
+  if (!dw_abbrevs_load(&r->abbrevs, r->d->abbrev, u->abbrev_offset, u, &r->why))
     return fail(r, r->why);
   dw_cursor c = dw_at(r->d->info, u->die_start);
   c.end = u->end;
-  if (!read_die(r, &c, &r->abbrevs, u, &e))
+  if (!read_die(r, &c, &r->abbrevs, u, &e, 0))
     return 0;
   if (e.ab == NULL)
     return 1;
@@ -464,7 +478,7 @@ static int walk_unit(reader *r, const unit_entry *ue) {
   const char *scope[MAX_DEPTH]; /* the enclosing subprogram's name at each level, or NULL */
   uint32_t level = 0;
   die e;
-  if (!dw_abbrevs_load(&r->abbrevs, r->d->abbrev, u->abbrev_offset, &r->why))
+  if (!dw_abbrevs_load(&r->abbrevs, r->d->abbrev, u->abbrev_offset, u, &r->why))
     return fail(r, r->why);
   r->current = ue;
   scope[0] = NULL;
@@ -473,7 +487,7 @@ static int walk_unit(reader *r, const unit_entry *ue) {
   while (c.at < c.end) {
     size_t at = c.at;
     r->walked_to = at;
-    if (!read_die(r, &c, &r->abbrevs, u, &e))
+    if (!read_die(r, &c, &r->abbrevs, u, &e, 1))
       return 0;
     if (e.ab == NULL) {
       if (level > 0)
