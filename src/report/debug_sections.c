@@ -4,6 +4,8 @@
 
 #include <string.h>
 
+/* Longer section names are none we look for: a name is read no further. */
+#define SECTION_NAME_MAX 256u
 #define PE_SCN_CNT_CODE 0x20u
 #define PE_SCN_MEM_EXECUTE 0x20000000u
 #define ELF_SHT_NOBITS 8u
@@ -105,7 +107,7 @@ static int find_pe(const unsigned char *image, size_t size, debug_sections *d, c
       uint64_t at = 0;
       for (int k = 1; k < 8 && short_name[k] >= '0' && short_name[k] <= '9'; k++)
         at = at * 10 + (uint64_t)(short_name[k] - '0');
-      name = dw_str_at(strings, at);
+      name = dw_str_at(strings, at, SECTION_NAME_MAX, NULL);
       if (name == NULL)
         continue; /* a name we cannot read is not one we want */
     }
@@ -204,7 +206,7 @@ static int find_elf(const unsigned char *image, size_t size, debug_sections *d, 
       *why = "truncated ELF section table";
       return 0;
     }
-    const char *name = dw_str_at(names, sh[0]);
+    const char *name = dw_str_at(names, sh[0], SECTION_NAME_MAX, NULL);
     if (sh[2] & ELF_SHF_EXECINSTR)
       add_code(d, sh[3], sh[5]);
     if (name == NULL || sh[1] == ELF_SHT_NOBITS)

@@ -21,8 +21,10 @@ static int by_code(const void *a, const void *b) {
 int dw_abbrevs_load(dw_abbrevs *a, dw_span abbrev, uint64_t offset, const dw_unit *u,
                     const char **why) {
   if (a->loaded && a->offset == offset && a->addr_size == u->addr_size &&
-      a->offset_size == u->offset_size && a->version == u->version)
+      a->offset_size == u->offset_size && a->version == u->version) {
+    a->parsed = 0;
     return 1;
+  }
   a->loaded = 0;
   a->list.n = a->specs.n = 0;
   if (offset >= abbrev.n) {
@@ -40,6 +42,7 @@ int dw_abbrevs_load(dw_abbrevs *a, dw_span abbrev, uint64_t offset, const dw_uni
         *why = "out of memory";
         return 0;
       }
+      a->parsed = c.at - (size_t)offset;
       a->offset = offset;
       a->addr_size = u->addr_size;
       a->offset_size = u->offset_size;

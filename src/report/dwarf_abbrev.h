@@ -26,6 +26,7 @@ typedef struct dw_abbrevs {
   dw_vec list, specs;                       /* dw_abbrev sorted by code, dw_attr_spec */
   uint64_t offset;                          /* the table loaded: its offset in .debug_abbrev */
   unsigned addr_size, offset_size, version; /* and the unit whose sizes `fixed` counts */
+  size_t parsed; /* the bytes the last load read (0 when the table was loaded already) */
   int loaded;
 } dw_abbrevs;
 

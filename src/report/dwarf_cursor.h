@@ -109,12 +109,16 @@ static inline const char *dw_cstr(dw_cursor *c) {
   return NULL;
 }
 
-/* The string at `offset` of a string section, or NULL when it is not one. */
-static inline const char *dw_str_at(dw_span s, uint64_t offset) {
+/* The string at `offset` of a string section, or NULL when it is not one: no NUL in the section
+ * or within `max` bytes. *scanned (when not NULL) grows by the bytes looked at. */
+static inline const char *dw_str_at(dw_span s, uint64_t offset, size_t max, uint64_t *scanned) {
   if (s.p == NULL || offset >= s.n)
     return NULL;
-  dw_cursor c = dw_at(s, (size_t)offset);
-  return dw_cstr(&c);
+  size_t left = s.n - (size_t)offset, n = left < max ? left : max;
+  const unsigned char *nul = (const unsigned char *)memchr(s.p + offset, 0, n);
+  if (scanned != NULL)
+    *scanned += nul != NULL ? (uint64_t)(nul - (s.p + offset)) + 1 : n;
+  return nul != NULL ? (const char *)s.p + offset : NULL;
 }
 
 /* A unit's initial length: 32-bit, or 0xffffffff and 64-bit. Sets *offset_size (4 or 8) and

@@ -232,16 +232,16 @@ const char *dw_value_string(const debug_sections *d, const dw_unit *u, const dw_
   case DW_V_STRING:
     return v->s;
   case DW_V_STRP:
-    return dw_str_at(d->str, v->u);
+    return dw_str_at(d->str, v->u, DW_MAX_STRING, d->string_bytes);
   case DW_V_LINE_STRP:
-    return dw_str_at(d->line_str, v->u);
+    return dw_str_at(d->line_str, v->u, DW_MAX_STRING, d->string_bytes);
   case DW_V_STRX: {
     dw_cursor c = dw_at(d->str_offsets, 0);
     if (v->u > (SIZE_MAX >> 4) || !dw_skip(&c, u->str_offsets_base) ||
         !dw_skip(&c, v->u * u->offset_size))
       return NULL;
     uint64_t at = dw_uint(&c, u->offset_size);
-    return c.bad ? NULL : dw_str_at(d->str, at);
+    return c.bad ? NULL : dw_str_at(d->str, at, DW_MAX_STRING, d->string_bytes);
   }
   default:
     return NULL;

@@ -48,7 +48,14 @@ int dw_form_read(dw_cursor *c, unsigned form, int64_t implicit, const dw_unit *u
  * varies (LEB128 numbers, strings, blocks, DW_FORM_indirect) or the form is unknown. */
 int dw_form_fixed_size(unsigned form, const dw_unit *u);
 
-/* The string a value names, or NULL (not a string, or a bad offset). */
+/* The longest string read by offset: a longer one (a C++ name of that length is possible but
+ * rare) is taken as no string. */
+#define DW_MAX_STRING ((size_t)64 << 10)
+/* The most bytes a build's string lookups may look at in all (debug_sections.string_bytes):
+ * past it the build fails. */
+#define DW_MAX_STRING_BYTES ((uint64_t)1 << 30)
+
+/* The string a value names, or NULL (not a string, a bad offset, longer than DW_MAX_STRING). */
 const char *dw_value_string(const debug_sections *d, const dw_unit *u, const dw_value *v);
 /* The address a value names: 1 and *out, or 0. */
 int dw_value_addr(const debug_sections *d, const dw_unit *u, const dw_value *v, uint64_t *out);

@@ -140,8 +140,9 @@ static int read_die(reader *r, dw_cursor *c, const dw_abbrevs *abbrevs, const dw
     out->ab = ab;
     return dw_skip(c, (uint64_t)ab->fixed) || fail(r, "truncated .debug_info");
   }
-  const dw_attr_spec *specs = (const dw_attr_spec *)abbrevs->specs.p + ab->first;
-  for (uint32_t i = 0; i < ab->count; i++) {
+  const dw_attr_spec *specs = (const dw_attr_spec *)abbrevs->specs.p;
+  for (uint32_t k = 0; k < ab->count; k++) {
+    uint32_t i = ab->first + k;
     dw_value v;
     if (!dw_form_read(c, specs[i].form, specs[i].implicit, u, &v))
       return fail(r, c->bad ? "truncated .debug_info" : "unknown form in .debug_info");
@@ -159,6 +160,10 @@ static const char *die_string(reader *r, const die *e, const dw_unit *u, int slo
   if (!has(e, slot))
     return NULL;
   const char *s = dw_value_string(r->d, u, &e->v[slot]);
+  if (*r->d->string_bytes > DW_MAX_STRING_BYTES) {
+    fail(r, "too much work in string sections");
+    return NULL;
+  }
   return s != NULL && s[0] != 0 ? s : NULL;
 }
 
@@ -176,6 +181,15 @@ static const unit_entry *unit_of(const reader *r, uint64_t at) {
   if (lo == r->units.n || at < units[lo].u.die_start)
     return NULL;
   return &units[lo];
+}
+
+/* A unit's abbreviations into `abbrevs`, the bytes read counted as work: units that take turns
+ * between two large tables must not make the build's time grow with their product. */
+static int load_abbrevs(reader *r, dw_abbrevs *abbrevs, const dw_unit *u) {
+  if (!dw_abbrevs_load(abbrevs, r->d->abbrev, u->abbrev_offset, u, &r->why))
+    return fail(r, r->why);
+  r->work += abbrevs->parsed / 16;
+  return r->work <= r->max_work || fail(r, "too much work in .debug_abbrev");
 }
 
 static int is_start(const reader *r, uint64_t at) {
@@ -196,8 +210,8 @@ static int die_at(reader *r, uint64_t at, die *out, const unit_entry **in) {
   if (ue != r->current) {
     /* Every table loaded once already, at the unit's first DIE: only memory can fail here. */
     abbrevs = &r->other;
-    if (!dw_abbrevs_load(abbrevs, r->d->abbrev, ue->u.abbrev_offset, &ue->u, &r->why))
-      return fail(r, r->why);
+    if (!load_abbrevs(r, abbrevs, &ue->u))
+      return 0;
   }
   dw_cursor c = dw_at(r->d->info, 0);
   c.end = ue->u.end;
@@ -428,8 +442,8 @@ static const char *unit_name(reader *r, const char *path) {
 static int read_unit_die(reader *r, unit_entry *ue, dw_vec *line_units) {
   dw_unit *u = &ue->u;
   die e;
-  if (!dw_abbrevs_load(&r->abbrevs, r->d->abbrev, u->abbrev_offset, u, &r->why))
-    return fail(r, r->why);
+  if (!load_abbrevs(r, &r->abbrevs, u))
+    return 0;
   dw_cursor c = dw_at(r->d->info, u->die_start);
   c.end = u->end;
   if (!read_die(r, &c, &r->abbrevs, u, &e, 0))
@@ -445,7 +459,7 @@ static int read_unit_die(reader *r, unit_entry *ue, dw_vec *line_units) {
   if (has(&e, S_LOW) && !dw_value_addr(r->d, u, &e.v[S_LOW], &u->base_address))
     return fail(r, "bad DW_AT_low_pc");
   const char *name = die_string(r, &e, u, S_NAME);
-  if (name != NULL && (ue->name = unit_name(r, name)) == NULL)
+  if (r->fatal || (name != NULL && (ue->name = unit_name(r, name)) == NULL))
     return 0;
   if (has(&e, S_STMT) && (e.v[S_STMT].kind == DW_V_SECOFF || e.v[S_STMT].kind == DW_V_CONST)) {
     dw_line_unit *l = (dw_line_unit *)dw_vec_push(line_units, SIZE_MAX);
@@ -478,8 +492,8 @@ static int walk_unit(reader *r, const unit_entry *ue) {
   const char *scope[MAX_DEPTH]; /* the enclosing subprogram's name at each level, or NULL */
   uint32_t level = 0;
   die e;
-  if (!dw_abbrevs_load(&r->abbrevs, r->d->abbrev, u->abbrev_offset, u, &r->why))
-    return fail(r, r->why);
+  if (!load_abbrevs(r, &r->abbrevs, u))
+    return 0;
   r->current = ue;
   scope[0] = NULL;
   dw_cursor c = dw_at(r->d->info, u->die_start);
@@ -523,6 +537,8 @@ static int walk_unit(reader *r, const unit_entry *ue) {
                e.ab->has_children) {
       /* Methods defined inside their class (Free Pascal's) are named "Class.Method". */
       const char *name = die_string(r, &e, u, S_NAME);
+      if (r->fatal)
+        return 0;
       if (name != NULL && scope[level] != NULL &&
           (name = dw_pool_join(r->pool, scope[level], '.', name)) == NULL)
         return fail(r, "out of memory");

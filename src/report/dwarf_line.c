@@ -50,6 +50,8 @@ static int v5_entries(dw_cursor *c, const debug_sections *d, const dw_unit *lu, 
       if (content[i] == LNCT_path)
         path = dw_value_string(d, lu, &v);
     }
+    if (*d->string_bytes > DW_MAX_STRING_BYTES)
+      return 0;
     if (are_files && !add_file(files, path, unit))
       return 0;
   }
@@ -165,7 +167,9 @@ int dwarf_line_read(const debug_sections *d, uint64_t offset, const dw_unit *u, 
   m.code_hi = d->code_hi;
   if (version >= 5) {
     if (!v5_entries(&c, d, &lu, 0, unit, files) || !v5_entries(&c, d, &lu, 1, unit, files)) {
-      *why = c.bad ? "truncated .debug_line" : "bad .debug_line header";
+      *why = c.bad                                    ? "truncated .debug_line"
+             : *d->string_bytes > DW_MAX_STRING_BYTES ? "too much work in string sections"
+                                                      : "bad .debug_line header";
       return 0;
     }
   } else {

@@ -113,10 +113,21 @@ static int read_lines(const debug_sections *d, dw_vec *line_units, dwarf_table *
     *why = "out of memory";
     return 0;
   }
+  uint64_t work = 0;
   for (size_t i = 0; i < line_units->n; i++) {
     const dw_line_unit *l = (const dw_line_unit *)dw_vec_at(line_units, i);
     if (i > 0 && l->offset == ((const dw_line_unit *)dw_vec_at(line_units, i - 1))->offset)
       continue;
+    /* Tables at distinct offsets may still overlap (only in bad input): the bytes they span are
+     * counted, so that many of them cannot make the build's time grow with their product. */
+    dw_cursor c = dw_at(d->line, 0);
+    unsigned offset_size;
+    if (dw_skip(&c, l->offset))
+      work += dw_unit_length(&c, &offset_size) / 16;
+    if (work > DWARF_MAX_WORK) {
+      *why = "too much work in .debug_line";
+      return 0;
+    }
     if (!dwarf_line_read(d, l->offset, &l->u, l->unit, &t->rows, DWARF_MAX_ROWS, &t->files, why))
       return 0;
   }
@@ -134,8 +145,10 @@ static size_t at_most(size_t n, size_t cap) {
 dwarf_table *dwarf_table_build(const unsigned char *image, size_t size, const char **why) {
   debug_sections d;
   const char *reason = "out of memory";
+  uint64_t string_bytes = 0;
   if (!debug_sections_find(image, size, &d, why))
     return NULL;
+  d.string_bytes = &string_bytes;
   dwarf_table *t = (dwarf_table *)prim_map(TABLE_BYTES, 0);
   if (t == NULL) {
     *why = reason;

@@ -27,9 +27,13 @@
  *
  * Bad input: every read is bounds-checked; a truncated or malformed section makes the whole build
  * fail (NULL and a reason), never a partial table. Caps, beyond which the build fails with a
- * reason: DWARF_MAX_ROWS line rows kept, DWARF_MAX_RANGES routine address ranges, DWARF_MAX_WORK
- * range-list entries read and DIEs followed by reference in all. Building reads each section once
- * (line tables once per distinct offset), so its time grows with the debug sections' size. */
+ * reason ("too many line rows", "too many routine ranges", "too much work in ..."):
+ * DWARF_MAX_ROWS line rows kept, DWARF_MAX_RANGES routine address ranges, DWARF_MAX_WORK units
+ * of work of each kind (range-list entries read and DIEs followed by reference; 16 bytes of
+ * abbreviation tables read; 16 bytes of line tables), DW_MAX_STRING_BYTES (1 GB) looked at by
+ * string lookups; a string longer than DW_MAX_STRING (64 KB) counts as none. Building reads each
+ * section once (line tables once per distinct offset), so its time grows with the debug
+ * sections' size: about 0.3 s of CPU for a 50 MB image. */
 #ifndef FASTMM_REPORT_DWARF_READER_H
 #define FASTMM_REPORT_DWARF_READER_H
 

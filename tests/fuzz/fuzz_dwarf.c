@@ -5,18 +5,29 @@
  *
  * Checks: no crash, hang or sanitizer report; NULL comes with a reason; every answer's strings are
  * readable and NUL-terminated (in the input or the table's own memory), and a lookup that finds
- * nothing leaves "" and 0. */
+ * nothing leaves "" and 0. For the campaign (scripts/fuzz-campaign.sh --target dwarf) an input
+ * counts as one operation: FASTMM_FUZZ_COUNT_FILE gets the count at exit, every 2^14 inputs and
+ * before a failed check aborts. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz/fuzz_counts.h"
 #include "report/debug_sections.h"
 #include "report/dwarf_reader.h"
 
+static unsigned long long inputs;
+
+static void report_counts(void) {
+  fprintf(stderr, "fuzz_dwarf: %llu inputs\n", inputs);
+  fuzz_write_counts(inputs, inputs);
+}
+
 static void require(int ok, const char *what) {
   if (!ok) {
-    fprintf(stderr, "fuzz_dwarf: %s\n", what);
+    fprintf(stderr, "fuzz_dwarf: input %llu: %s\n", inputs, what);
+    fuzz_write_counts(inputs, inputs);
     abort();
   }
 }
@@ -25,6 +36,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const char *why = NULL;
+  if (inputs++ == 0)
+    atexit(report_counts);
+  if ((inputs & 0x3fff) == 0)
+    fuzz_write_counts(inputs, inputs);
   dwarf_table *t = dwarf_table_build(data, size, &why);
   if (t == NULL) {
     require(why != NULL && why[0] != 0, "NULL without a reason");
