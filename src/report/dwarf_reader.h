@@ -22,8 +22,10 @@
  *  - unit: the compile unit's DW_AT_name, its base name without the extension ("Unit1", "main").
  *  - file and line: the line table's row for the address; file is the file's base name.
  *
- * Memory: every table and string comes from prim_map, never from an allocator. The table's
- * strings point into `image`: the image must stay mapped, unchanged, until dwarf_table_free.
+ * Memory: every table and string comes from the prim layer (prim_map, prim_reserve and
+ * prim_commit), never from an allocator. Strings point into `image` (names, file names) or into
+ * the table's own memory (units, nested names): the image must stay mapped, unchanged, until
+ * dwarf_table_free. A built table is only read: lookups may run on several threads at once.
  *
  * Bad input: every read is bounds-checked; a truncated or malformed section makes the whole build
  * fail (NULL and a reason), never a partial table. Caps, beyond which the build fails with a
@@ -53,8 +55,10 @@ typedef struct dwarf_table dwarf_table;
 dwarf_table *dwarf_table_build(const unsigned char *image, size_t size, const char **why);
 
 /* address: the link-time address: for PE the preferred ImageBase (from the optional header) +
- * RVA; for ELF the runtime address minus the load bias. 1 and *out filled when found (a routine
- * or a line row holds the address; the fields not known are "" and 0), else 0. */
+ * RVA; for ELF the runtime address minus the load bias. For a return address, look up the
+ * address - 1 (inside the call), or a call at a routine's end names the next routine and line.
+ * 1 and *out filled when found (a routine or a line row holds the address; the fields not known
+ * are "" and 0), else 0 and *out all "" and 0. */
 int dwarf_table_lookup(const dwarf_table *t, uint64_t address, sym_frame *out);
 
 void dwarf_table_free(dwarf_table *t);
