@@ -8,7 +8,7 @@
 #   CMake, shell, Python, other scripts   # SPDX-License-Identifier: MIT
 #
 # The files are the ones git tracks (a fresh clone has exactly those); outside a git tree, every
-# file below the root but build/ and .git. The fuzz corpus (data) is left out, as is anything
+# file below the root but build/ and .git. The fuzz corpora (data) are left out, as is anything
 # not listed above (documentation, data, project files). Run by the spdx_lines test:
 #   cmake -DREPO=<repository root> -P cmake/check_spdx.cmake
 cmake_minimum_required(VERSION 3.25)
@@ -50,7 +50,7 @@ if(NOT listed_by)
   list(FILTER files EXCLUDE REGEX "^(build|\\.git)/")
   set(listed_by "the files below ${REPO}")
 endif()
-list(FILTER files EXCLUDE REGEX "^tests/fuzz/corpus/")
+list(FILTER files EXCLUDE REGEX "^tests/fuzz/(corpus|dwarf_corpus)/")
 list(SORT files)
 
 set(n_checked 0)

@@ -49,6 +49,13 @@ set(FASTMM_REPORT_SOURCES
   src/report/event_log.c
   src/report/debug_text.c
   src/report/usage_report.c
+  src/report/debug_sections.c
+  src/report/dwarf_store.c
+  src/report/dwarf_form.c
+  src/report/dwarf_abbrev.c
+  src/report/dwarf_line.c
+  src/report/dwarf_info.c
+  src/report/dwarf_reader.c
 )
 # The entry: the fast paths' slow-path dispatch (a mode on, or the core's normal path) and the
 # start-up.

@@ -1,24 +1,27 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# A resumable libFuzzer campaign of tests/fuzz/fuzz_heap.c: pieces of at most 10 minutes,
+# A resumable libFuzzer campaign of tests/fuzz/fuzz_heap.c (or, with --target dwarf, of
+# tests/fuzz/fuzz_dwarf.c, the DWARF reader's fuzzer): pieces of at most 10 minutes,
 # alternating a build with AddressSanitizer and UBSan (build/fuzz-asan) and one without
 # sanitizers (build/fuzz-nosan), both clang, RelWithDebInfo (optimised: the native-asan preset's
 # Debug build runs a fraction as fast), FASTMM_FUZZ=ON. The corpus and
 # the totals live in a folder outside the tree, so a later run goes on where the last stopped.
 # Every crash is minimised (-minimize_crash=1) into tests/fuzz/corpus/regress-<sha1>, which
-# fuzz_heap_replay then runs on every preset.
+# fuzz_heap_replay then runs on every preset (dwarf: tests/fuzz/dwarf_corpus/, fuzz_dwarf_replay).
 #
 #   bash scripts/fuzz-campaign.sh                      # on to 10^8 operations in all, resuming
 #   bash scripts/fuzz-campaign.sh --ops 200000000 --time 3600
 #   bash scripts/fuzz-campaign.sh --fresh --dir /tmp/fz --time 600
+#   bash scripts/fuzz-campaign.sh --target dwarf --time 1800
 #
 # Options:
+#   --target T     heap (fuzz_heap, the default) or dwarf (fuzz_dwarf: an operation is an input)
 #   --ops N        stop once the campaign (every run in the folder) has done N operations
-#                  (default 100000000)
+#                  (default 100000000; dwarf 10000000)
 #   --time S       stop after S seconds of this run (default: no limit)
 #   --piece S      seconds per piece, at most 600 (default 600)
 #   --dir D        the campaign folder (default $FASTMM_FUZZ_DIR, else
-#                  ${XDG_CACHE_HOME:-$HOME/.cache}/fastmm-c/fuzz)
+#                  ${XDG_CACHE_HOME:-$HOME/.cache}/fastmm-c/fuzz, dwarf: .../fuzz-dwarf)
 #   --resume       go on from the folder's corpus and totals (the default)
 #   --fresh        empty the folder first
 #   --nice N       niceness of the fuzzer (default 10: the machine is shared)
@@ -30,17 +33,19 @@
 # Each piece prints one line: its sanitizers, operations, inputs, coverage (libFuzzer's cov and
 # ft at its end) and whether it crashed; the last line is the campaign's summary. The harness
 # counts its operations into the file FASTMM_FUZZ_COUNT_FILE names (fuzz_heap.c,
-# report_counts), at exit, every 2^20 operations and before it aborts on a failed check.
+# report_counts), at exit, every 2^20 operations and before it aborts on a failed check
+# (fuzz_dwarf.c: its inputs, every 2^14).
 set -euo pipefail
 # One group, read whole before it runs: the script may be edited while a campaign runs.
 {
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 repo=$PWD
 
-target_ops=100000000
+target=heap
+target_ops=
 time_budget=0
 piece=600
-dir=${FASTMM_FUZZ_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/fastmm-c/fuzz}
+dir=${FASTMM_FUZZ_DIR:-}
 fresh=0
 niceness=10
 max_len=4096
@@ -55,6 +60,7 @@ number() { [[ $2 =~ ^[0-9]+$ ]] || die "$1 needs a whole number, not '$2'"; }
 
 while [ $# -gt 0 ]; do
   case $1 in
+  --target) [ "${2-}" = heap ] || [ "${2-}" = dwarf ] || die "--target is heap or dwarf" && target=$2 && shift ;;
   --ops) number "$1" "${2-}" && target_ops=$2 && shift ;;
   --time) number "$1" "${2-}" && time_budget=$2 && shift ;;
   --piece) number "$1" "${2-}" && piece=$2 && shift ;;
@@ -80,17 +86,27 @@ if [ "$jobs" -lt 1 ] || [ "$jobs" -gt 2 ]; then
   die "--jobs must be 1 or 2"
 fi
 
-asan_bin=$repo/build/fuzz-asan/bin/fuzz_heap
-plain_bin=$repo/build/fuzz-nosan/bin/fuzz_heap
+seeds=tests/fuzz/corpus
+default_ops=100000000
+folder=fuzz
+if [ "$target" = dwarf ]; then
+  seeds=tests/fuzz/dwarf_corpus
+  default_ops=10000000
+  folder=fuzz-dwarf
+fi
+target_ops=${target_ops:-$default_ops}
+dir=${dir:-${XDG_CACHE_HOME:-$HOME/.cache}/fastmm-c/$folder}
+asan_bin=$repo/build/fuzz-asan/bin/fuzz_$target
+plain_bin=$repo/build/fuzz-nosan/bin/fuzz_$target
 # build_fuzzer FOLDER SANITIZERS
 build_fuzzer() {
   [ -f "$1/CMakeCache.txt" ] ||
     cmake -S . -B "$1" -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo \
       -DFASTMM_WERROR=ON -DFASTMM_FUZZ=ON -DFASTMM_SANITIZE="$2"
-  nice -n "$niceness" cmake --build "$1" --target fuzz_heap
+  nice -n "$niceness" cmake --build "$1" --target "fuzz_$target"
 }
 if [ $build = 1 ]; then
-  echo "fuzz-campaign: building fuzz_heap with and without sanitizers"
+  echo "fuzz-campaign: building fuzz_$target with and without sanitizers"
   {
     build_fuzzer build/fuzz-asan address,undefined
     build_fuzzer build/fuzz-nosan ""
@@ -99,7 +115,7 @@ if [ $build = 1 ]; then
   rm -f "${TMPDIR:-/tmp}/fuzz-campaign-build.$$.log"
 fi
 if [ ! -x "$asan_bin" ] || [ ! -x "$plain_bin" ]; then
-  die "no fuzz_heap binaries (run without --no-build)"
+  die "no fuzz_$target binaries (run without --no-build)"
 fi
 
 if [ $fresh = 1 ]; then
@@ -132,23 +148,23 @@ minimise() {
     -exact_artifact_path="$out" "$crash" >"$out.log" 2>&1 || true
   [ -s "$out" ] || cp "$crash" "$out"
   sha=$(sha1sum "$out" | cut -c1-40)
-  if [ ! -e "tests/fuzz/corpus/regress-$sha" ]; then
-    cp "$out" "tests/fuzz/corpus/regress-$sha"
+  if [ ! -e "$seeds/regress-$sha" ]; then
+    cp "$out" "$seeds/regress-$sha"
     new_regressions=$((new_regressions + 1))
   fi
-  echo "    minimised to $(stat -c %s "$out") bytes: tests/fuzz/corpus/regress-$sha"
-  grep -m1 -E 'fuzz_heap: operation|ERROR: (Address|Undefined|libFuzzer)|runtime error' \
+  echo "    minimised to $(stat -c %s "$out") bytes: $seeds/regress-$sha"
+  grep -m1 -E 'fuzz_heap: operation|fuzz_dwarf: input|ERROR: (Address|Undefined|libFuzzer)|runtime error' \
     "$crash.log" | sed 's/^/    /' || true
 }
 
 # run_piece N KIND BIN LENGTH: one libFuzzer piece; its exit code goes to piece-N.rc, its counts
-# to piece-N.count (fuzz_heap writes them), its output to logs/piece-N.log.
+# to piece-N.count (the fuzzer writes them), its output to logs/piece-N.log.
 run_piece() {
   local n=$1 bin=$3 length=$4 rc=0
   rm -f "$dir/piece-$n.count" "$dir/piece-$n.rc"
   FASTMM_FUZZ_COUNT_FILE=$dir/piece-$n.count nice -n "$niceness" "$bin" -max_total_time="$length" \
     -max_len="$max_len" -timeout=120 -rss_limit_mb=3072 -print_final_stats=1 \
-    -artifact_prefix="$dir/crashes/" "$dir/corpus" tests/fuzz/corpus >"$dir/logs/piece-$n.log" 2>&1 ||
+    -artifact_prefix="$dir/crashes/" "$dir/corpus" "$seeds" >"$dir/logs/piece-$n.log" 2>&1 ||
     rc=$?
   echo "$rc" >"$dir/piece-$n.rc"
 }
@@ -219,7 +235,7 @@ while [ "$total_ops" -lt "$target_ops" ]; do
 done
 rm -f "$dir/crashes.before"
 
-echo "fuzz-campaign: $total_ops operations in $total_inputs inputs over $pieces pieces ($seconds s of pieces in all; this run $run_ops operations, $run_inputs inputs, $((SECONDS - start)) s), coverage at the last pieces: asan ${last_cov[asan]}, plain ${last_cov[plain]}; $crashes crashes ($run_crashes this run, $new_regressions new regression inputs in tests/fuzz/corpus)"
+echo "fuzz-campaign: $total_ops operations in $total_inputs inputs over $pieces pieces ($seconds s of pieces in all; this run $run_ops operations, $run_inputs inputs, $((SECONDS - start)) s), coverage at the last pieces: asan ${last_cov[asan]}, plain ${last_cov[plain]}; $crashes crashes ($run_crashes this run, $new_regressions new regression inputs in $seeds)"
 [ "$run_crashes" = 0 ]
 exit
 }

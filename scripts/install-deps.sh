@@ -64,6 +64,8 @@ have zip || need+=(zip)
 # The package test links a C program for the MSVC target with that .lib (clang, lld-link).
 have lld-link || need+=(lld)
 have llvm-dlltool || need+=(llvm)
+# The DWARF reader's test checks clang's binaries against LLVM's addr2line (tests/dwarf/).
+have llvm-addr2line || need+=(llvm)
 # The README's picture of the usage report (scripts/usage-report-screenshot.sh renders the page
 # with Debian's chromium, headless): only when that script asks, since no test needs a browser.
 if [ "${FASTMM_INSTALL_CHROMIUM:-0}" = 1 ]; then

@@ -53,6 +53,7 @@
 #include "core/block_header.h"
 #include "core/policy.h"
 #include "fastmm.h"
+#include "fuzz/fuzz_counts.h"
 
 #define SLOTS 48
 #define STALE_RING 32
@@ -87,14 +88,7 @@ static const char *op_name = "start";
 static unsigned long long total_ops, total_inputs, counts_written;
 
 static void write_counts(void) {
-  const char *path = getenv("FASTMM_FUZZ_COUNT_FILE");
-  if (path != NULL && *path != '\0') {
-    FILE *f = fopen(path, "w");
-    if (f != NULL) {
-      fprintf(f, "%llu %llu\n", total_ops, total_inputs);
-      fclose(f);
-    }
-  }
+  fuzz_write_counts(total_ops, total_inputs);
   counts_written = total_ops;
 }
 
