@@ -4,6 +4,7 @@
 #ifndef WIN32_LEAN_AND_MEAN
 #define WIN32_LEAN_AND_MEAN
 #endif
+#include <stddef.h>
 #include <string.h>
 #include <windows.h>
 
@@ -33,10 +34,14 @@ static prim_thread_exit_fn thread_exit_fn;
   SAVE_XMM4_XMM5(xmm_kept_)
 #define XMM_GIVE_BACK() RESTORE_XMM4_XMM5(xmm_kept_)
 
-static void (*process_exit_fn)(void);
+static void (*process_exit_fns[PRIM_PROCESS_EXIT_MAX])(void);
 
 void prim_on_process_exit(void (*fn)(void)) {
-  process_exit_fn = fn;
+  for (int i = 0; i < PRIM_PROCESS_EXIT_MAX; i++)
+    if (process_exit_fns[i] == NULL || process_exit_fns[i] == fn) {
+      process_exit_fns[i] = fn;
+      return;
+    }
 }
 
 void *prim_map(size_t size, int top_down) {
@@ -526,6 +531,187 @@ void prim_debug_output(const char *text) {
   XMM_GIVE_BACK();
 }
 
+int prim_module_file(const void *addr, uintptr_t *begin, uintptr_t *end, uintptr_t *bias,
+                     char *path, size_t size) {
+  XMM_KEEP();
+  HMODULE m = module_of(addr);
+  int found = 0;
+  if (m != NULL && size > 1) {
+    const IMAGE_DOS_HEADER *dos = (const IMAGE_DOS_HEADER *)m;
+    const IMAGE_NT_HEADERS *nt = (const IMAGE_NT_HEADERS *)((const char *)m + dos->e_lfanew);
+    DWORD len = GetModuleFileNameA(m, path, (DWORD)size);
+    *begin = (uintptr_t)m;
+    *end = *begin + nt->OptionalHeader.SizeOfImage;
+    *bias = 0;
+    found = len > 0 && len < size && (uintptr_t)addr >= *begin && (uintptr_t)addr < *end;
+  }
+  XMM_GIVE_BACK();
+  return found;
+}
+
+int prim_is_program_module(uintptr_t begin) {
+  XMM_KEEP();
+  int is = begin != 0 && begin == (uintptr_t)GetModuleHandleA(NULL);
+  XMM_GIVE_BACK();
+  return is;
+}
+
+static void *read_file(const char *path, size_t max, size_t *size, size_t *mapped) {
+  HANDLE f = CreateFileA(path, GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE, NULL,
+                         OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, NULL);
+  if (f == INVALID_HANDLE_VALUE)
+    return NULL;
+  LARGE_INTEGER length;
+  char *p = NULL;
+  if (GetFileSizeEx(f, &length) && length.QuadPart >= 0 && (uint64_t)length.QuadPart <= max) {
+    size_t want = (size_t)length.QuadPart, got = 0;
+    *mapped = want + 1;
+    p = (char *)prim_map(*mapped, 0);
+    while (p != NULL && got < want) {
+      DWORD part = want - got > 0x10000000u ? 0x10000000u : (DWORD)(want - got), read = 0;
+      if (!ReadFile(f, p + got, part, &read, NULL) || read == 0)
+        break;
+      got += read;
+    }
+    if (p != NULL && got != want) {
+      prim_unmap(p, *mapped);
+      p = NULL;
+    }
+    *size = want;
+  }
+  CloseHandle(f);
+  return p;
+}
+
+void *prim_read_file(const char *path, size_t max, size_t *size, size_t *mapped) {
+  XMM_KEEP();
+  DWORD saved = GetLastError();
+  void *p = read_file(path, max, size, mapped);
+  SetLastError(saved);
+  XMM_GIVE_BACK();
+  return p;
+}
+
+uint64_t prim_file_time(const char *path) {
+  XMM_KEEP();
+  DWORD saved = GetLastError();
+  WIN32_FILE_ATTRIBUTE_DATA data;
+  uint64_t seconds = 0;
+  if (GetFileAttributesExA(path, GetFileExInfoStandard, &data)) {
+    uint64_t t =
+        (uint64_t)data.ftLastWriteTime.dwHighDateTime << 32 | data.ftLastWriteTime.dwLowDateTime;
+    /* 100 ns units since 1601 to seconds since 1970 */
+    if (t / 10000000u > 11644473600u)
+      seconds = t / 10000000u - 11644473600u;
+  }
+  SetLastError(saved);
+  XMM_GIVE_BACK();
+  return seconds;
+}
+
+/* The system's symbol engine, for modules with a PDB: dbghelp.dll is loaded at the first report
+ * that needs it (never at start-up), its functions found by name, and the process's modules
+ * handed to it once. Calls into it are serialised (dbghelp is not thread-safe); the symbolizer
+ * calls here under its own lock. */
+typedef struct pdb_symbol {
+  ULONG SizeOfStruct, TypeIndex;
+  ULONG64 Reserved[2];
+  ULONG Index, Size;
+  ULONG64 ModBase;
+  ULONG Flags;
+  ULONG64 Value, Address;
+  ULONG Register, Scope, Tag, NameLen, MaxNameLen;
+  CHAR Name[256];
+} pdb_symbol;
+typedef struct pdb_line {
+  DWORD SizeOfStruct;
+  PVOID Key;
+  DWORD LineNumber;
+  PCHAR FileName;
+  DWORD64 Address;
+} pdb_line;
+typedef BOOL(WINAPI *sym_initialize_fn)(HANDLE, PCSTR, BOOL);
+typedef DWORD(WINAPI *sym_set_options_fn)(DWORD);
+typedef BOOL(WINAPI *sym_from_addr_fn)(HANDLE, DWORD64, DWORD64 *, pdb_symbol *);
+typedef BOOL(WINAPI *sym_get_line_fn)(HANDLE, DWORD64, DWORD *, pdb_line *);
+static int pdb_state; /* 0 not tried, 1 ready, -1 unavailable */
+static sym_from_addr_fn pdb_from_addr;
+static sym_get_line_fn pdb_get_line;
+
+static void copy_text(char *to, size_t size, const char *from) {
+  size_t n = 0;
+  while (from != NULL && from[n] && n + 1 < size) {
+    to[n] = from[n];
+    n++;
+  }
+  if (size)
+    to[n] = 0;
+}
+
+static int pdb_lookup(const void *addr, char *routine, size_t routine_size, char *file,
+                      size_t file_size, unsigned *line) {
+  if (pdb_state == 0) {
+    pdb_state = -1;
+    HMODULE dbghelp = LoadLibraryA("dbghelp.dll");
+    if (dbghelp != NULL) {
+      sym_initialize_fn init =
+          (sym_initialize_fn)(void (*)(void))GetProcAddress(dbghelp, "SymInitialize");
+      sym_set_options_fn options =
+          (sym_set_options_fn)(void (*)(void))GetProcAddress(dbghelp, "SymSetOptions");
+      pdb_from_addr = (sym_from_addr_fn)(void (*)(void))GetProcAddress(dbghelp, "SymFromAddr");
+      pdb_get_line =
+          (sym_get_line_fn)(void (*)(void))GetProcAddress(dbghelp, "SymGetLineFromAddr64");
+      if (init != NULL && options != NULL && pdb_from_addr != NULL && pdb_get_line != NULL) {
+        options(0x2u /* SYMOPT_UNDNAME */ | 0x10u /* SYMOPT_LOAD_LINES */ |
+                0x4u /* SYMOPT_DEFERRED_LOADS */);
+        if (init(GetCurrentProcess(), NULL, TRUE))
+          pdb_state = 1;
+      }
+    }
+  }
+  if (pdb_state != 1)
+    return 0;
+  pdb_symbol sym;
+  memset(&sym, 0, sizeof sym);
+  sym.SizeOfStruct =
+      (ULONG)((offsetof(pdb_symbol, Name) + 1 + 7) & ~(size_t)7); /* sizeof(SYMBOL_INFO) */
+  sym.MaxNameLen = sizeof sym.Name - 1;
+  DWORD64 displacement = 0;
+  if (!pdb_from_addr(GetCurrentProcess(), (DWORD64)(uintptr_t)addr, &displacement, &sym))
+    return 0;
+  copy_text(routine, routine_size, sym.Name);
+  pdb_line l;
+  memset(&l, 0, sizeof l);
+  l.SizeOfStruct = sizeof l;
+  DWORD column = 0;
+  *line = 0;
+  file[0] = 0;
+  if (pdb_get_line(GetCurrentProcess(), (DWORD64)(uintptr_t)addr, &column, &l)) {
+    copy_text(file, file_size, l.FileName);
+    *line = (unsigned)l.LineNumber;
+  }
+  return 1;
+}
+
+int prim_pdb_lookup(const void *addr, char *routine, size_t routine_size, char *file,
+                    size_t file_size, unsigned *line) {
+  XMM_KEEP();
+  DWORD saved = GetLastError();
+  int found = routine_size > 0 && file_size > 0 &&
+              pdb_lookup(addr, routine, routine_size, file, file_size, line);
+  SetLastError(saved);
+  XMM_GIVE_BACK();
+  return found;
+}
+
+int prim_dynamic_symbol(const void *addr, char *name, size_t size, uintptr_t *start) {
+  (void)addr;
+  (void)name;
+  (void)size;
+  (void)start;
+  return 0;
+}
+
 void prim_raise_fatal(void) {
   RaiseException(0xE0464D43u /* "FMC" */, EXCEPTION_NONCONTINUABLE, 0, NULL);
 }
@@ -573,8 +759,9 @@ BOOL WINAPI DllMain(HINSTANCE instance, DWORD reason, LPVOID reserved) {
    * from another DLL's DllMain before ours ran. At DLL_PROCESS_DETACH memory is left alone
    * (other modules may still free blocks while the process ends), but debug mode writes its
    * leak report. */
-  if (reason == DLL_PROCESS_DETACH && process_exit_fn)
-    process_exit_fn();
+  for (int i = 0; reason == DLL_PROCESS_DETACH && i < PRIM_PROCESS_EXIT_MAX && process_exit_fns[i];
+       i++)
+    process_exit_fns[i]();
   return TRUE;
 }
 #endif
