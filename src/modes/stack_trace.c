@@ -24,7 +24,12 @@ static int is_own(const void *a) {
 
 /* The walk asks for a few frames more than the depth: the ones inside this module are
  * dropped. */
+#if PRIM_RAW_STACK_TRACE
+/* A raw trace finds the manager's frames and stale values before the caller's: room for them. */
+#define OWN_FRAMES_MAX 96u
+#else
 #define OWN_FRAMES_MAX 8u
+#endif
 #define RAW_MAX (DEBUG_STACK_DEPTH_MAX + OWN_FRAMES_MAX)
 
 unsigned stack_trace_capture(void **frames, unsigned depth, const void *caller) {
@@ -55,9 +60,22 @@ unsigned stack_trace_capture(void **frames, unsigned depth, const void *caller) 
   if (caller != NULL)
     frames[n++] = (void *)caller;
   size_t got = prim_capture_stack(raw, want, 0);
+  size_t first = 0;
+#if PRIM_RAW_STACK_TRACE
+  /* A raw trace holds stale values too: what lies before the caller's own return address (the
+   * manager's frames and leftovers of its earlier calls) is left out, and the manager's
+   * addresses anywhere. */
+  if (caller != NULL)
+    for (size_t i = 0; i < got; i++)
+      if (raw[i] == caller) {
+        first = i + 1;
+        break;
+      }
+#endif
   int skipping = 1;
-  for (size_t i = 0; i < got && n < depth; i++) {
-    if (skipping && (is_own(raw[i]) || raw[i] == caller || raw[i] == NULL))
+  for (size_t i = first; i < got && n < depth; i++) {
+    if ((skipping || PRIM_RAW_STACK_TRACE) &&
+        (is_own(raw[i]) || raw[i] == caller || raw[i] == NULL))
       continue;
     skipping = 0;
     if (raw[i] == NULL)

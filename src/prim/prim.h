@@ -70,8 +70,16 @@ uint32_t prim_tick_count_ms(void);
 void prim_debug_break(void);
 
 /* Return addresses of the calling thread's stack, innermost first, after skipping `skip`
- * frames; returns how many were stored. */
+ * frames; returns how many were stored. On Win32 it is a raw trace (PRIM_RAW_STACK_TRACE): the
+ * stack scanned for return addresses (at most PRIM_RAW_SCAN_BYTES of it), which finds frames of
+ * code built without stack frames, and also stale ones; `skip` is then ignored. */
 size_t prim_capture_stack(void **frames, size_t max_frames, size_t skip);
+#if defined(_WIN32) && !defined(_WIN64)
+#define PRIM_RAW_STACK_TRACE 1
+#define PRIM_RAW_SCAN_BYTES (16u * 1024u)
+#else
+#define PRIM_RAW_STACK_TRACE 0
+#endif
 
 /* One thread-local pointer for the manager (the thread cache). Reading it is on the hot path,
  * so it is inline; on Windows it reads the thread's TEB slot directly, because MinGW's

@@ -304,6 +304,7 @@ void prim_debug_break(void) {
 
 static HMODULE module_of(const void *addr);
 
+#if defined(_WIN64)
 size_t prim_capture_stack(void **frames, size_t max_frames, size_t skip) {
   XMM_KEEP();
   /* RtlCaptureStackBackTrace takes at most 62 frames a call (older Windows: skip + count < 63);
@@ -325,6 +326,34 @@ size_t prim_capture_stack(void **frames, size_t max_frames, size_t skip) {
   XMM_GIVE_BACK();
   return kept;
 }
+#else
+static int raw_return_address(uintptr_t value, uintptr_t stack_lo, uintptr_t stack_hi);
+
+/* Win32: the raw trace. Code built without frames ({$W-}, leaf routines, -fomit-frame-pointer)
+ * leaves RtlCaptureStackBackTrace nothing to follow, so the thread's stack is scanned from here
+ * towards its base (the TEB's StackBase) for values that are return addresses: inside an
+ * executable section of a loaded module, right after a CALL instruction. Stale values of
+ * earlier calls can pass as well (as in FastMM's raw trace); the scan is bounded. */
+size_t prim_capture_stack(void **frames, size_t max_frames, size_t skip) {
+  (void)skip;
+  volatile uintptr_t here = 0;
+  uintptr_t lo = (uintptr_t)&here;
+  uintptr_t base; /* the TEB's StackBase, at fs:4 */
+#if defined(_MSC_VER) && !defined(__clang__)
+  base = (uintptr_t)__readfsdword(4);
+#else
+  __asm__("movl %%fs:0x04, %0" : "=r"(base));
+#endif
+  uintptr_t hi = base > lo && base - lo > PRIM_RAW_SCAN_BYTES ? lo + PRIM_RAW_SCAN_BYTES : base;
+  size_t n = 0;
+  /* The frames array is on this stack too: what is stored into it is not read back. */
+  const uintptr_t *out_lo = (const uintptr_t *)frames, *out_hi = out_lo + max_frames;
+  for (const uintptr_t *p = (const uintptr_t *)lo; (uintptr_t)(p + 1) <= hi && n < max_frames; p++)
+    if ((p < out_lo || p >= out_hi) && raw_return_address(*p, lo, base))
+      frames[n++] = (void *)*p;
+  return n;
+}
+#endif
 
 void prim_init(prim_thread_exit_fn on_thread_exit) {
   if (tls_index != TLS_OUT_OF_INDEXES)
@@ -416,8 +445,12 @@ size_t prim_describe_address(const void *addr, char *buf, size_t size) {
  * since stays listed; a stale range only lets a trace keep an address, which is all the
  * ranges are used for. */
 #define MODULE_CACHE_SIZE 32
-static struct { uintptr_t begin, end; } module_cache[MODULE_CACHE_SIZE];
-static LONG module_cache_count;
+#define MODULE_CODE_RANGES 4
+static struct {
+  uintptr_t begin, end;
+  uintptr_t code[MODULE_CODE_RANGES][2]; /* executable sections, for the Win32 raw trace */
+} module_cache[MODULE_CACHE_SIZE];
+static volatile LONG module_cache_count; /* entries below it are complete and never change */
 static SRWLOCK module_cache_lock = SRWLOCK_INIT;
 
 static int module_range(const void *addr, uintptr_t *begin, uintptr_t *end) {
@@ -443,14 +476,97 @@ static int module_range(const void *addr, uintptr_t *begin, uintptr_t *end) {
   if (a < *begin || a >= *end)
     return 0; /* Wine answers the program's module for address 0 */
   AcquireSRWLockExclusive(&module_cache_lock);
-  if (module_cache_count < MODULE_CACHE_SIZE) {
-    module_cache[module_cache_count].begin = *begin;
-    module_cache[module_cache_count].end = *end;
-    module_cache_count++;
+  LONG at = module_cache_count;
+  int known = 0;
+  for (LONG i = 0; i < at; i++)
+    known |= module_cache[i].begin == *begin;
+  if (!known && at < MODULE_CACHE_SIZE) {
+    module_cache[at].begin = *begin;
+    module_cache[at].end = *end;
+    const IMAGE_SECTION_HEADER *sec = IMAGE_FIRST_SECTION(nt);
+    unsigned ranges = 0;
+    for (unsigned i = 0; i < nt->FileHeader.NumberOfSections && ranges < MODULE_CODE_RANGES; i++)
+      if (sec[i].Characteristics & IMAGE_SCN_MEM_EXECUTE) {
+        module_cache[at].code[ranges][0] = *begin + sec[i].VirtualAddress;
+        module_cache[at].code[ranges][1] = *begin + sec[i].VirtualAddress + sec[i].Misc.VirtualSize;
+        ranges++;
+      }
+    MemoryBarrier();
+    module_cache_count = at + 1;
   }
   ReleaseSRWLockExclusive(&module_cache_lock);
   return 1;
 }
+
+#if !defined(_WIN64)
+/* The start of the executable section holding a, or 0: read without the lock (the count is
+ * raised only once an entry is complete). */
+static uintptr_t code_section_of(uintptr_t a) {
+  LONG count = module_cache_count;
+  MemoryBarrier();
+  for (LONG i = 0; i < count; i++)
+    if (a >= module_cache[i].begin && a < module_cache[i].end) {
+      for (unsigned k = 0; k < MODULE_CODE_RANGES; k++)
+        if (a >= module_cache[i].code[k][0] && a < module_cache[i].code[k][1])
+          return module_cache[i].code[k][0];
+      return 0;
+    }
+  return 0;
+}
+
+/* 64 KB regions known to hold no module (heap, stacks, mapped data), so that a value met on
+ * the stack again costs no VirtualQuery: a direct-mapped table of region numbers. */
+#define RAW_NOT_MODULE_SLOTS 512u
+static volatile uintptr_t raw_not_module[RAW_NOT_MODULE_SLOTS];
+
+/* 1 when the bytes before `a` are a CALL: E8 rel32, or FF /2 in its register and memory forms. */
+static int after_call(const unsigned char *a) {
+  if (a[-5] == 0xE8)
+    return 1;
+  unsigned m;
+  m = a[-1]; /* FF D0+r (call reg); FF 00-07 /2 (call [reg]) */
+  if (a[-2] == 0xFF && (m & 0x38) == 0x10 &&
+      ((m >> 6) == 3 || ((m >> 6) == 0 && (m & 7) != 4 && (m & 7) != 5)))
+    return 1;
+  m = a[-2]; /* [reg+d8]; [SIB] */
+  if (a[-3] == 0xFF && (m & 0x38) == 0x10 &&
+      (((m >> 6) == 1 && (m & 7) != 4) || ((m >> 6) == 0 && (m & 7) == 4 && (a[-1] & 7) != 5)))
+    return 1;
+  m = a[-3]; /* [SIB+d8] */
+  if (a[-4] == 0xFF && (m & 0x38) == 0x10 && (m >> 6) == 1 && (m & 7) == 4)
+    return 1;
+  m = a[-5]; /* [reg+d32]; [d32] */
+  if (a[-6] == 0xFF && (m & 0x38) == 0x10 &&
+      (((m >> 6) == 2 && (m & 7) != 4) || ((m >> 6) == 0 && (m & 7) == 5)))
+    return 1;
+  m = a[-6]; /* [SIB+d32]; [SIB with d32 and no base] */
+  if (a[-7] == 0xFF && (m & 0x38) == 0x10 &&
+      (((m >> 6) == 2 && (m & 7) == 4) || ((m >> 6) == 0 && (m & 7) == 4 && (a[-5] & 7) == 5)))
+    return 1;
+  return 0;
+}
+
+static int raw_return_address(uintptr_t value, uintptr_t stack_lo, uintptr_t stack_hi) {
+  if (value < 0x10000u || (value >= stack_lo && value < stack_hi))
+    return 0;
+  uintptr_t code = code_section_of(value);
+  if (code == 0) {
+    uintptr_t region = value >> 16;
+    volatile uintptr_t *slot = &raw_not_module[region % RAW_NOT_MODULE_SLOTS];
+    if (*slot == region)
+      return 0;
+    MEMORY_BASIC_INFORMATION mbi;
+    uintptr_t begin, end;
+    if (VirtualQuery((const void *)value, &mbi, sizeof mbi) == 0 || mbi.Type != MEM_IMAGE ||
+        !module_range((const void *)value, &begin, &end)) {
+      *slot = region;
+      return 0;
+    }
+    code = code_section_of(value);
+  }
+  return code != 0 && value - code >= 7 && after_call((const unsigned char *)value);
+}
+#endif
 
 int prim_module_range(const void *addr, uintptr_t *begin, uintptr_t *end) {
   XMM_KEEP();

@@ -27,6 +27,7 @@ int pe_parse(const unsigned char *image, size_t size, pe_info *pe) {
   const unsigned char *file = image + nt + 4;
   unsigned sections = rd16(file + 2);
   uint32_t optional_size = rd16(file + 16);
+  pe->machine = rd16(file);
   pe->symbols = rd32(file + 8);
   pe->symbol_count = rd32(file + 12);
   uint64_t optional = (uint64_t)nt + 24;
@@ -214,6 +215,11 @@ static void add_coff_symbols(builder *b) {
         length = 0;
         while (length < 8 && name[length] != 0)
           length++;
+      }
+      /* i386 C names carry a leading underscore: the routine is named without it. */
+      if (pe->machine == 0x14c && length > 1 && name[0] == '_') {
+        name++;
+        length--;
       }
       const pe_section *sec = &pe->sections[section - 1];
       uint32_t value = rd32(s + 8);

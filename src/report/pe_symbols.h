@@ -21,6 +21,7 @@ typedef struct pe_section {
 
 typedef struct pe_info {
   uint64_t image_base; /* the preferred one, from the optional header */
+  unsigned machine;    /* 0x14c i386, 0x8664 x64 */
   unsigned section_count;
   pe_section sections[PE_SECTIONS_MAX];
   int has_pdb;      /* a CodeView (RSDS) debug entry names a PDB */

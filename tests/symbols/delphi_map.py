@@ -43,13 +43,17 @@ def pe_headers(path):
     return base, entry, out, bits
 
 
-def code_symbols(exe, nm):
+def code_symbols(exe, nm, bits=64):
     out = subprocess.run([nm, '--defined-only', exe], check=True, capture_output=True, text=True).stdout
     syms = {}
     for line in out.splitlines():
         parts = line.split()
         if len(parts) == 3 and parts[1] in 'Tt' and not parts[2].startswith('.'):
-            syms.setdefault(int(parts[0], 16), parts[2])
+            name = parts[2]
+            # i386 C names carry a leading underscore; the map names routines without it.
+            if bits == 32 and name.startswith('_') and len(name) > 1:
+                name = name[1:]
+            syms.setdefault(int(parts[0], 16), name)
     return syms
 
 
@@ -81,7 +85,7 @@ def write_map(exe, out, objdump, nm):
     data = [s for s in sections if s[0] == '.data']
     segs = [(1, text, 'CODE')] + ([(2, data[0], 'DATA')] if data else [])
     t_start, t_end = base + text[1], base + text[1] + text[2]
-    syms = {a: n for a, n in code_symbols(exe, nm).items() if t_start <= a < t_end}
+    syms = {a: n for a, n in code_symbols(exe, nm, bits).items() if t_start <= a < t_end}
     rows = {cu: [r for r in rs if t_start <= r[0] < t_end] for cu, rs in line_rows(exe, objdump).items()}
     rows = {cu: rs for cu, rs in rows.items() if rs}
     unit_of = lambda cu: os.path.splitext(cu)[0]

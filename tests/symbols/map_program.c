@@ -3,7 +3,7 @@
  * another twice, writing the event log to argv[1], and prints one frame as
  * fastmm_describe_address names it. The lines marked "MARK:" are the ones the checks expect
  * its frames to name. Built a second time with OTHER_BUILD, whose code differs (a map of that
- * build must not be used for this one). */
+ * build must not be used for this one), and a third time optimised without frame pointers. */
 #include <stdio.h>
 #if defined(_WIN32)
 #include <windows.h>
@@ -25,20 +25,28 @@ NOINLINE void other_build_only(unsigned n) {
 }
 #endif
 
+/* Stored after the calls, so that no call below is a tail call (a jump leaves no frame). */
+void *volatile last_block;
+volatile unsigned calls_done;
+
 NOINLINE void *leak_here(void) {
-  return fastmm_getmem(40); /* MARK:leak */
+  void *p = fastmm_getmem(40); /* MARK:leak */
+  last_block = p;
+  return p;
 }
 
 NOINLINE void free_twice(void) {
   void *p = fastmm_getmem(24); /* MARK:alloc */
   fastmm_freemem(p);           /* MARK:free */
   fastmm_freemem(p);           /* MARK:double */
+  calls_done++;
 }
 
 NOINLINE void describe_caller(void) {
   char text[512];
   fastmm_describe_address(__builtin_return_address(0), text, sizeof text);
   printf("describe: %s\n", text);
+  calls_done++;
 }
 
 int main(int argc, char **argv) {
