@@ -163,7 +163,7 @@ static const char *segment_line(map_builder *b, const pe_info *pe) {
     if (word_is(name, name_length, pe->sections[i].name))
       found = &pe->sections[i];
   if (found == NULL || start < pe->image_base || start - pe->image_base != found->rva ||
-      length != found->virtual_size)
+      length != found->virtual_size || (seg->code && !pe_section_is_code(found)))
     return "its segment table does not match the module's sections (a map of another build?)";
   seg->rva = found->rva;
   seg->length = (uint32_t)length;

@@ -9,19 +9,24 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* fuzz_symbols_replay runs fuzz_symbols.c's harness the same way. */
+#ifndef REPLAY_NAME
+#define REPLAY_NAME "fuzz_heap_replay"
+#endif
+
 #define MAX_INPUT (1u << 20)
 static uint8_t buffer[MAX_INPUT];
 
 int main(int argc, char **argv) {
   int i, unreadable = 0;
   unsigned long long bytes = 0;
-  printf("fuzz_heap_replay (%s, %u-bit pointers): %d inputs\n", tu_build_name(),
+  printf(REPLAY_NAME " (%s, %u-bit pointers): %d inputs\n", tu_build_name(),
          (unsigned)(sizeof(void *) * 8), argc - 1);
   for (i = 1; i < argc; i++) {
     FILE *f = fopen(argv[i], "rb");
     size_t n;
     if (f == NULL) {
-      fprintf(stderr, "fuzz_heap_replay: cannot open %s\n", argv[i]);
+      fprintf(stderr, REPLAY_NAME ": cannot open %s\n", argv[i]);
       unreadable++;
       continue;
     }
@@ -30,7 +35,7 @@ int main(int argc, char **argv) {
     LLVMFuzzerTestOneInput(buffer, n);
     bytes += n;
   }
-  printf("fuzz_heap_replay: %d inputs (%llu bytes) ran clean, %d unreadable\n",
-         argc - 1 - unreadable, bytes, unreadable);
+  printf(REPLAY_NAME ": %d inputs (%llu bytes) ran clean, %d unreadable\n", argc - 1 - unreadable,
+         bytes, unreadable);
   return unreadable != 0 || argc < 2;
 }
