@@ -361,6 +361,25 @@ static const char *scan(map_builder *b, const char *text, size_t size, const pe_
     skip_spaces(&s, end);
     if (s == end)
       continue;
+    /* Data lines start with a number; only the others can be headings. */
+    if (*s >= '0' && *s <= '9') {
+      if (b->part == PART_HEAD) {
+        if (!headed)
+          return "it does not start with a segment table";
+        if (!b->filling) {
+          const char *why = segment_line(b, pe);
+          if (why != NULL)
+            return why;
+        }
+      } else if (b->part == PART_DETAILED) {
+        detailed_line(b);
+      } else if (b->part == PART_BY_VALUE) {
+        public_line(b);
+      } else if (b->part == PART_LINES) {
+        numbers_line(b);
+      }
+      continue;
+    }
     if (starts(s, end, "Start") && find(s, end, "Length") != NULL) {
       headed = 1;
       continue;
@@ -380,19 +399,7 @@ static const char *scan(map_builder *b, const char *text, size_t size, const pe_
     } else if (starts(s, end, "Bound resource files")) {
       b->part = PART_OTHER;
     } else if (b->part == PART_HEAD) {
-      if (!headed)
-        return "it does not start with a segment table";
-      if (!b->filling) {
-        const char *why = segment_line(b, pe);
-        if (why != NULL)
-          return why;
-      }
-    } else if (b->part == PART_DETAILED) {
-      detailed_line(b);
-    } else if (b->part == PART_BY_VALUE) {
-      public_line(b);
-    } else if (b->part == PART_LINES) {
-      numbers_line(b);
+      return "it does not start with a segment table";
     }
   }
   if (!headed)
