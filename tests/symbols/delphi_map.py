@@ -48,7 +48,9 @@ def code_symbols(exe, nm, bits=64):
     syms = {}
     for line in out.splitlines():
         parts = line.split()
-        if len(parts) == 3 and parts[1] in 'Tt' and not parts[2].startswith('.'):
+        # Free Pascal's DEBUGSTART_/DEBUGEND_ labels mark debug information, not routines.
+        if (len(parts) == 3 and parts[1] in 'Tt' and not parts[2].startswith('.') and
+                not parts[2].startswith(('DEBUGSTART_', 'DEBUGEND_'))):
             name = parts[2]
             # i386 C names carry a leading underscore; the map names routines without it.
             if bits == 32 and name.startswith('_') and len(name) > 1:
