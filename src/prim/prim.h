@@ -74,6 +74,9 @@ void prim_debug_break(void);
  * stack scanned for return addresses (at most PRIM_RAW_SCAN_BYTES of it), which finds frames of
  * code built without stack frames, and also stale ones; `skip` is then ignored. */
 size_t prim_capture_stack(void **frames, size_t max_frames, size_t skip);
+/* For a return address a raw trace found: the target of the call before it when that is a
+ * direct call (E8 rel32), else NULL (an indirect call, or no raw trace on this target). */
+const void *prim_direct_call_target(const void *return_address);
 #if defined(_WIN32) && !defined(_WIN64)
 #define PRIM_RAW_STACK_TRACE 1
 #define PRIM_RAW_SCAN_BYTES (16u * 1024u)

@@ -585,6 +585,11 @@ int prim_pdb_lookup(const void *addr, char *routine, size_t routine_size, char *
   return 0;
 }
 
+const void *prim_direct_call_target(const void *return_address) {
+  (void)return_address;
+  return NULL;
+}
+
 int prim_dynamic_symbol(const void *addr, char *name, size_t size, uintptr_t *start) {
   Dl_info info;
   if (size == 0 || !dladdr(addr, &info) || info.dli_sname == NULL || info.dli_saddr == NULL)

@@ -305,6 +305,11 @@ void prim_debug_break(void) {
 static HMODULE module_of(const void *addr);
 
 #if defined(_WIN64)
+const void *prim_direct_call_target(const void *return_address) {
+  (void)return_address;
+  return NULL;
+}
+
 size_t prim_capture_stack(void **frames, size_t max_frames, size_t skip) {
   XMM_KEEP();
   /* RtlCaptureStackBackTrace takes at most 62 frames a call (older Windows: skip + count < 63);
@@ -328,6 +333,15 @@ size_t prim_capture_stack(void **frames, size_t max_frames, size_t skip) {
 }
 #else
 static int raw_return_address(uintptr_t value, uintptr_t stack_lo, uintptr_t stack_hi);
+
+const void *prim_direct_call_target(const void *return_address) {
+  const unsigned char *a = (const unsigned char *)return_address;
+  if (a[-5] != 0xE8)
+    return NULL;
+  uint32_t rel =
+      (uint32_t)a[-4] | (uint32_t)a[-3] << 8 | (uint32_t)a[-2] << 16 | (uint32_t)a[-1] << 24;
+  return a + (int32_t)rel;
+}
 
 /* Win32: the raw trace. Code built without frames ({$W-}, leaf routines, -fomit-frame-pointer)
  * leaves RtlCaptureStackBackTrace nothing to follow, so the thread's stack is scanned from here
