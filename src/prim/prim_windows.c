@@ -765,6 +765,7 @@ typedef DWORD(WINAPI *sym_set_options_fn)(DWORD);
 typedef BOOL(WINAPI *sym_from_addr_fn)(HANDLE, DWORD64, DWORD64 *, pdb_symbol *);
 typedef BOOL(WINAPI *sym_get_line_fn)(HANDLE, DWORD64, DWORD *, pdb_line *);
 static int pdb_state; /* 0 not tried, 1 ready, -1 unavailable */
+static volatile int process_detaching;
 static sym_from_addr_fn pdb_from_addr;
 static sym_get_line_fn pdb_get_line;
 
@@ -780,7 +781,8 @@ static void copy_text(char *to, size_t size, const char *from) {
 
 static int pdb_lookup(const void *addr, char *routine, size_t routine_size, char *file,
                       size_t file_size, unsigned *line) {
-  if (pdb_state == 0) {
+  /* Never loaded while the process ends: DLL_PROCESS_DETACH holds the loader lock. */
+  if (pdb_state == 0 && !process_detaching) {
     pdb_state = -1;
     HMODULE dbghelp = LoadLibraryA("dbghelp.dll");
     if (dbghelp != NULL) {
@@ -889,6 +891,8 @@ BOOL WINAPI DllMain(HINSTANCE instance, DWORD reason, LPVOID reserved) {
    * from another DLL's DllMain before ours ran. At DLL_PROCESS_DETACH memory is left alone
    * (other modules may still free blocks while the process ends), but debug mode writes its
    * leak report. */
+  if (reason == DLL_PROCESS_DETACH)
+    process_detaching = 1;
   for (int i = 0; reason == DLL_PROCESS_DETACH && i < PRIM_PROCESS_EXIT_MAX && process_exit_fns[i];
        i++)
     process_exit_fns[i]();
