@@ -44,6 +44,10 @@ set(FASTMM_MODES_SOURCES
 )
 # The reports: formatted output built from what the modes and the core record.
 set(FASTMM_REPORT_SOURCES
+  src/report/sym_table.c
+  src/report/pe_symbols.c
+  src/report/map_reader.c
+  src/report/symbolize.c
   src/report/stack_text.c
   src/report/text.c
   src/report/event_log.c

@@ -339,6 +339,13 @@ FASTMM_API void FASTMM_CDECL fastmm_set_output_debug_string_events(int on);
 /* Writes the leak report of live debug blocks not registered as expected leaks; returns how
  * many there were. It runs by itself when the process ends if debug mode was ever on. */
 FASTMM_API size_t FASTMM_CDECL fastmm_report_leaks(void);
+/* One stack frame as the reports write it, FastMM's FullDebugMode line: the address in hex, then
+ * [file][unit][routine][line] from the module's Delphi map, DWARF, PDB or export and COFF
+ * symbols (the module's name after the address where it is not the program's), or
+ * "address module+0xoffset" when nothing names it (docs/debug-mode.md). `addr` is taken as a
+ * return address (its call's line is named). Writes at most size - 1 bytes and a 0; returns the
+ * length written. The first call for a module reads its debug information. */
+FASTMM_API size_t FASTMM_CDECL fastmm_describe_address(const void *addr, char *buffer, size_t size);
 /* Called (if set) when a virtual method is called on a freed object, before the manager ends
  * the call with an exception (Windows) or abort (natively); a handler may leave by longjmp. */
 FASTMM_API void FASTMM_CDECL fastmm_set_freed_object_call_handler(void (*handler)(void));

@@ -29,6 +29,9 @@
 #   --jobs N       pieces at once, 1 or 2 (default 1; 2 runs an ASan+UBSan piece and a plain
 #                  one side by side on one corpus, for a machine with two free cores)
 #   --no-build     use the binaries as they are
+#   --symbols S    then S seconds of the symbol readers' fuzzer (tests/fuzz/fuzz_symbols.c,
+#                  the ASan+UBSan build) on the folder's symbols/ corpus (default 0: none); a
+#                  crash is minimised into tests/fuzz/corpus_symbols/regress-<sha1>
 #
 # Each piece prints one line: its sanitizers, operations, inputs, coverage (libFuzzer's cov and
 # ft at its end) and whether it crashed; the last line is the campaign's summary. The harness
@@ -51,6 +54,7 @@ niceness=10
 max_len=4096
 jobs=1
 build=1
+symbols=0
 
 die() {
   echo "fuzz-campaign: $*" >&2
@@ -71,6 +75,7 @@ while [ $# -gt 0 ]; do
   --max-len) number "$1" "${2-}" && max_len=$2 && shift ;;
   --jobs) number "$1" "${2-}" && jobs=$2 && shift ;;
   --no-build) build=0 ;;
+  --symbols) number "$1" "${2-}" && symbols=$2 && shift ;;
   -h | --help)
     sed -n '3,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'
     exit 0
@@ -104,6 +109,9 @@ build_fuzzer() {
     cmake -S . -B "$1" -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo \
       -DFASTMM_WERROR=ON -DFASTMM_FUZZ=ON -DFASTMM_SANITIZE="$2"
   nice -n "$niceness" cmake --build "$1" --target "fuzz_$target"
+  if [ "$symbols" != 0 ] && [ "$2" != "" ]; then
+    nice -n "$niceness" cmake --build "$1" --target fuzz_symbols
+  fi
 }
 if [ $build = 1 ]; then
   echo "fuzz-campaign: building fuzz_$target with and without sanitizers"
@@ -235,7 +243,27 @@ while [ "$total_ops" -lt "$target_ops" ]; do
 done
 rm -f "$dir/crashes.before"
 
+# The symbol readers: one bounded piece of their own fuzzer.
+symbols_crashes=0
+if [ "$symbols" != 0 ]; then
+  mkdir -p "$dir/symbols/corpus" "$dir/symbols/crashes"
+  if ! nice -n "$niceness" "$repo/build/fuzz-asan/bin/fuzz_symbols" -max_total_time="$symbols" \
+    -max_len=8192 -timeout=30 -rss_limit_mb=3072 -artifact_prefix="$dir/symbols/crashes/" \
+    "$dir/symbols/corpus" "$repo/tests/fuzz/corpus_symbols" >"$dir/logs/symbols.log" 2>&1; then
+    symbols_crashes=1
+    for c in "$dir"/symbols/crashes/crash-*; do
+      [ -f "$c" ] || continue
+      "$repo/build/fuzz-asan/bin/fuzz_symbols" -minimize_crash=1 -max_total_time=60 \
+        -exact_artifact_path="$c.min" "$c" >/dev/null 2>&1 || true
+      m=$c.min
+      [ -f "$m" ] || m=$c
+      cp "$m" "$repo/tests/fuzz/corpus_symbols/regress-$(sha1sum "$m" | cut -c1-40)"
+    done
+  fi
+  echo "fuzz-campaign: symbol readers $symbols s, $(grep -m1 -o 'DONE.*' "$dir/logs/symbols.log" || echo 'no summary'), crashed: $symbols_crashes"
+fi
+
 echo "fuzz-campaign: $total_ops operations in $total_inputs inputs over $pieces pieces ($seconds s of pieces in all; this run $run_ops operations, $run_inputs inputs, $((SECONDS - start)) s), coverage at the last pieces: asan ${last_cov[asan]}, plain ${last_cov[plain]}; $crashes crashes ($run_crashes this run, $new_regressions new regression inputs in $seeds)"
-[ "$run_crashes" = 0 ]
+[ "$run_crashes" = 0 ] && [ "$symbols_crashes" = 0 ]
 exit
 }

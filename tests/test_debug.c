@@ -150,7 +150,14 @@ int main(void) {
   CHECK_EQ(fastmm_report_leaks(), 2);
   CHECK(strstr(read_log(), "1 x TLeakedItem") != NULL);
   CHECK(strstr(log_text, "1 x 72 bytes") != NULL);
-  CHECK(strstr(log_text, "test_debug") != NULL && strstr(log_text, "+0x") != NULL);
+  /* The allocating routine's frame: named from the exe's COFF symbols on Windows (or its DWARF),
+   * natively module+offset until a DWARF reader names it. */
+#if defined(_WIN32)
+  CHECK(strstr(log_text, "[alloc_for_leak+0x") != NULL ||
+        strstr(log_text, "[alloc_for_leak]") != NULL);
+#else
+  CHECK(strstr(log_text, "test_debug+0x") != NULL || strstr(log_text, "[alloc_for_leak]") != NULL);
+#endif
   CHECK_EQ(fastmm_freemem(leaked), 0);
   CHECK_EQ(fastmm_freemem(object), 0);
   CHECK_EQ(fastmm_report_leaks(), 0); /* the expected one is left out */
@@ -242,7 +249,7 @@ int main(void) {
   read_log();
   CHECK(strstr(log_text, "a write past the end of the block") != NULL);
   CHECK(strstr(log_text, "A block was freed twice") != NULL);
-  CHECK(strstr(log_text, "Stack trace of the allocation (module+offset)") != NULL);
+  CHECK(strstr(log_text, "Stack trace of the allocation:") != NULL);
   CHECK(strstr(log_text, "Stack trace of the free") != NULL);
   CHECK(strstr(log_text, "The block starts with:") != NULL);
 

@@ -13,6 +13,7 @@
 #include "modes/mode_paths.h"
 #include "modes/switches.h"
 #include "report/event_log.h"
+#include "report/symbolize.h"
 
 #include <string.h>
 
@@ -84,6 +85,10 @@ void FASTMM_CDECL fastmm_set_output_debug_string_events(int on) {
 
 size_t FASTMM_CDECL fastmm_report_leaks(void) {
   return debug_report_leaks();
+}
+
+size_t FASTMM_CDECL fastmm_describe_address(const void *addr, char *buffer, size_t size) {
+  return buffer != NULL ? symbolize_frame(addr, buffer, size) : 0;
 }
 
 void FASTMM_CDECL fastmm_set_freed_object_call_handler(void (*handler)(void)) {

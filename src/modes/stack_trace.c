@@ -24,8 +24,15 @@ static int is_own(const void *a) {
 
 /* The walk asks for a few frames more than the depth: the ones inside this module are
  * dropped. */
+#if PRIM_RAW_STACK_TRACE
+/* A raw trace finds the manager's frames and stale values before the caller's: room for them. */
+#define OWN_FRAMES_MAX 256u
+#else
 #define OWN_FRAMES_MAX 8u
+#endif
 #define RAW_MAX (DEBUG_STACK_DEPTH_MAX + OWN_FRAMES_MAX)
+/* How far into the routine it called a return address of a raw trace may be taken to lie. */
+#define RAW_CALLEE_SPAN 65536
 
 unsigned stack_trace_capture(void **frames, unsigned depth, const void *caller) {
   void *raw[RAW_MAX];
@@ -55,9 +62,40 @@ unsigned stack_trace_capture(void **frames, unsigned depth, const void *caller) 
   if (caller != NULL)
     frames[n++] = (void *)caller;
   size_t got = prim_capture_stack(raw, want, 0);
+  size_t first = 0;
+#if PRIM_RAW_STACK_TRACE
+  /* A raw trace holds stale values too: what lies before the caller's own return address (the
+   * manager's frames and leftovers of its earlier calls) is left out, and the manager's
+   * addresses anywhere. The caller's address may lie in stale slots as well (every GetMem
+   * through the same RTL routine returns there), mostly in the manager's own deep frames below
+   * the real one: the copy taken is the one whose next return address calls the routine the
+   * caller is in, nearest before the caller (the last of equals), else the first copy. */
+  if (caller != NULL) {
+    size_t fallback = 0;
+    uintptr_t best = RAW_CALLEE_SPAN;
+    for (size_t i = 0; i < got; i++) {
+      if (raw[i] != caller)
+        continue;
+      if (fallback == 0)
+        fallback = i + 1;
+      size_t next = i + 1;
+      while (next < got && (is_own(raw[next]) || raw[next] == caller))
+        next++;
+      const char *target = next < got ? (const char *)prim_direct_call_target(raw[next]) : NULL;
+      if (target != NULL && target <= (const char *)caller &&
+          (uintptr_t)((const char *)caller - target) <= best) {
+        best = (uintptr_t)((const char *)caller - target);
+        first = i + 1;
+      }
+    }
+    if (first == 0)
+      first = fallback;
+  }
+#endif
   int skipping = 1;
-  for (size_t i = 0; i < got && n < depth; i++) {
-    if (skipping && (is_own(raw[i]) || raw[i] == caller || raw[i] == NULL))
+  for (size_t i = first; i < got && n < depth; i++) {
+    if ((skipping || PRIM_RAW_STACK_TRACE) &&
+        (is_own(raw[i]) || raw[i] == caller || raw[i] == NULL))
       continue;
     skipping = 0;
     if (raw[i] == NULL)

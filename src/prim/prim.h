@@ -70,8 +70,19 @@ uint32_t prim_tick_count_ms(void);
 void prim_debug_break(void);
 
 /* Return addresses of the calling thread's stack, innermost first, after skipping `skip`
- * frames; returns how many were stored. */
+ * frames; returns how many were stored. On Win32 it is a raw trace (PRIM_RAW_STACK_TRACE): the
+ * stack scanned for return addresses (at most PRIM_RAW_SCAN_BYTES of it), which finds frames of
+ * code built without stack frames, and also stale ones; `skip` is then ignored. */
 size_t prim_capture_stack(void **frames, size_t max_frames, size_t skip);
+/* For a return address a raw trace found: the target of the call before it when that is a
+ * direct call (E8 rel32), else NULL (an indirect call, or no raw trace on this target). */
+const void *prim_direct_call_target(const void *return_address);
+#if defined(_WIN32) && !defined(_WIN64)
+#define PRIM_RAW_STACK_TRACE 1
+#define PRIM_RAW_SCAN_BYTES (16u * 1024u)
+#else
+#define PRIM_RAW_STACK_TRACE 0
+#endif
 
 /* One thread-local pointer for the manager (the thread cache). Reading it is on the hot path,
  * so it is inline; on Windows it reads the thread's TEB slot directly, because MinGW's
@@ -177,8 +188,32 @@ int prim_write_file(const char *path, const char *text, size_t length); /* creat
 void prim_debug_output(const char *text);
 void prim_raise_fatal(void);
 void prim_local_time(char *buf, size_t size); /* "YYYY/MM/DD hh:mm:ss" */
-/* `fn` runs once when the process ends (DLL_PROCESS_DETACH; a destructor natively). */
+/* `fn` runs once when the process ends (DLL_PROCESS_DETACH; a destructor natively), after the
+ * routines registered before it; up to PRIM_PROCESS_EXIT_MAX routines. */
+#define PRIM_PROCESS_EXIT_MAX 4
 void prim_on_process_exit(void (*fn)(void));
+
+/* For the symbolizer (report/symbolize.c), only while a report is written. prim_module_file
+ * finds the loaded module that holds `addr`: its extent [begin, end), its bias (the runtime
+ * address less the bias is the address its own symbol tables use: the ELF load bias natively; 0
+ * on Windows, where the reader takes the preferred image base from the PE header) and its file's
+ * path (NUL-terminated, cut at `size` - 1); 1 when found. prim_is_program_module says whether
+ * the module starting at `begin` is the program itself (not a DLL or shared object).
+ * prim_read_file maps a file whole, followed by one 0 byte: NULL when it is missing, unreadable
+ * or larger than `max` bytes, else *size its length and *mapped what prim_unmap takes back.
+ * prim_file_time is the file's last write time in seconds since 1970, 0 when unknown.
+ * prim_pdb_lookup asks the system's symbol engine (dbghelp.dll, loaded on the first call) for
+ * the routine, file and line of a code address in a module with a PDB; 0 when it knows none (and
+ * always natively). prim_dynamic_symbol names the exported routine at or before `addr`
+ * natively (dladdr) and its start; 0 on Windows, where the PE reader does it. */
+int prim_module_file(const void *addr, uintptr_t *begin, uintptr_t *end, uintptr_t *bias,
+                     char *path, size_t size);
+int prim_is_program_module(uintptr_t begin);
+void *prim_read_file(const char *path, size_t max, size_t *size, size_t *mapped);
+uint64_t prim_file_time(const char *path);
+int prim_pdb_lookup(const void *addr, char *routine, size_t routine_size, char *file,
+                    size_t file_size, unsigned *line);
+int prim_dynamic_symbol(const void *addr, char *name, size_t size, uintptr_t *start);
 
 /* Test hook: while non-zero, prim_map and prim_extend fail as if the OS had no memory left
  * (the reliability tests use it; it costs one load on a path that calls the OS anyway). */

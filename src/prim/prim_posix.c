@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #if defined(__GLIBC__)
@@ -361,42 +362,6 @@ size_t prim_describe_address(const void *addr, char *buf, size_t size) {
   return n < 0 ? 0 : (size_t)n < size ? (size_t)n : size - 1;
 }
 
-struct module_query {
-  uintptr_t addr, begin, end;
-  int found;
-};
-
-static int find_module(struct dl_phdr_info *info, size_t size, void *data) {
-  (void)size;
-  struct module_query *q = (struct module_query *)data;
-  uintptr_t lo = UINTPTR_MAX, hi = 0;
-  for (unsigned i = 0; i < info->dlpi_phnum; i++) {
-    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-    if (ph->p_type != PT_LOAD)
-      continue;
-    uintptr_t b = (uintptr_t)info->dlpi_addr + (uintptr_t)ph->p_vaddr;
-    if (b < lo)
-      lo = b;
-    if (b + ph->p_memsz > hi)
-      hi = b + ph->p_memsz;
-  }
-  if (q->addr >= lo && q->addr < hi) {
-    q->begin = lo;
-    q->end = hi;
-    q->found = 1;
-    return 1;
-  }
-  return 0;
-}
-
-int prim_module_range(const void *addr, uintptr_t *begin, uintptr_t *end) {
-  struct module_query q = {(uintptr_t)addr, 0, 0, 0};
-  dl_iterate_phdr(find_module, &q);
-  *begin = q.begin;
-  *end = q.end;
-  return q.found;
-}
-
 /* Whether memory can be read: the kernel answers EFAULT to a write() from an unreadable
  * buffer, where reading it ourselves would fault. */
 static int probe_pipe[2] = {-1, -1};
@@ -484,13 +449,157 @@ void prim_local_time(char *buf, size_t size) {
   strftime(buf, size, "%Y/%m/%d %H:%M:%S", &t);
 }
 
-static void (*process_exit_fn)(void);
+static void (*process_exit_fns[PRIM_PROCESS_EXIT_MAX])(void);
 
 void prim_on_process_exit(void (*fn)(void)) {
-  process_exit_fn = fn;
+  for (int i = 0; i < PRIM_PROCESS_EXIT_MAX; i++)
+    if (process_exit_fns[i] == NULL || process_exit_fns[i] == fn) {
+      process_exit_fns[i] = fn;
+      return;
+    }
 }
 
 __attribute__((destructor)) static void run_process_exit(void) {
-  if (process_exit_fn)
-    process_exit_fn();
+  for (int i = 0; i < PRIM_PROCESS_EXIT_MAX && process_exit_fns[i] != NULL; i++)
+    process_exit_fns[i]();
+}
+
+struct module_file_query {
+  uintptr_t addr, begin, end, bias;
+  const char *name;
+  int found, first, is_program;
+};
+
+static int find_module_file(struct dl_phdr_info *info, size_t size, void *data) {
+  (void)size;
+  struct module_file_query *q = (struct module_file_query *)data;
+  int first = q->first;
+  q->first = 0;
+  uintptr_t lo = UINTPTR_MAX, hi = 0;
+  for (unsigned i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    if (ph->p_type != PT_LOAD)
+      continue;
+    uintptr_t b = (uintptr_t)info->dlpi_addr + (uintptr_t)ph->p_vaddr;
+    if (b < lo)
+      lo = b;
+    if (b + ph->p_memsz > hi)
+      hi = b + ph->p_memsz;
+  }
+  if (q->addr < lo || q->addr >= hi)
+    return 0;
+  q->begin = lo;
+  q->end = hi;
+  q->bias = (uintptr_t)info->dlpi_addr;
+  q->name = info->dlpi_name;
+  /* The program comes first, with no name. */
+  q->is_program = first && (info->dlpi_name == NULL || info->dlpi_name[0] == 0);
+  q->found = 1;
+  return 1;
+}
+
+int prim_module_range(const void *addr, uintptr_t *begin, uintptr_t *end) {
+  struct module_file_query q;
+  memset(&q, 0, sizeof q);
+  q.addr = (uintptr_t)addr;
+  dl_iterate_phdr(find_module_file, &q);
+  *begin = q.begin;
+  *end = q.end;
+  return q.found;
+}
+
+static uintptr_t program_begin;
+
+int prim_module_file(const void *addr, uintptr_t *begin, uintptr_t *end, uintptr_t *bias,
+                     char *path, size_t size) {
+  struct module_file_query q;
+  memset(&q, 0, sizeof q);
+  q.addr = (uintptr_t)addr;
+  q.first = 1;
+  dl_iterate_phdr(find_module_file, &q);
+  if (!q.found || size == 0)
+    return 0;
+  size_t n = 0;
+  if (q.is_program) {
+    program_begin = q.begin;
+    ssize_t got = readlink("/proc/self/exe", path, size - 1);
+    n = got > 0 ? (size_t)got : 0;
+  } else {
+    while (q.name[n] && n + 1 < size) {
+      path[n] = q.name[n];
+      n++;
+    }
+  }
+  path[n] = 0;
+  *begin = q.begin;
+  *end = q.end;
+  *bias = q.bias;
+  return n > 0;
+}
+
+int prim_is_program_module(uintptr_t begin) {
+  return begin != 0 && begin == program_begin;
+}
+
+void *prim_read_file(const char *path, size_t max, size_t *size, size_t *mapped) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return NULL;
+  struct stat st;
+  char *p = NULL;
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size <= max) {
+    size_t want = (size_t)st.st_size, got = 0;
+    *mapped = want + 1;
+    p = (char *)prim_map(*mapped, 0);
+    while (p != NULL && got < want) {
+      ssize_t r = read(fd, p + got, want - got);
+      if (r < 0 && errno == EINTR)
+        continue;
+      if (r <= 0)
+        break;
+      got += (size_t)r;
+    }
+    if (p != NULL && got != want) {
+      prim_unmap(p, *mapped);
+      p = NULL;
+    }
+    *size = want;
+  }
+  close(fd);
+  return p;
+}
+
+uint64_t prim_file_time(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && st.st_mtime > 0 ? (uint64_t)st.st_mtime : 0;
+}
+
+int prim_pdb_lookup(const void *addr, char *routine, size_t routine_size, char *file,
+                    size_t file_size, unsigned *line) {
+  (void)addr;
+  (void)routine;
+  (void)routine_size;
+  (void)file;
+  (void)file_size;
+  (void)line;
+  return 0;
+}
+
+const void *prim_direct_call_target(const void *return_address) {
+  (void)return_address;
+  return NULL;
+}
+
+int prim_dynamic_symbol(const void *addr, char *name, size_t size, uintptr_t *start) {
+  Dl_info info;
+  if (size == 0 || !dladdr(addr, &info) || info.dli_sname == NULL || info.dli_saddr == NULL)
+    return 0;
+  size_t n = 0;
+  while (info.dli_sname[n] && n + 1 < size) {
+    name[n] = info.dli_sname[n];
+    n++;
+  }
+  name[n] = 0;
+  *start = (uintptr_t)info.dli_saddr;
+  return 1;
 }

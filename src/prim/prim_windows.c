@@ -4,6 +4,7 @@
 #ifndef WIN32_LEAN_AND_MEAN
 #define WIN32_LEAN_AND_MEAN
 #endif
+#include <stddef.h>
 #include <string.h>
 #include <windows.h>
 
@@ -33,10 +34,14 @@ static prim_thread_exit_fn thread_exit_fn;
   SAVE_XMM4_XMM5(xmm_kept_)
 #define XMM_GIVE_BACK() RESTORE_XMM4_XMM5(xmm_kept_)
 
-static void (*process_exit_fn)(void);
+static void (*process_exit_fns[PRIM_PROCESS_EXIT_MAX])(void);
 
 void prim_on_process_exit(void (*fn)(void)) {
-  process_exit_fn = fn;
+  for (int i = 0; i < PRIM_PROCESS_EXIT_MAX; i++)
+    if (process_exit_fns[i] == NULL || process_exit_fns[i] == fn) {
+      process_exit_fns[i] = fn;
+      return;
+    }
 }
 
 void *prim_map(size_t size, int top_down) {
@@ -299,6 +304,12 @@ void prim_debug_break(void) {
 
 static HMODULE module_of(const void *addr);
 
+#if defined(_WIN64)
+const void *prim_direct_call_target(const void *return_address) {
+  (void)return_address;
+  return NULL;
+}
+
 size_t prim_capture_stack(void **frames, size_t max_frames, size_t skip) {
   XMM_KEEP();
   /* RtlCaptureStackBackTrace takes at most 62 frames a call (older Windows: skip + count < 63);
@@ -320,6 +331,43 @@ size_t prim_capture_stack(void **frames, size_t max_frames, size_t skip) {
   XMM_GIVE_BACK();
   return kept;
 }
+#else
+static int raw_return_address(uintptr_t value, uintptr_t stack_lo, uintptr_t stack_hi);
+
+const void *prim_direct_call_target(const void *return_address) {
+  const unsigned char *a = (const unsigned char *)return_address;
+  if (a[-5] != 0xE8)
+    return NULL;
+  uint32_t rel =
+      (uint32_t)a[-4] | (uint32_t)a[-3] << 8 | (uint32_t)a[-2] << 16 | (uint32_t)a[-1] << 24;
+  return a + (int32_t)rel;
+}
+
+/* Win32: the raw trace. Code built without frames ({$W-}, leaf routines, -fomit-frame-pointer)
+ * leaves RtlCaptureStackBackTrace nothing to follow, so the thread's stack is scanned from here
+ * towards its base (the TEB's StackBase) for values that are return addresses: inside an
+ * executable section of a loaded module, right after a CALL instruction. Stale values of
+ * earlier calls can pass as well (as in FastMM's raw trace); the scan is bounded. */
+size_t prim_capture_stack(void **frames, size_t max_frames, size_t skip) {
+  (void)skip;
+  volatile uintptr_t here = 0;
+  uintptr_t lo = (uintptr_t)&here;
+  uintptr_t base; /* the TEB's StackBase, at fs:4 */
+#if defined(_MSC_VER) && !defined(__clang__)
+  base = (uintptr_t)__readfsdword(4);
+#else
+  __asm__("movl %%fs:0x04, %0" : "=r"(base));
+#endif
+  uintptr_t hi = base > lo && base - lo > PRIM_RAW_SCAN_BYTES ? lo + PRIM_RAW_SCAN_BYTES : base;
+  size_t n = 0;
+  /* The frames array is on this stack too: what is stored into it is not read back. */
+  const uintptr_t *out_lo = (const uintptr_t *)frames, *out_hi = out_lo + max_frames;
+  for (const uintptr_t *p = (const uintptr_t *)lo; (uintptr_t)(p + 1) <= hi && n < max_frames; p++)
+    if ((p < out_lo || p >= out_hi) && raw_return_address(*p, lo, base))
+      frames[n++] = (void *)*p;
+  return n;
+}
+#endif
 
 void prim_init(prim_thread_exit_fn on_thread_exit) {
   if (tls_index != TLS_OUT_OF_INDEXES)
@@ -411,8 +459,12 @@ size_t prim_describe_address(const void *addr, char *buf, size_t size) {
  * since stays listed; a stale range only lets a trace keep an address, which is all the
  * ranges are used for. */
 #define MODULE_CACHE_SIZE 32
-static struct { uintptr_t begin, end; } module_cache[MODULE_CACHE_SIZE];
-static LONG module_cache_count;
+#define MODULE_CODE_RANGES 4
+static struct {
+  uintptr_t begin, end;
+  uintptr_t code[MODULE_CODE_RANGES][2]; /* executable sections, for the Win32 raw trace */
+} module_cache[MODULE_CACHE_SIZE];
+static volatile LONG module_cache_count; /* entries below it are complete and never change */
 static SRWLOCK module_cache_lock = SRWLOCK_INIT;
 
 static int module_range(const void *addr, uintptr_t *begin, uintptr_t *end) {
@@ -438,14 +490,97 @@ static int module_range(const void *addr, uintptr_t *begin, uintptr_t *end) {
   if (a < *begin || a >= *end)
     return 0; /* Wine answers the program's module for address 0 */
   AcquireSRWLockExclusive(&module_cache_lock);
-  if (module_cache_count < MODULE_CACHE_SIZE) {
-    module_cache[module_cache_count].begin = *begin;
-    module_cache[module_cache_count].end = *end;
-    module_cache_count++;
+  LONG at = module_cache_count;
+  int known = 0;
+  for (LONG i = 0; i < at; i++)
+    known |= module_cache[i].begin == *begin;
+  if (!known && at < MODULE_CACHE_SIZE) {
+    module_cache[at].begin = *begin;
+    module_cache[at].end = *end;
+    const IMAGE_SECTION_HEADER *sec = IMAGE_FIRST_SECTION(nt);
+    unsigned ranges = 0;
+    for (unsigned i = 0; i < nt->FileHeader.NumberOfSections && ranges < MODULE_CODE_RANGES; i++)
+      if (sec[i].Characteristics & IMAGE_SCN_MEM_EXECUTE) {
+        module_cache[at].code[ranges][0] = *begin + sec[i].VirtualAddress;
+        module_cache[at].code[ranges][1] = *begin + sec[i].VirtualAddress + sec[i].Misc.VirtualSize;
+        ranges++;
+      }
+    MemoryBarrier();
+    module_cache_count = at + 1;
   }
   ReleaseSRWLockExclusive(&module_cache_lock);
   return 1;
 }
+
+#if !defined(_WIN64)
+/* The start of the executable section holding a, or 0: read without the lock (the count is
+ * raised only once an entry is complete). */
+static uintptr_t code_section_of(uintptr_t a) {
+  LONG count = module_cache_count;
+  MemoryBarrier();
+  for (LONG i = 0; i < count; i++)
+    if (a >= module_cache[i].begin && a < module_cache[i].end) {
+      for (unsigned k = 0; k < MODULE_CODE_RANGES; k++)
+        if (a >= module_cache[i].code[k][0] && a < module_cache[i].code[k][1])
+          return module_cache[i].code[k][0];
+      return 0;
+    }
+  return 0;
+}
+
+/* 64 KB regions known to hold no module (heap, stacks, mapped data), so that a value met on
+ * the stack again costs no VirtualQuery: a direct-mapped table of region numbers. */
+#define RAW_NOT_MODULE_SLOTS 512u
+static volatile uintptr_t raw_not_module[RAW_NOT_MODULE_SLOTS];
+
+/* 1 when the bytes before `a` are a CALL: E8 rel32, or FF /2 in its register and memory forms. */
+static int after_call(const unsigned char *a) {
+  if (a[-5] == 0xE8)
+    return 1;
+  unsigned m;
+  m = a[-1]; /* FF D0+r (call reg); FF 00-07 /2 (call [reg]) */
+  if (a[-2] == 0xFF && (m & 0x38) == 0x10 &&
+      ((m >> 6) == 3 || ((m >> 6) == 0 && (m & 7) != 4 && (m & 7) != 5)))
+    return 1;
+  m = a[-2]; /* [reg+d8]; [SIB] */
+  if (a[-3] == 0xFF && (m & 0x38) == 0x10 &&
+      (((m >> 6) == 1 && (m & 7) != 4) || ((m >> 6) == 0 && (m & 7) == 4 && (a[-1] & 7) != 5)))
+    return 1;
+  m = a[-3]; /* [SIB+d8] */
+  if (a[-4] == 0xFF && (m & 0x38) == 0x10 && (m >> 6) == 1 && (m & 7) == 4)
+    return 1;
+  m = a[-5]; /* [reg+d32]; [d32] */
+  if (a[-6] == 0xFF && (m & 0x38) == 0x10 &&
+      (((m >> 6) == 2 && (m & 7) != 4) || ((m >> 6) == 0 && (m & 7) == 5)))
+    return 1;
+  m = a[-6]; /* [SIB+d32]; [SIB with d32 and no base] */
+  if (a[-7] == 0xFF && (m & 0x38) == 0x10 &&
+      (((m >> 6) == 2 && (m & 7) == 4) || ((m >> 6) == 0 && (m & 7) == 4 && (a[-5] & 7) == 5)))
+    return 1;
+  return 0;
+}
+
+static int raw_return_address(uintptr_t value, uintptr_t stack_lo, uintptr_t stack_hi) {
+  if (value < 0x10000u || (value >= stack_lo && value < stack_hi))
+    return 0;
+  uintptr_t code = code_section_of(value);
+  if (code == 0) {
+    uintptr_t region = value >> 16;
+    volatile uintptr_t *slot = &raw_not_module[region % RAW_NOT_MODULE_SLOTS];
+    if (*slot == region)
+      return 0;
+    MEMORY_BASIC_INFORMATION mbi;
+    uintptr_t begin, end;
+    if (VirtualQuery((const void *)value, &mbi, sizeof mbi) == 0 || mbi.Type != MEM_IMAGE ||
+        !module_range((const void *)value, &begin, &end)) {
+      *slot = region;
+      return 0;
+    }
+    code = code_section_of(value);
+  }
+  return code != 0 && value - code >= 7 && after_call((const unsigned char *)value);
+}
+#endif
 
 int prim_module_range(const void *addr, uintptr_t *begin, uintptr_t *end) {
   XMM_KEEP();
@@ -526,6 +661,189 @@ void prim_debug_output(const char *text) {
   XMM_GIVE_BACK();
 }
 
+int prim_module_file(const void *addr, uintptr_t *begin, uintptr_t *end, uintptr_t *bias,
+                     char *path, size_t size) {
+  XMM_KEEP();
+  HMODULE m = module_of(addr);
+  int found = 0;
+  if (m != NULL && size > 1) {
+    const IMAGE_DOS_HEADER *dos = (const IMAGE_DOS_HEADER *)m;
+    const IMAGE_NT_HEADERS *nt = (const IMAGE_NT_HEADERS *)((const char *)m + dos->e_lfanew);
+    DWORD len = GetModuleFileNameA(m, path, (DWORD)size);
+    *begin = (uintptr_t)m;
+    *end = *begin + nt->OptionalHeader.SizeOfImage;
+    *bias = 0;
+    found = len > 0 && len < size && (uintptr_t)addr >= *begin && (uintptr_t)addr < *end;
+  }
+  XMM_GIVE_BACK();
+  return found;
+}
+
+int prim_is_program_module(uintptr_t begin) {
+  XMM_KEEP();
+  int is = begin != 0 && begin == (uintptr_t)GetModuleHandleA(NULL);
+  XMM_GIVE_BACK();
+  return is;
+}
+
+static void *read_file(const char *path, size_t max, size_t *size, size_t *mapped) {
+  HANDLE f = CreateFileA(path, GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE, NULL,
+                         OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, NULL);
+  if (f == INVALID_HANDLE_VALUE)
+    return NULL;
+  LARGE_INTEGER length;
+  char *p = NULL;
+  if (GetFileSizeEx(f, &length) && length.QuadPart >= 0 && (uint64_t)length.QuadPart <= max) {
+    size_t want = (size_t)length.QuadPart, got = 0;
+    *mapped = want + 1;
+    p = (char *)prim_map(*mapped, 0);
+    while (p != NULL && got < want) {
+      DWORD part = want - got > 0x10000000u ? 0x10000000u : (DWORD)(want - got), read = 0;
+      if (!ReadFile(f, p + got, part, &read, NULL) || read == 0)
+        break;
+      got += read;
+    }
+    if (p != NULL && got != want) {
+      prim_unmap(p, *mapped);
+      p = NULL;
+    }
+    *size = want;
+  }
+  CloseHandle(f);
+  return p;
+}
+
+void *prim_read_file(const char *path, size_t max, size_t *size, size_t *mapped) {
+  XMM_KEEP();
+  DWORD saved = GetLastError();
+  void *p = read_file(path, max, size, mapped);
+  SetLastError(saved);
+  XMM_GIVE_BACK();
+  return p;
+}
+
+uint64_t prim_file_time(const char *path) {
+  XMM_KEEP();
+  DWORD saved = GetLastError();
+  WIN32_FILE_ATTRIBUTE_DATA data;
+  uint64_t seconds = 0;
+  if (GetFileAttributesExA(path, GetFileExInfoStandard, &data)) {
+    uint64_t t =
+        (uint64_t)data.ftLastWriteTime.dwHighDateTime << 32 | data.ftLastWriteTime.dwLowDateTime;
+    /* 100 ns units since 1601 to seconds since 1970 */
+    if (t / 10000000u > 11644473600u)
+      seconds = t / 10000000u - 11644473600u;
+  }
+  SetLastError(saved);
+  XMM_GIVE_BACK();
+  return seconds;
+}
+
+/* The system's symbol engine, for modules with a PDB: dbghelp.dll is loaded at the first report
+ * that needs it (never at start-up), its functions found by name, and the process's modules
+ * handed to it once. Calls into it are serialised (dbghelp is not thread-safe); the symbolizer
+ * calls here under its own lock. */
+typedef struct pdb_symbol {
+  ULONG SizeOfStruct, TypeIndex;
+  ULONG64 Reserved[2];
+  ULONG Index, Size;
+  ULONG64 ModBase;
+  ULONG Flags;
+  ULONG64 Value, Address;
+  ULONG Register, Scope, Tag, NameLen, MaxNameLen;
+  CHAR Name[256];
+} pdb_symbol;
+typedef struct pdb_line {
+  DWORD SizeOfStruct;
+  PVOID Key;
+  DWORD LineNumber;
+  PCHAR FileName;
+  DWORD64 Address;
+} pdb_line;
+typedef BOOL(WINAPI *sym_initialize_fn)(HANDLE, PCSTR, BOOL);
+typedef DWORD(WINAPI *sym_set_options_fn)(DWORD);
+typedef BOOL(WINAPI *sym_from_addr_fn)(HANDLE, DWORD64, DWORD64 *, pdb_symbol *);
+typedef BOOL(WINAPI *sym_get_line_fn)(HANDLE, DWORD64, DWORD *, pdb_line *);
+static int pdb_state; /* 0 not tried, 1 ready, -1 unavailable */
+static volatile int process_detaching;
+static sym_from_addr_fn pdb_from_addr;
+static sym_get_line_fn pdb_get_line;
+
+static void copy_text(char *to, size_t size, const char *from) {
+  size_t n = 0;
+  while (from != NULL && from[n] && n + 1 < size) {
+    to[n] = from[n];
+    n++;
+  }
+  if (size)
+    to[n] = 0;
+}
+
+static int pdb_lookup(const void *addr, char *routine, size_t routine_size, char *file,
+                      size_t file_size, unsigned *line) {
+  /* Never loaded while the process ends: DLL_PROCESS_DETACH holds the loader lock. */
+  if (pdb_state == 0 && !process_detaching) {
+    pdb_state = -1;
+    HMODULE dbghelp = LoadLibraryA("dbghelp.dll");
+    if (dbghelp != NULL) {
+      sym_initialize_fn init =
+          (sym_initialize_fn)(void (*)(void))GetProcAddress(dbghelp, "SymInitialize");
+      sym_set_options_fn options =
+          (sym_set_options_fn)(void (*)(void))GetProcAddress(dbghelp, "SymSetOptions");
+      pdb_from_addr = (sym_from_addr_fn)(void (*)(void))GetProcAddress(dbghelp, "SymFromAddr");
+      pdb_get_line =
+          (sym_get_line_fn)(void (*)(void))GetProcAddress(dbghelp, "SymGetLineFromAddr64");
+      if (init != NULL && options != NULL && pdb_from_addr != NULL && pdb_get_line != NULL) {
+        options(0x2u /* SYMOPT_UNDNAME */ | 0x10u /* SYMOPT_LOAD_LINES */ |
+                0x4u /* SYMOPT_DEFERRED_LOADS */);
+        if (init(GetCurrentProcess(), NULL, TRUE))
+          pdb_state = 1;
+      }
+    }
+  }
+  if (pdb_state != 1)
+    return 0;
+  pdb_symbol sym;
+  memset(&sym, 0, sizeof sym);
+  sym.SizeOfStruct =
+      (ULONG)((offsetof(pdb_symbol, Name) + 1 + 7) & ~(size_t)7); /* sizeof(SYMBOL_INFO) */
+  sym.MaxNameLen = sizeof sym.Name - 1;
+  DWORD64 displacement = 0;
+  if (!pdb_from_addr(GetCurrentProcess(), (DWORD64)(uintptr_t)addr, &displacement, &sym))
+    return 0;
+  copy_text(routine, routine_size, sym.Name);
+  pdb_line l;
+  memset(&l, 0, sizeof l);
+  l.SizeOfStruct = sizeof l;
+  DWORD column = 0;
+  *line = 0;
+  file[0] = 0;
+  if (pdb_get_line(GetCurrentProcess(), (DWORD64)(uintptr_t)addr, &column, &l)) {
+    copy_text(file, file_size, l.FileName);
+    *line = (unsigned)l.LineNumber;
+  }
+  return 1;
+}
+
+int prim_pdb_lookup(const void *addr, char *routine, size_t routine_size, char *file,
+                    size_t file_size, unsigned *line) {
+  XMM_KEEP();
+  DWORD saved = GetLastError();
+  int found = routine_size > 0 && file_size > 0 &&
+              pdb_lookup(addr, routine, routine_size, file, file_size, line);
+  SetLastError(saved);
+  XMM_GIVE_BACK();
+  return found;
+}
+
+int prim_dynamic_symbol(const void *addr, char *name, size_t size, uintptr_t *start) {
+  (void)addr;
+  (void)name;
+  (void)size;
+  (void)start;
+  return 0;
+}
+
 void prim_raise_fatal(void) {
   RaiseException(0xE0464D43u /* "FMC" */, EXCEPTION_NONCONTINUABLE, 0, NULL);
 }
@@ -573,8 +891,11 @@ BOOL WINAPI DllMain(HINSTANCE instance, DWORD reason, LPVOID reserved) {
    * from another DLL's DllMain before ours ran. At DLL_PROCESS_DETACH memory is left alone
    * (other modules may still free blocks while the process ends), but debug mode writes its
    * leak report. */
-  if (reason == DLL_PROCESS_DETACH && process_exit_fn)
-    process_exit_fn();
+  if (reason == DLL_PROCESS_DETACH)
+    process_detaching = 1;
+  for (int i = 0; reason == DLL_PROCESS_DETACH && i < PRIM_PROCESS_EXIT_MAX && process_exit_fns[i];
+       i++)
+    process_exit_fns[i]();
   return TRUE;
 }
 #endif

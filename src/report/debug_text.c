@@ -100,8 +100,7 @@ static void write_event(const fastmm_debug_event *e) {
     text_put(&t, "\r\n");
   }
   if (e->debug_header != NULL) {
-    text_put_stack(&t, "Stack trace of the allocation (module+offset)", e->alloc_frames,
-                   e->alloc_frame_count);
+    text_put_stack(&t, "Stack trace of the allocation", e->alloc_frames, e->alloc_frame_count);
     if (debug_event_freed(e))
       text_put_stack(&t, "Stack trace of the free", e->free_frames, e->free_frame_count);
   }
@@ -170,8 +169,7 @@ static void detail_leak(const fastmm_debug_event *e) {
     return;
   }
   put_block(t, e);
-  text_put_stack(t, "Stack trace of the allocation (module+offset)", e->alloc_frames,
-                 e->alloc_frame_count);
+  text_put_stack(t, "Stack trace of the allocation", e->alloc_frames, e->alloc_frame_count);
   text_put(t, "The block starts with:\r\n");
   text_put_hex_dump(t, e->block, e->user_size);
   text_put(t, "\r\n");

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* A stack trace as text, for the reports: through the program's FastMM_ConvertStackTraceToText
- * when it bound one (debug_settings.h), else as module+offset lines. */
+ * when it bound one (debug_settings.h), else one line a frame in FastMM's format, named from the
+ * modules' own debug information (symbolize.h), and why a module's was refused. */
 #include "stack_text.h"
 
 #include <stdint.h>
@@ -8,6 +9,7 @@
 
 #include "modes/debug_settings.h"
 #include "prim/prim.h"
+#include "symbolize.h"
 
 /* UTF-16 to UTF-8, up to `size` - 1 bytes; returns the bytes written. */
 static size_t utf16_to_utf8(const uint16_t *w, size_t count, char *out, size_t size) {
@@ -75,12 +77,17 @@ size_t stack_trace_text(void *const *frames, unsigned count, char *out, size_t s
     }
   }
 #endif
+  char line[1024];
   for (unsigned i = 0; i < count; i++) {
-    char where[512];
-    prim_describe_address(frames[i], where, sizeof where);
+    symbolize_frame(frames[i], line, sizeof line);
     n = append(out, size, n, "  ");
-    n = append(out, size, n, where);
+    n = append(out, size, n, line);
     n = append(out, size, n, "\r\n");
+  }
+  while (symbolize_take_reason(line, sizeof line) > 0) {
+    n = append(out, size, n, "  (");
+    n = append(out, size, n, line);
+    n = append(out, size, n, ")\r\n");
   }
   out[n] = 0;
   return n;

@@ -13,6 +13,11 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* fuzz_symbols_replay runs fuzz_symbols.c's harness the same way. */
+#ifndef REPLAY_NAME
+#define REPLAY_NAME "fuzz_heap_replay"
+#endif
+
 #define MAX_INPUT (1u << 20)
 static uint8_t buffer[MAX_INPUT];
 
