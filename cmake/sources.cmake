@@ -67,6 +67,11 @@ set(FASTMM_API_SOURCES
   src/api/fpc_api.c
   src/api/pascal_router.c
 )
+# The C library's malloc, free, realloc... served by the manager: natively only, in a library of
+# its own (libfastmmc-malloc.so: cmake/malloc_library.cmake), not in the DLLs nor libfastmmc.so.
+set(FASTMM_MALLOC_SOURCES
+  src/api/malloc_api.c
+)
 # Every portable C file of the library, lowest layer first.
 set(FASTMM_LIBRARY_C_SOURCES ${FASTMM_CORE_SOURCES} ${FASTMM_MODES_SOURCES}
     ${FASTMM_REPORT_SOURCES} ${FASTMM_ENTRY_SOURCES} ${FASTMM_API_SOURCES})

@@ -5,6 +5,8 @@
  * runs once after the core's, and the routines a ReallocMem's move and the walk go through; and
  * it gives the modes the writer of debug mode's reports (report/debug_text.c), which they may
  * not call by name from below. */
+#include "startup.h"
+
 #include "alloc_fast.h"
 #include "dispatch.h"
 #include "modes/debug_walk.h"
@@ -26,10 +28,14 @@ static const heap_above above = {
  * start-up code of every module that imports the library (the one exception: modules that import
  * each other in a cycle). Nothing else is started here: the manager starts itself on its first
  * slow path (heap_init_slow). */
-FMM_ON_LOAD(heap_on_load) {
+void heap_start_at_load(void) {
   heap_set_above(&above);
   debug_report_set_writer(&debug_text_writer);
   page_map_lock_writers();
   page_map_fast_start();
   page_map_unlock_writers();
+}
+
+FMM_ON_LOAD(heap_on_load) {
+  heap_start_at_load();
 }

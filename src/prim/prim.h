@@ -50,6 +50,9 @@ void prim_sleep_ms(unsigned ms);
 #define PRIM_FORK_CHILD_MAX 4
 void prim_on_fork_child(void (*fn)(void));
 
+/* The OS's page size in bytes (valloc's alignment). */
+size_t prim_page_size(void);
+
 /* Threads and time. */
 void prim_yield(void);
 uint32_t prim_thread_id(void);

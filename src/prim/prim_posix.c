@@ -182,6 +182,13 @@ void prim_sleep_ms(unsigned ms) {
   }
 }
 
+size_t prim_page_size(void) {
+  static size_t size;
+  if (size == 0)
+    size = (size_t)sysconf(_SC_PAGESIZE);
+  return size;
+}
+
 void prim_yield(void) {
   sched_yield();
 }

@@ -289,6 +289,12 @@ uint64_t prim_time_ns(void) {
   return (uint64_t)((double)now.QuadPart * 1e9 / (double)freq.QuadPart);
 }
 
+size_t prim_page_size(void) {
+  SYSTEM_INFO info;
+  GetSystemInfo(&info);
+  return (size_t)info.dwPageSize;
+}
+
 uint32_t prim_tick_count_ms(void) {
   return (uint32_t)GetTickCount();
 }
