@@ -28,6 +28,7 @@ set(FASTMM_CORE_SOURCES
   src/core/walk.c
   src/core/contention.c
   src/core/lock.c
+  src/core/fork_locks.c
 )
 # The modes: debug mode, the erase modes, scan before every operation, and the mode gate.
 set(FASTMM_MODES_SOURCES

@@ -333,6 +333,10 @@ void prim_on_fork_child(void (*fn)(void)) {
     pthread_atfork(NULL, NULL, run_fork_child);
 }
 
+void prim_on_fork(void (*before)(void), void (*parent)(void), void (*child)(void)) {
+  pthread_atfork(before, parent, child);
+}
+
 static void on_key_destroyed(void *value) {
   if (value != NULL && thread_exit_fn != NULL) {
     thread_exit_fn(value);

@@ -227,6 +227,12 @@ void prim_on_fork_child(void (*fn)(void)) {
   (void)fn;
 }
 
+void prim_on_fork(void (*before)(void), void (*parent)(void), void (*child)(void)) {
+  (void)before;
+  (void)parent;
+  (void)child;
+}
+
 void prim_yield(void) {
   SwitchToThread();
 }
