@@ -294,13 +294,24 @@ void prim_debug_break(void) {
   raise(SIGTRAP);
 }
 
+#if defined(__GLIBC__)
+/* 1 while the thread is inside backtrace(): its first call loads libgcc_s with dlopen, which
+ * allocates, and when the manager is the process's malloc (libfastmmc-malloc.so) in debug mode
+ * that allocation asks for a stack trace again. The inner one gets none. */
+static __thread int capturing __attribute__((tls_model("initial-exec")));
+#endif
+
 size_t prim_capture_stack(void **frames, size_t max_frames, size_t skip) {
 #if defined(__GLIBC__)
   void *all[128];
   size_t want = max_frames + skip + 1;
   if (want > 128)
     want = 128;
+  if (capturing)
+    return 0;
+  capturing = 1;
   int n = backtrace(all, (int)want);
+  capturing = 0;
   size_t got = 0;
   for (int i = (int)skip + 1; i < n && got < max_frames; i++)
     frames[got++] = all[i];

@@ -5,7 +5,7 @@
 # thing (and make the same files). The work is deterministic (fixed dates for git, no random
 # data), so any difference is the allocator's doing.
 #
-#   debian_program.sh <libfastmmc-malloc.so> <python3|git|sqlite3|make|gcc|cxx> [cxx program]
+#   debian_program.sh <libfastmmc-malloc.so> <python3|git|sqlite3|make|gcc|cxx|cxx_debug> [C++ program]
 set -euo pipefail
 lib=$1
 what=$2
@@ -126,6 +126,12 @@ EOF
   cxx)
     "$cxx_program"
     ;;
+  cxx_debug)
+    # Debug mode in every block (FASTMMC_DEBUG_MODE; the C library's malloc ignores it): the
+    # program copied here, so that its event log (beside the program) is written here.
+    cp "$cxx_program" ./program
+    FASTMMC_DEBUG_MODE=1 ./program
+    ;;
   *)
     echo "unknown program $what" >&2
     exit 1
@@ -143,6 +149,11 @@ EOF
   cat "$work/fastmm.out" >&2
   exit 1
 }
+if [ "$what" = cxx_debug ] && ! grep -q "FastMM-C memory leak report" "$work/fastmm"/program_*EventLog*; then
+  echo "$what: no leak report from debug mode in $work/fastmm" >&2
+  ls -la "$work/fastmm" >&2
+  exit 1
+fi
 if ! diff -u "$work/plain.out" "$work/fastmm.out"; then
   echo "$what: the output differs with $lib preloaded" >&2
   exit 1
