@@ -104,6 +104,13 @@ int main(void) {
   if (!CHECK_MSG(check_heap != NULL, "fastmm_check_heap not found: the library is not loaded"))
     return tu_finish(TEST_NAME);
 #endif
+  /* The heap started by this thread alone: the threads below test fork, not the start-up. */
+  put(get(100));
+#if defined(TU_UNDER_TSAN) && !defined(FORK_TEST_MALLOC)
+  /* ThreadSanitizer ends a forked child of a threaded process that starts a thread, and a child
+   * that frees a large block starts the idle thread: off here. */
+  fastmm_set_idle_release_interval(0);
+#endif
   pthread_t t[THREADS];
   for (unsigned i = 0; i < THREADS; i++)
     CHECK(pthread_create(&t[i], NULL, allocator_main, (void *)(uintptr_t)(i + 1)) == 0);
