@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "fastmm.h"
 #include "test_util.h"
 
 static int (*owns)(const void *p);
@@ -293,6 +294,46 @@ static void threads(void) {
       do_free(handoff[i][j]);
 }
 
+/* Threads that allocate, free and end one after another: each one's thread cache goes back with
+ * its blocks when it ends (a pthread key's destructor), so the blocks cached in all threads stay
+ * where they were after the first few, give or take what one thread caches (ENDING_BLOCKS);
+ * without it every thread would leave its ENDING_BLOCKS behind. */
+#define ENDING_BLOCKS 50
+#define ENDING_THREADS 300
+
+static void *ending(void *arg) {
+  void *p[ENDING_BLOCKS];
+  for (size_t i = 0; i < ENDING_BLOCKS; i++)
+    p[i] = do_malloc(16 + i * 8);
+  for (size_t i = 0; i < ENDING_BLOCKS; i++)
+    do_free(p[i]);
+  return arg;
+}
+
+static size_t run_ending_threads(size_t count, void (*get_state)(fastmm_state *)) {
+  for (size_t i = 0; i < count; i++) {
+    pthread_t t;
+    if (!CHECK(pthread_create(&t, NULL, ending, NULL) == 0))
+      break;
+    pthread_join(t, NULL);
+  }
+  fastmm_state s;
+  get_state(&s);
+  return s.thread_cached_blocks;
+}
+
+static void ending_threads(void) {
+  void (*get_state)(fastmm_state *);
+  *(void **)&get_state = dlsym(RTLD_DEFAULT, "fastmm_get_state");
+  if (!CHECK(get_state != NULL))
+    return;
+  size_t first = run_ending_threads(20, get_state);
+  size_t later = run_ending_threads(ENDING_THREADS, get_state);
+  CHECK_MSG(later <= first + ENDING_BLOCKS,
+            "%zu blocks cached after %d more threads ended, %zu before", later, ENDING_THREADS,
+            first);
+}
+
 int main(void) {
   *(void **)&owns = dlsym(RTLD_DEFAULT, "fastmm_owns_block");
   if (!CHECK_MSG(owns != NULL, "fastmm_owns_block not found: the library is not loaded"))
@@ -310,5 +351,6 @@ int main(void) {
   aligned_blocks();
   bad_pointers();
   threads();
+  ending_threads();
   return tu_finish("test_malloc_api");
 }
