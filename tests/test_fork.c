@@ -116,6 +116,11 @@ int main(void) {
     CHECK(pthread_create(&t[i], NULL, allocator_main, (void *)(uintptr_t)(i + 1)) == 0);
   unsigned ok = 0;
   for (unsigned f = 0; f < FORKS; f++) {
+#if !defined(FORK_TEST_MALLOC)
+    /* The second half in debug mode: debug blocks' registry is held across the fork too. */
+    if (f == FORKS / 2)
+      fastmm_enter_debug_mode();
+#endif
     fflush(NULL);
     pid_t pid = fork();
     if (pid == 0)
