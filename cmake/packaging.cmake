@@ -5,16 +5,19 @@
 #   cmake --install build/win64 --prefix DIR     (likewise win32, native)
 #   cpack --preset win64                         build/win64/fastmm-c-<version>-win64.zip
 #
+#   cpack --config build/native/CPackConfig.cmake -G DEB    build/native/fastmm-c_<version>_<arch>.deb
+#
 # Windows (MinGW builds):            native:
 #   bin/fastmmcNN.dll                  lib/libfastmmc.so
-#   bin/borlndmm.dll                   lib/pkgconfig/fastmmc.pc
-#   lib/libfastmmcNN.dll.a  (MinGW)    lib/cmake/fastmmc/ (find_package)
-#   lib/fastmmcNN.lib       (MSVC)     include/fastmm.h
-#   lib/fastmmcNN.def
-#   lib/cmake/fastmmc/      (find_package(fastmmc), target fastmmc::fastmmc)
-#   include/fastmm.h
+#   bin/borlndmm.dll                   lib/libfastmmc-malloc.so (the process's malloc)
+#   lib/libfastmmcNN.dll.a  (MinGW)    lib/libfastmmc.a (when the build makes it)
+#   lib/fastmmcNN.lib       (MSVC)     lib/pkgconfig/fastmmc.pc, fastmmc-malloc.pc
+#   lib/fastmmcNN.def                  lib/cmake/fastmmc/ (find_package: fastmmc::fastmmc,
+#   lib/cmake/fastmmc/      (find_package(fastmmc),      fastmmc::malloc)
+#                            target fastmmc::fastmmc)    include/fastmm.h
+#   include/fastmm.h                   share/fastmm-c/pascal/FastMMC.pas, FastMMC.*.inc
 #   delphi/FastMMC.pas, delphi/FastMMC.*.inc (the unit and the parts it includes)
-#                                      share/doc/fastmm-c/LICENSE
+#                                      share/doc/fastmm-c/LICENSE, copyright, linux.md
 #   README.md               (cmake/package/README.md.in)
 #   LICENSE
 include(GNUInstallDirs)
@@ -26,6 +29,14 @@ install(TARGETS fastmmc EXPORT fastmmcTargets
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+if(TARGET fastmmc_malloc)
+  # find_package(fastmmc) gives it as fastmmc::malloc.
+  set_target_properties(fastmmc_malloc PROPERTIES EXPORT_NAME malloc)
+  install(TARGETS fastmmc_malloc EXPORT fastmmcTargets LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+endif()
+if(DEFINED FASTMM_STATIC_ARCHIVE)
+  install(FILES ${FASTMM_STATIC_ARCHIVE} DESTINATION ${CMAKE_INSTALL_LIBDIR})
+endif()
 install(FILES ${PROJECT_SOURCE_DIR}/include/fastmm.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 # The licence goes with every install and every zip: on Windows beside README.md at the top,
 # natively where Linux distributions keep a package's licence.
@@ -53,7 +64,63 @@ if(NOT WIN32)
   file(RELATIVE_PATH fastmm_pc_to_prefix /root/${CMAKE_INSTALL_LIBDIR}/pkgconfig /root)
   configure_file(${CMAKE_CURRENT_LIST_DIR}/package/fastmmc.pc.in ${CMAKE_BINARY_DIR}/package/fastmmc.pc
                  @ONLY)
-  install(FILES ${CMAKE_BINARY_DIR}/package/fastmmc.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+  configure_file(${CMAKE_CURRENT_LIST_DIR}/package/fastmmc-malloc.pc.in
+                 ${CMAKE_BINARY_DIR}/package/fastmmc-malloc.pc @ONLY)
+  install(FILES ${CMAKE_BINARY_DIR}/package/fastmmc.pc ${CMAKE_BINARY_DIR}/package/fastmmc-malloc.pc
+          DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+  # The Pascal unit for Free Pascal on Linux (FastMMC.pas and every FastMMC.*.inc it includes): a
+  # package's data, where a program's build names it with -Fu.
+  file(GLOB fastmmc_pascal_parts ${PROJECT_SOURCE_DIR}/delphi/FastMMC.*.inc)
+  install(FILES ${PROJECT_SOURCE_DIR}/delphi/FastMMC.pas ${fastmmc_pascal_parts}
+          DESTINATION ${CMAKE_INSTALL_DATADIR}/fastmm-c/pascal)
+  # Debian keeps a package's licence as copyright in its documentation folder, and the guide to
+  # the Linux library beside it.
+  file(READ ${PROJECT_SOURCE_DIR}/LICENSE fastmm_license)
+  if(NOT fastmm_license MATCHES "Copyright \\(c\\) ([^\n]+)\n\n(.*[^\n])\n*$")
+    message(FATAL_ERROR "LICENSE has no \"Copyright (c) ...\" line followed by the licence text")
+  endif()
+  set(fastmm_holder "${CMAKE_MATCH_1}")
+  string(REPLACE "\n\n" "\n.\n" fastmm_license "${CMAKE_MATCH_2}")
+  string(REPLACE "\n" "\n " fastmm_license " ${fastmm_license}")
+  file(WRITE ${CMAKE_BINARY_DIR}/package/copyright
+       "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\n"
+       "Upstream-Name: fastmm-c\n\nFiles: *\nCopyright: ${fastmm_holder}\nLicense: MIT\n"
+       "${fastmm_license}\n")
+  install(FILES ${CMAKE_BINARY_DIR}/package/copyright ${PROJECT_SOURCE_DIR}/docs/linux.md
+          DESTINATION ${CMAKE_INSTALL_DOCDIR})
+
+  # cpack -G DEB (or the default, DEB): one package, fastmm-c, with the libraries, the header,
+  # the pkg-config and CMake files and the unit. It needs the C library only (the libraries link
+  # nothing else; dpkg-shlibdeps says which version when it is there).
+  set(FASTMM_PACKAGE_MAINTAINER "fastmm-c authors" CACHE STRING
+      "The .deb's Maintainer field (a packager sets \"Name <address>\")")
+  set(CPACK_GENERATOR DEB)
+  set(CPACK_PACKAGE_NAME fastmm-c)
+  set(CPACK_PACKAGE_VENDOR fastmm-c)
+  set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
+  set(CPACK_PACKAGE_CONTACT "${FASTMM_PACKAGE_MAINTAINER}")
+  set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "FastMM-style memory manager in C (library, malloc drop-in, Pascal unit)")
+  # The long description, after the summary's line (which CPack puts first).
+  set(CPACK_DEBIAN_PACKAGE_DESCRIPTION
+      "fastmm-c is a memory manager in the manner of Delphi's FastMM, written in C
+and released under the MIT licence. This package holds libfastmmc.so (the
+fastmm_* interface, include/fastmm.h), libfastmmc-malloc.so (the manager as
+a process's malloc, for linking or LD_PRELOAD), their pkg-config and CMake
+files, and the FastMMC unit that makes it a Free Pascal program's memory
+manager.")
+  set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+  set(CPACK_DEBIAN_PACKAGE_SECTION libs)
+  set(CPACK_DEBIAN_PACKAGE_HOMEPAGE "")
+  set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
+  set(CPACK_STRIP_FILES ON) # the libraries without their debugging information, as Debian ships them
+  find_program(FASTMM_DPKG_SHLIBDEPS dpkg-shlibdeps)
+  if(FASTMM_DPKG_SHLIBDEPS)
+    set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+  else()
+    set(CPACK_DEBIAN_PACKAGE_DEPENDS "libc6")
+  endif()
+  set(CPACK_PACKAGE_DIRECTORY ${CMAKE_BINARY_DIR})
+  include(CPack)
 endif()
 
 if(WIN32 AND NOT MSVC)
@@ -150,4 +217,5 @@ if(WIN32)
                    -P ${PROJECT_SOURCE_DIR}/tests/consumer/package_test.cmake)
 else()
   fastmm_package_test(consumer_pkgconfig)
+  fastmm_package_test(deb)
 endif()

@@ -28,6 +28,7 @@ set(FASTMM_CORE_SOURCES
   src/core/walk.c
   src/core/contention.c
   src/core/lock.c
+  src/core/fork_locks.c
 )
 # The modes: debug mode, the erase modes, scan before every operation, and the mode gate.
 set(FASTMM_MODES_SOURCES
@@ -77,6 +78,11 @@ set(FASTMM_API_SOURCES
   src/api/tuning.c
   src/api/fpc_api.c
   src/api/pascal_router.c
+)
+# The C library's malloc, free, realloc... served by the manager: natively only, in a library of
+# its own (libfastmmc-malloc.so: cmake/malloc_library.cmake), not in the DLLs nor libfastmmc.so.
+set(FASTMM_MALLOC_SOURCES
+  src/api/malloc_api.c
 )
 # Every portable C file of the library, lowest layer first.
 set(FASTMM_LIBRARY_C_SOURCES ${FASTMM_CORE_SOURCES} ${FASTMM_MODES_SOURCES}

@@ -25,6 +25,9 @@ have ninja || need+=(ninja-build)
 have clang || need+=(clang)
 have clang-format || need+=(clang-format)
 have pkg-config || need+=(pkgconf)
+# Debian's programs the malloc drop-in's tests run under it (tests/malloc): python3, git, make and
+# gcc are there already; sqlite3's shell is not.
+have sqlite3 || need+=(sqlite3)
 # clang's runtimes: ASan, TSan and libFuzzer (the native-asan and native-tsan presets build
 # with clang; tests/fuzz links libFuzzer), all in Debian's libclang-rt-14-dev, which
 # libclang-rt-dev pulls in; a recommendation of clang's packages, so

@@ -20,7 +20,7 @@ typedef struct entries {
   size_t n, capacity;
 } entries;
 
-static fmm_lock leaks_lock;
+FMM_HIDDEN fmm_lock expected_leaks_lock;
 static entries pointers, kinds; /* kinds: by class and by size */
 static entries match_copy;      /* the kinds' counts as the current matching sees them */
 
@@ -71,37 +71,37 @@ static int adjust(entries *a, const void *key, size_t instance_size, ptrdiff_t s
 }
 
 int expected_leaks_add_once(const void *p) {
-  lock_acquire(&leaks_lock);
+  lock_acquire(&expected_leaks_lock);
   int ok = find(&pointers, p, 0) == pointers.n && adjust(&pointers, p, 0, 0, 1);
-  lock_release(&leaks_lock);
+  lock_release(&expected_leaks_lock);
   return ok;
 }
 
 int expected_leaks_add(const void *p) {
-  lock_acquire(&leaks_lock);
+  lock_acquire(&expected_leaks_lock);
   int ok = adjust(&pointers, p, 0, 0, 1);
-  lock_release(&leaks_lock);
+  lock_release(&expected_leaks_lock);
   return ok;
 }
 
 int expected_leaks_remove(const void *p) {
-  lock_acquire(&leaks_lock);
+  lock_acquire(&expected_leaks_lock);
   int ok = adjust(&pointers, p, 0, 0, -1);
-  lock_release(&leaks_lock);
+  lock_release(&expected_leaks_lock);
   return ok;
 }
 
 int expected_leaks_contains(const void *p) {
-  lock_acquire(&leaks_lock);
+  lock_acquire(&expected_leaks_lock);
   int found = find(&pointers, p, 0) < pointers.n;
-  lock_release(&leaks_lock);
+  lock_release(&expected_leaks_lock);
   return found;
 }
 
 int expected_leaks_adjust(const void *vmt, size_t instance_size, ptrdiff_t size, int delta) {
-  lock_acquire(&leaks_lock);
+  lock_acquire(&expected_leaks_lock);
   int ok = adjust(&kinds, vmt, instance_size, vmt != NULL ? 0 : size, delta);
-  lock_release(&leaks_lock);
+  lock_release(&expected_leaks_lock);
   return ok;
 }
 
@@ -115,27 +115,27 @@ static size_t list(const entries *a, int by_pointer, fastmm_expected_leak *out, 
 }
 
 size_t expected_leaks_list(fastmm_expected_leak *out, size_t capacity) {
-  lock_acquire(&leaks_lock);
+  lock_acquire(&expected_leaks_lock);
   size_t n = list(&pointers, 1, out, capacity);
   n += list(&kinds, 0, out + (n < capacity ? n : capacity), n < capacity ? capacity - n : 0);
-  lock_release(&leaks_lock);
+  lock_release(&expected_leaks_lock);
   return n;
 }
 
 void expected_leaks_match_begin(void) {
-  lock_acquire(&leaks_lock);
+  lock_acquire(&expected_leaks_lock);
   match_copy.n = 0;
   make_room(&match_copy, kinds.n);
   match_copy.n = match_copy.capacity < kinds.n ? match_copy.capacity : kinds.n;
   if (match_copy.n > 0)
     fmm_copy(match_copy.e, kinds.e, match_copy.n * sizeof(entry));
-  lock_release(&leaks_lock);
+  lock_release(&expected_leaks_lock);
 }
 
 int expected_leaks_match(const void *block, size_t usable, const void *first) {
   if (expected_leaks_contains(block))
     return 1;
-  lock_acquire(&leaks_lock);
+  lock_acquire(&expected_leaks_lock);
   entry *hit = NULL;
   for (size_t i = 0; i < match_copy.n && hit == NULL && first != NULL; i++) {
     entry *e = &match_copy.e[i];
@@ -151,6 +151,6 @@ int expected_leaks_match(const void *block, size_t usable, const void *first) {
     }
   if (hit != NULL)
     hit->count--;
-  lock_release(&leaks_lock);
+  lock_release(&expected_leaks_lock);
   return hit != NULL;
 }

@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "fastmm.h"
+#include "linkage.h"
 
 /* By pointer. add_once: 1 when added, 0 when already there or out of memory (the C API's
  * rule). add: any pointer, a second registration counted (FastMM5's rule); 0 when out of
@@ -34,5 +35,9 @@ size_t expected_leaks_list(fastmm_expected_leak *out, size_t capacity);
  * count left, and takes one off the copy's count. One matching at a time (the caller's). */
 void expected_leaks_match_begin(void);
 int expected_leaks_match(const void *block, size_t usable, const void *first);
+
+/* The expected-leak registry's lock, which fork() holds too (fork_locks.c). */
+struct fmm_lock;
+extern FMM_HIDDEN struct fmm_lock expected_leaks_lock;
 
 #endif

@@ -6,6 +6,7 @@
 #include "heap.h"
 
 #include "aligned.h"
+#include "fork_locks.h"
 #include "get_normal.h"
 #include "inline_paths.h"
 #include "lock.h"
@@ -13,7 +14,7 @@
 #include "release.h"
 
 volatile uint32_t heap_initialized;
-static fmm_lock init_lock;
+FMM_HIDDEN fmm_lock heap_init_lock;
 const heap_above *heap_above_routines;
 
 void heap_set_above(const heap_above *routines) {
@@ -21,7 +22,7 @@ void heap_set_above(const heap_above *routines) {
 }
 
 void heap_init_slow(void) {
-  lock_acquire(&init_lock);
+  lock_acquire(&heap_init_lock);
   if (!heap_initialized) {
     size_class_init();
     small_init();
@@ -29,11 +30,12 @@ void heap_init_slow(void) {
     prim_init(thread_cache_on_thread_exit);
     release_init();
     lock_init();
+    fork_locks_init(); /* after lock_init: a child resets the solo state, then releases the locks */
     if (heap_above_routines != NULL)
       heap_above_routines->start();
     fmm_store_u32_release(&heap_initialized, 1u);
   }
-  lock_release(&init_lock);
+  lock_release(&heap_init_lock);
 }
 
 static thread_cache *current_cache(void) {

@@ -150,4 +150,8 @@ size_t heap_get_small_class_usage(fastmm_kind_usage *out, size_t count);
 /* 0 when consistent, else the code of the first fault (heap_check.c lists them). */
 int heap_check(void);
 
+/* The heap's start-up lock, which fork() holds too (fork_locks.c). */
+struct fmm_lock;
+extern FMM_HIDDEN struct fmm_lock heap_init_lock;
+
 #endif

@@ -34,7 +34,7 @@
 #include "policy.h"
 #include "region_handover.h"
 
-static fmm_lock large_lock;
+FMM_HIDDEN fmm_lock large_lock;
 static list_node large_blocks = LIST_INIT(large_blocks);
 static list_node large_cache = LIST_INIT(large_cache); /* most recently cached first */
 static size_t large_count, large_user_bytes, large_committed_bytes;

@@ -128,4 +128,8 @@ static inline size_t large_cached_bytes_now(void) {
   return fmm_load_size_relaxed(&large_cache_bytes);
 }
 
+/* The large blocks' lock, which fork() holds too (fork_locks.c). */
+struct fmm_lock;
+extern FMM_HIDDEN struct fmm_lock large_lock;
+
 #endif

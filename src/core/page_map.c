@@ -14,7 +14,7 @@ uint8_t *page_map_l1[1] = {page_map_l2_static};
 #else
 uint8_t *page_map_l1[(size_t)1 << PAGE_MAP_L1_BITS];
 #endif
-static fmm_lock page_map_lock;
+FMM_HIDDEN fmm_lock page_map_lock;
 
 #if PAGE_MAP_L1_BITS == 0
 uint8_t page_map_fast_l2[(size_t)1 << PAGE_MAP_L2_BITS];

@@ -125,4 +125,8 @@ void page_map_fast_start(void);
 /* Opens (a copy of the map, kept current by page_map_set) or closes (no region) the fast copy. */
 void page_map_fast_open(int open);
 
+/* The page map's writers' lock, which fork() holds too (fork_locks.c). */
+struct fmm_lock;
+extern FMM_HIDDEN struct fmm_lock page_map_lock;
+
 #endif

@@ -28,7 +28,7 @@
 #include "prim/prim.h"
 
 static uint32_t interval_ms = RELEASE_IDLE_INTERVAL_MS;
-static fmm_lock pass_lock;
+FMM_HIDDEN fmm_lock release_pass_lock;
 
 static size_t kept_bytes(void) {
   return large_cached_bytes() + medium_spare_bytes();
@@ -48,17 +48,17 @@ static size_t give_back_up_to(uint32_t tick) {
 #endif
 
 void release_idle_pass(void) {
-  lock_acquire(&pass_lock);
+  lock_acquire(&release_pass_lock);
   uint32_t now = idle_clock_tick + 1u;
   fmm_store_u32_relaxed(&idle_clock_tick, now);
   give_back_up_to(now - 2u);
-  lock_release(&pass_lock);
+  lock_release(&release_pass_lock);
 }
 
 size_t release_all(void) {
-  lock_acquire(&pass_lock);
+  lock_acquire(&release_pass_lock);
   size_t bytes = give_back_up_to(idle_clock_now());
-  lock_release(&pass_lock);
+  lock_release(&release_pass_lock);
   return bytes;
 }
 

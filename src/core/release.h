@@ -35,4 +35,8 @@ size_t release_all(void);
 void release_set_interval(unsigned ms);
 unsigned release_interval(void);
 
+/* The lock of a pass that gives memory back, which fork() holds too (fork_locks.c). */
+struct fmm_lock;
+extern FMM_HIDDEN struct fmm_lock release_pass_lock;
+
 #endif

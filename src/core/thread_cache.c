@@ -17,7 +17,7 @@
 FMM_STATIC_ASSERT(SIZE_CLASS_GATE == SMALL_CLASS_COUNT,
                   "the gate bin is the one after the last class");
 
-static fmm_lock registry_lock;
+FMM_HIDDEN fmm_lock thread_cache_registry_lock;
 static list_node live_caches = LIST_INIT(live_caches);
 static list_node spare_caches = LIST_INIT(spare_caches); /* of threads that ended */
 static char *carve_next, *carve_end; /* caches are carved from 64 KB OS chunks, never freed */
@@ -37,7 +37,7 @@ static uint32_t bin_limit(unsigned class_index) {
 
 thread_cache *thread_cache_create(void) {
   heap_ensure_initialized();
-  lock_acquire(&registry_lock);
+  lock_acquire(&thread_cache_registry_lock);
   list_node *spare = list_first(&spare_caches);
   thread_cache *tc = NULL;
   if (spare != NULL) {
@@ -67,7 +67,7 @@ thread_cache *thread_cache_create(void) {
     tc->thread_id = prim_thread_id();
     list_insert_after(&live_caches, &tc->registry_link);
   }
-  lock_release(&registry_lock);
+  lock_release(&thread_cache_registry_lock);
   if (tc != NULL)
     prim_tls_set(tc);
   return tc;
@@ -160,22 +160,22 @@ void thread_cache_on_thread_exit(void *value) {
   thread_cache *tc = (thread_cache *)value;
   for (unsigned c = 0; c < SMALL_CLASS_COUNT; c++)
     thread_cache_flush_bin(tc, c, 0);
-  lock_acquire(&registry_lock);
+  lock_acquire(&thread_cache_registry_lock);
   list_remove(&tc->registry_link);
   list_insert_after(&spare_caches, &tc->registry_link);
-  lock_release(&registry_lock);
+  lock_release(&thread_cache_registry_lock);
 }
 
 void thread_cache_count(size_t per_class[SMALL_CLASS_COUNT]) {
   for (unsigned c = 0; c < SMALL_CLASS_COUNT; c++)
     per_class[c] = 0;
-  lock_acquire(&registry_lock);
+  lock_acquire(&thread_cache_registry_lock);
   for (list_node *n = live_caches.next; n != &live_caches; n = n->next) {
     thread_cache *tc = list_entry(n, thread_cache, registry_link);
     for (unsigned c = 0; c < SMALL_CLASS_COUNT; c++)
       per_class[c] += fmm_load_u32_relaxed(&tc->bins[c].count);
   }
-  lock_release(&registry_lock);
+  lock_release(&thread_cache_registry_lock);
 }
 
 unsigned thread_arena_hint(void) {

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "compiler.h"
+#include "linkage.h"
 #include "list.h"
 #include "policy.h"
 #include "prim/prim.h"
@@ -62,5 +63,9 @@ void thread_cache_on_thread_exit(void *tc);
 void thread_cache_count(size_t per_class[SMALL_CLASS_COUNT]);
 /* The arena the calling thread starts at. */
 unsigned thread_arena_hint(void);
+
+/* The lock of the registry of thread caches, which fork() holds too (fork_locks.c). */
+struct fmm_lock;
+extern FMM_HIDDEN struct fmm_lock thread_cache_registry_lock;
 
 #endif

@@ -3,6 +3,8 @@
  * modes' start-up (FASTMMC_DEBUG_MODE, FASTMMC_STACK_DEPTH, the leak report at exit). */
 #include "switches.h"
 
+#include "debug_registry.h"
+
 #include <stdint.h>
 
 #include "core/heap.h"
@@ -80,4 +82,9 @@ void modes_init(void) {
     debug_ever_active = 1;
   }
   prim_on_process_exit(debug_report_leaks_at_exit);
+  /* Debug blocks' registry held across fork(), as the core's locks are (core/fork_locks.c). This
+   * runs after the core registered its own, so its `before` runs first: the registry's lock is
+   * taken before the core's (a thread holding it may wait for a core lock, when mapping memory
+   * for the registry makes the manager give memory back; none waits for it holding one). */
+  prim_on_fork(debug_registry_lock, debug_registry_unlock, debug_registry_unlock);
 }

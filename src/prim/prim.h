@@ -49,6 +49,14 @@ void prim_sleep_ms(unsigned ms);
  * no fork and never calls it. Up to PRIM_FORK_CHILD_MAX routines, each run once per fork. */
 #define PRIM_FORK_CHILD_MAX 4
 void prim_on_fork_child(void (*fn)(void));
+/* `before` runs in the thread that calls fork() just before it forks, `parent` and `child` after
+ * it in the parent and the child; each registration is run at every fork, the last registered
+ * `before` first and the first registered `parent` and `child` first (pthread_atfork's order).
+ * Windows has no fork and never calls them. */
+void prim_on_fork(void (*before)(void), void (*parent)(void), void (*child)(void));
+
+/* The OS's page size in bytes (valloc's alignment). */
+size_t prim_page_size(void);
 
 /* Threads and time. */
 void prim_yield(void);

@@ -183,6 +183,13 @@ void prim_sleep_ms(unsigned ms) {
   }
 }
 
+size_t prim_page_size(void) {
+  static size_t size;
+  if (size == 0)
+    size = (size_t)sysconf(_SC_PAGESIZE);
+  return size;
+}
+
 void prim_yield(void) {
   sched_yield();
 }
@@ -288,13 +295,24 @@ void prim_debug_break(void) {
   raise(SIGTRAP);
 }
 
+#if defined(__GLIBC__)
+/* 1 while the thread is inside backtrace(): its first call loads libgcc_s with dlopen, which
+ * allocates, and when the manager is the process's malloc (libfastmmc-malloc.so) in debug mode
+ * that allocation asks for a stack trace again. The inner one gets none. */
+static __thread int capturing __attribute__((tls_model("initial-exec")));
+#endif
+
 size_t prim_capture_stack(void **frames, size_t max_frames, size_t skip) {
 #if defined(__GLIBC__)
   void *all[128];
   size_t want = max_frames + skip + 1;
   if (want > 128)
     want = 128;
+  if (capturing)
+    return 0;
+  capturing = 1;
   int n = backtrace(all, (int)want);
+  capturing = 0;
   size_t got = 0;
   for (int i = (int)skip + 1; i < n && got < max_frames; i++)
     frames[got++] = all[i];
@@ -325,6 +343,10 @@ void prim_on_fork_child(void (*fn)(void)) {
   fork_child_fns[fork_child_count++] = fn;
   if (fork_child_count == 1)
     pthread_atfork(NULL, NULL, run_fork_child);
+}
+
+void prim_on_fork(void (*before)(void), void (*parent)(void), void (*child)(void)) {
+  pthread_atfork(before, parent, child);
 }
 
 static void on_key_destroyed(void *value) {

@@ -232,6 +232,12 @@ void prim_on_fork_child(void (*fn)(void)) {
   (void)fn;
 }
 
+void prim_on_fork(void (*before)(void), void (*parent)(void), void (*child)(void)) {
+  (void)before;
+  (void)parent;
+  (void)child;
+}
+
 void prim_yield(void) {
   SwitchToThread();
 }
@@ -292,6 +298,12 @@ uint64_t prim_time_ns(void) {
     QueryPerformanceFrequency(&freq);
   QueryPerformanceCounter(&now);
   return (uint64_t)((double)now.QuadPart * 1e9 / (double)freq.QuadPart);
+}
+
+size_t prim_page_size(void) {
+  SYSTEM_INFO info;
+  GetSystemInfo(&info);
+  return (size_t)info.dwPageSize;
 }
 
 uint32_t prim_tick_count_ms(void) {

@@ -5,7 +5,10 @@
 #   consumer_cmake      tests/consumer configured against that prefix (find_package), built with
 #                       the build's compiler or MinGW toolchain, and run (Windows: under Wine)
 #   consumer_pkgconfig  natively: consumer.c compiled with `pkg-config --cflags --libs fastmmc`
-#                       from the prefix, and run
+#                       from the prefix, and consumer_malloc.c with fastmmc-malloc's, and run
+#   deb                 natively: cpack makes the .deb, whose files (dpkg-deb -c) are the
+#                       expected ones under /usr and whose fields (dpkg-deb -f) name the package,
+#                       this version, a maintainer, a description and no dependency but libc
 #   msvc_import_lib     Windows: the .lib's names are the DLL's exports (with MSVC's Win32
 #                       underscore), and msvc_consumer.c, built for the MSVC target and linked
 #                       with lld-link against it, runs
@@ -44,18 +47,37 @@ if(WINDOWS)
       lib/fastmmc${BITS}.lib lib/fastmmc${BITS}.def include/fastmm.h delphi/FastMMC.pas README.md LICENSE
       lib/cmake/fastmmc/fastmmcConfig.cmake lib/cmake/fastmmc/fastmmcConfigVersion.cmake
       lib/cmake/fastmmc/fastmmcTargets.cmake)
-  # FastMMC.pas includes these: the unit does not compile without each of them.
-  get_filename_component(project_dir ${SOURCE_DIR}/../.. ABSOLUTE) # SOURCE_DIR is tests/consumer
-  file(GLOB pascal_parts RELATIVE ${project_dir} ${project_dir}/delphi/FastMMC.*.inc)
-  if(NOT pascal_parts)
-    message(FATAL_ERROR "package_test: no delphi/FastMMC.*.inc in ${project_dir}")
-  endif()
-  list(APPEND expected ${pascal_parts})
 else()
-  set(expected ${LIBDIR}/libfastmmc.so include/fastmm.h ${LIBDIR}/pkgconfig/fastmmc.pc
+  set(expected ${LIBDIR}/libfastmmc.so ${LIBDIR}/libfastmmc-malloc.so include/fastmm.h
+      ${LIBDIR}/pkgconfig/fastmmc.pc ${LIBDIR}/pkgconfig/fastmmc-malloc.pc
       ${LIBDIR}/cmake/fastmmc/fastmmcConfig.cmake ${LIBDIR}/cmake/fastmmc/fastmmcConfigVersion.cmake
-      ${LIBDIR}/cmake/fastmmc/fastmmcTargets.cmake ${DOCDIR}/LICENSE)
+      ${LIBDIR}/cmake/fastmmc/fastmmcTargets.cmake ${DOCDIR}/LICENSE ${DOCDIR}/copyright
+      ${DOCDIR}/linux.md share/fastmm-c/pascal/FastMMC.pas)
 endif()
+# FastMMC.pas includes these: the unit does not compile without each of them.
+get_filename_component(project_dir ${SOURCE_DIR}/../.. ABSOLUTE) # SOURCE_DIR is tests/consumer
+file(GLOB pascal_parts RELATIVE ${project_dir}/delphi ${project_dir}/delphi/FastMMC.*.inc)
+if(NOT pascal_parts)
+  message(FATAL_ERROR "package_test: no delphi/FastMMC.*.inc in ${project_dir}")
+endif()
+if(WINDOWS)
+  list(TRANSFORM pascal_parts PREPEND delphi/)
+else()
+  list(TRANSFORM pascal_parts PREPEND share/fastmm-c/pascal/)
+endif()
+list(APPEND expected ${pascal_parts})
+
+# missing_from(<out> <listing> <before> <after>): the expected files f that a package's listing
+# does not name, as the regular expression <before>f<after> would find it.
+function(missing_from out listing before after)
+  set(missing "")
+  foreach(f IN LISTS expected)
+    if(NOT listing MATCHES "${before}${f}${after}")
+      list(APPEND missing ${f})
+    endif()
+  endforeach()
+  set(${out} "${missing}" PARENT_SCOPE)
+endfunction()
 
 # run_program(<exe> <folder>): runs a program of this build's platform and checks that it
 # printed its "N checks, 0 failed" line.
@@ -111,6 +133,7 @@ elseif(STEP STREQUAL "consumer_cmake")
     run_program(${build}/consumer.exe ${build})
   else()
     run_program(${build}/consumer ${build})
+    run_program(${build}/consumer_malloc ${build})
   endif()
 
 elseif(STEP STREQUAL "consumer_pkgconfig")
@@ -127,6 +150,13 @@ elseif(STEP STREQUAL "consumer_pkgconfig")
   set(exe ${WORK_DIR}/consumer-pkgconfig)
   file(REMOVE ${exe})
   run(COMMAND ${C_COMPILER} ${SOURCE_DIR}/consumer.c ${flags} -Wl,-rpath,${libdir} -o ${exe})
+  run_program(${exe} ${WORK_DIR})
+  # The malloc drop-in: its flags keep the library in a link that names none of its symbols.
+  run(COMMAND ${env} --cflags --libs fastmmc-malloc OUTPUT flags)
+  separate_arguments(flags UNIX_COMMAND "${flags}")
+  set(exe ${WORK_DIR}/consumer-malloc-pkgconfig)
+  file(REMOVE ${exe})
+  run(COMMAND ${C_COMPILER} ${SOURCE_DIR}/consumer_malloc.c ${flags} -Wl,-rpath,${libdir} -o ${exe})
   run_program(${exe} ${WORK_DIR})
 
 elseif(STEP STREQUAL "msvc_import_lib")
@@ -208,17 +238,47 @@ elseif(STEP STREQUAL "zip")
     message(FATAL_ERROR "package_test zip: cpack made no ${zip}")
   endif()
   run(COMMAND ${CMAKE_COMMAND} -E tar tf ${zip} OUTPUT listing)
-  set(missing "")
-  foreach(f IN LISTS expected)
-    if(NOT listing MATCHES "(^|\n)fastmm-c-${VERSION}-win${BITS}/${f}\n")
-      list(APPEND missing ${f})
-    endif()
-  endforeach()
+  missing_from(missing "${listing}" "(^|\n)fastmm-c-${VERSION}-win${BITS}/" "\n")
   if(missing)
     message(FATAL_ERROR "package_test zip: missing from ${zip}: ${missing}")
   endif()
   list(LENGTH expected n)
   message(STATUS "package_test zip: the ${n} expected files are in ${zip}")
+
+elseif(STEP STREQUAL "deb")
+  set(dir ${WORK_DIR}/deb)
+  file(REMOVE_RECURSE ${dir})
+  run(COMMAND ${CMAKE_CPACK_COMMAND} --config ${BUILD_DIR}/CPackConfig.cmake -G DEB -B ${dir} QUIET)
+  file(GLOB debs ${dir}/fastmm-c_${VERSION}_*.deb)
+  list(LENGTH debs n)
+  if(NOT n EQUAL 1)
+    message(FATAL_ERROR "package_test deb: cpack made ${n} fastmm-c_${VERSION}_*.deb in ${dir}")
+  endif()
+  run(COMMAND dpkg-deb -c ${debs} OUTPUT listing QUIET)
+  missing_from(missing "${listing}" " \\./usr/" "\n")
+  if(missing)
+    message(FATAL_ERROR "package_test deb: missing from ${debs}: ${missing}\n${listing}")
+  endif()
+  # Nothing but what is installed under /usr (no build paths, no files of the build folder).
+  string(REGEX MATCHALL " \\./[^\n]*" paths "${listing}")
+  foreach(p IN LISTS paths)
+    if(NOT p MATCHES "^ \\./(usr/.*)?$")
+      message(FATAL_ERROR "package_test deb: ${p} is outside /usr")
+    endif()
+  endforeach()
+  run(COMMAND dpkg-deb -f ${debs} Package Version Maintainer Description Depends OUTPUT fields QUIET)
+  foreach(want "Package: fastmm-c\n" "Version: ${VERSION}\n" "Maintainer: [^\n]+\n"
+          "Description: [^\n]+\n [^\n]+")
+    if(NOT fields MATCHES "${want}")
+      message(FATAL_ERROR "package_test deb: no ${want} in the fields:\n${fields}")
+    endif()
+  endforeach()
+  # The C library is the one dependency.
+  if(NOT fields MATCHES "\nDepends: libc6( \\([^)]*\\))?\n")
+    message(FATAL_ERROR "package_test deb: it must depend on libc6 only:\n${fields}")
+  endif()
+  list(LENGTH expected n)
+  message(STATUS "package_test deb: ${debs}: the ${n} expected files under /usr, and its fields:\n${fields}")
 
 else()
   message(FATAL_ERROR "package_test: unknown STEP '${STEP}'")
