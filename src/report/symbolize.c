@@ -42,6 +42,20 @@ static unsigned module_count;
 static int closed; /* the process is ending: tables freed, nothing more read */
 static fmm_lock sym_lock;
 
+/* The frames already written, by address: a report of a thousand leaks names the same few
+ * hundred return addresses over and over, and a PDB's or the dynamic linker's answer costs a
+ * call into the system each time. Direct-mapped, mapped at the first frame, freed at exit; a
+ * frame whose text does not fit an entry is not kept. */
+#define SYM_CACHE_ENTRIES 1024u
+#define SYM_CACHE_TEXT 248u
+typedef struct sym_cached {
+  uintptr_t addr;
+  uint32_t length; /* 0: empty */
+  char text[SYM_CACHE_TEXT];
+} sym_cached;
+static sym_cached *cache;
+static size_t described; /* frames named without the cache: symbolize_uncached_count */
+
 static void free_all(void) {
   /* A thread the ending process stopped in a report keeps the lock: the memory goes with it. */
   if (lock_acquire_within(&sym_lock, 100u * 1000u * 1000u) != 1)
@@ -57,6 +71,9 @@ static void free_all(void) {
     memset(m, 0, sizeof *m);
   }
   module_count = 0;
+  if (cache != NULL)
+    prim_unmap(cache, SYM_CACHE_ENTRIES * sizeof *cache);
+  cache = NULL;
   closed = 1;
   lock_release(&sym_lock);
 }
@@ -283,13 +300,50 @@ size_t symbolize_frame(const void *addr, char *out, size_t size) {
   if (size == 0)
     return 0;
   lock_acquire(&sym_lock);
-  describe(&o, addr);
-  lock_release(&sym_lock);
+  if (cache == NULL && !closed)
+    cache = (sym_cached *)prim_map(SYM_CACHE_ENTRIES * sizeof *cache, 0);
+  sym_cached *c = NULL;
+  if (cache != NULL) {
+    c = &cache[((uintptr_t)addr >> 2) % SYM_CACHE_ENTRIES];
+    if (c->length != 0 && c->addr == (uintptr_t)addr) {
+      o.n = c->length < size ? c->length : size - 1;
+      memcpy(out, c->text, o.n);
+      lock_release(&sym_lock);
+      out[o.n] = 0;
+      return o.n;
+    }
+  }
+  char whole[SYM_CACHE_TEXT];
+  out_text w = {whole, sizeof whole, 0};
+  describe(&w, addr);
+  described++;
   /* an address in no module: the bare address, without the space after it */
-  while (o.n > 0 && o.buf[o.n - 1] == ' ')
-    o.n--;
+  while (w.n > 0 && w.buf[w.n - 1] == ' ')
+    w.n--;
+  if (w.n + 1 < sizeof whole) {
+    if (c != NULL) {
+      c->addr = (uintptr_t)addr;
+      c->length = (uint32_t)w.n;
+      memcpy(c->text, whole, w.n);
+    }
+    o.n = w.n < size ? w.n : size - 1;
+    memcpy(out, whole, o.n);
+  } else {
+    /* Longer than an entry: written again into the caller's buffer, not kept. */
+    describe(&o, addr);
+    while (o.n > 0 && o.buf[o.n - 1] == ' ')
+      o.n--;
+  }
+  lock_release(&sym_lock);
   out[o.n] = 0;
   return o.n;
+}
+
+size_t symbolize_uncached_count(void) {
+  lock_acquire(&sym_lock);
+  size_t n = described;
+  lock_release(&sym_lock);
+  return n;
 }
 
 size_t symbolize_take_reason(char *out, size_t size) {

@@ -16,6 +16,10 @@
  * is a return address: its call is what is looked up. Writes at most size - 1 bytes and a 0;
  * returns the length. */
 size_t symbolize_frame(const void *addr, char *out, size_t size);
+/* How many frames symbolize_frame has named by looking them up rather than from its cache of
+ * the frames already written (each distinct address once, while it stays in the cache): for
+ * the tests. */
+size_t symbolize_uncached_count(void);
 /* Why a module's map or debug information was refused, once per module: one line (no line
  * end) for the next module not said yet, 0 when there is none. */
 size_t symbolize_take_reason(char *out, size_t size);
