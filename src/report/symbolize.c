@@ -176,28 +176,26 @@ static void put(out_text *o, const char *s) {
     o->buf[o->n++] = *s++;
 }
 
-static void put_number(out_text *o, uint64_t v, unsigned base) {
+/* v in `base` with the digits given (upper-case hex for addresses, lower-case for offsets). */
+static void put_digits(out_text *o, uint64_t v, unsigned base, const char *digits) {
   char tmp[24];
   int n = 0;
   do {
-    tmp[n++] = "0123456789ABCDEF"[v % base];
+    tmp[n++] = digits[v % base];
     v /= base;
   } while (v);
   while (n > 0 && o->n + 1 < o->size)
     o->buf[o->n++] = tmp[--n];
 }
 
+static void put_number(out_text *o, uint64_t v, unsigned base) {
+  put_digits(o, v, base, "0123456789ABCDEF");
+}
+
 /* lower-case hex after "0x", as module+offset always read */
 static void put_offset(out_text *o, uint64_t v) {
-  char tmp[24];
-  int n = 0;
-  do {
-    tmp[n++] = "0123456789abcdef"[v % 16];
-    v /= 16;
-  } while (v);
   put(o, "0x");
-  while (n > 0 && o->n + 1 < o->size)
-    o->buf[o->n++] = tmp[--n];
+  put_digits(o, v, 16, "0123456789abcdef");
 }
 
 /* Only a file's own name from a path (a PDB's files are full paths). */
