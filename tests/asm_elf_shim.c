@@ -5,9 +5,9 @@
  * the core's (linked under the prefixed name by --defsym). */
 #include <stddef.h>
 
-void *heap_realloc_slow(void *p, size_t size);
+void *entry_realloc_slow(void *p, size_t size);
 
-__attribute__((ms_abi)) void *elf_heap_realloc_slow(void *p, size_t size);
-__attribute__((ms_abi)) void *elf_heap_realloc_slow(void *p, size_t size) {
-  return heap_realloc_slow(p, size);
+__attribute__((ms_abi)) void *elf_entry_realloc_slow(void *p, size_t size);
+__attribute__((ms_abi)) void *elf_entry_realloc_slow(void *p, size_t size) {
+  return entry_realloc_slow(p, size);
 }

@@ -111,10 +111,10 @@ int main(void) {
 #if !defined(TU_UNDER_TSAN)
   racing_double_free(20000, 30000, "medium block");
   racing_double_free(MEDIUM_MAX_USER, 5000, "largest medium block");
-  /* racing_large: the loser's fast_free checks the page map (the block is still ours), then
+  /* racing_large: the loser's entry_free checks the page map (the block is still ours), then
    * reads the header word at p - 4 without a lock; if the winner's large_free cleared the page
    * map and unmapped the block in between, that read faults (src/core/inline_paths.h,
-   * fast_free_normal; seen natively about once in 300,000 rounds). The round count makes it
+   * heap_free; seen natively about once in 300,000 rounds). The round count makes it
    * likely to show in a run while the core has that window. */
   racing_double_free(MEDIUM_MAX_USER + 1, 300000, "large block");
 #else

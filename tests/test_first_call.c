@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The first calls a program makes may be FreeMem, ReallocMem or a usable-size query of a pointer
  * that is not ours: they must be refused before the manager has started, which needs the page
- * map's fast copy to be filled when the library loads (entry/startup.c, heap_on_load). Run in a
+ * map's fast copy to be filled when the library loads (entry/startup.c, entry_on_load). Run in a
  * process of its own so nothing has started the manager before main. */
 #include <stdint.h>
 #include <stdio.h>

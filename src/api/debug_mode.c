@@ -28,7 +28,7 @@ int FASTMM_CDECL fastmm_exit_debug_mode(void) {
 }
 
 int FASTMM_CDECL fastmm_debug_mode_active(void) {
-  return (heap_mode_now() & HEAP_MODE_DEBUG) != 0;
+  return (mode_now() & MODE_DEBUG) != 0;
 }
 
 int FASTMM_CDECL fastmm_scan_debug_blocks_for_corruption(void) {
@@ -56,7 +56,7 @@ void FASTMM_CDECL fastmm_end_erase_freed_block_content(void) {
 }
 
 int FASTMM_CDECL fastmm_erase_freed_block_content_active(void) {
-  return (heap_mode_now() & HEAP_MODE_ERASE_FREED) != 0;
+  return (mode_now() & MODE_ERASE_FREED) != 0;
 }
 
 void FASTMM_CDECL fastmm_begin_erase_allocated_block_content(void) {
@@ -68,7 +68,7 @@ void FASTMM_CDECL fastmm_end_erase_allocated_block_content(void) {
 }
 
 int FASTMM_CDECL fastmm_erase_allocated_block_content_active(void) {
-  return (heap_mode_now() & HEAP_MODE_ERASE_ALLOCATED) != 0;
+  return (mode_now() & MODE_ERASE_ALLOCATED) != 0;
 }
 
 void FASTMM_CDECL fastmm_set_event_log_filename(const char *path) {

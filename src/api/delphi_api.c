@@ -15,11 +15,11 @@
  * which no fast path serves and every slow path refuses (above MAX_REQUEST_SIZE): NULL, the
  * old block intact, as the NASM ReallocMem of Win64 has always done, with no test of its own. */
 static void *FASTMM_DELPHI_CALL delphi_get_mem(intptr_t size) {
-  return fast_get((size_t)size);
+  return entry_get((size_t)size);
 }
 
 static int32_t FASTMM_DELPHI_CALL delphi_free_mem(void *p) {
-  return fast_free(p);
+  return entry_free(p);
 }
 
 #if defined(FASTMM_ASM_REALLOC) && defined(_WIN64)
@@ -29,7 +29,7 @@ static int32_t FASTMM_DELPHI_CALL delphi_free_mem(void *p) {
 #define delphi_realloc_mem fastmm_delphi_realloc_mem /* src/win32/realloc_fast.asm */
 #else
 static void *FASTMM_DELPHI_CALL delphi_realloc_mem(void *p, intptr_t size) {
-  return fast_realloc(p, (size_t)size);
+  return entry_realloc(p, (size_t)size);
 }
 #endif
 
@@ -60,7 +60,7 @@ int32_t fastmm_delphi_free_mem_c(void *p) {
   return delphi_free_mem(p);
 }
 void *fastmm_delphi_realloc_mem_c(void *p, intptr_t size) {
-  return size >= 0 ? fast_realloc(p, (size_t)size) : NULL;
+  return size >= 0 ? entry_realloc(p, (size_t)size) : NULL;
 }
 void *fastmm_delphi_alloc_mem_c(intptr_t size) {
   return delphi_alloc_mem(size);
@@ -132,7 +132,7 @@ PASCAL_SLOT_TABLE(delphi_slot, fastmm_delphi_bindings, 3, delphi_slots, delphi_t
 static FMM_NOINLINE int32_t delphi_free_slow(void *p, const delphi_slot *s) {
   if (pascal_previous_block(p))
     return s->b.previous_free_mem(p);
-  return heap_free_slow(p, FMM_RETURN_ADDRESS());
+  return entry_free_slow(p, FMM_RETURN_ADDRESS());
 }
 
 /* ReallocMem's rare cases (PASCAL_REALLOC_IS_RARE): nil, a size of 0 or below, and while a mode
@@ -144,8 +144,8 @@ static FMM_NOINLINE void *delphi_realloc_rare(void *p, intptr_t size, const delp
   if (size < 0)
     return NULL;
   if (p == NULL)
-    return fast_get_for((size_t)size, caller);
-  if (heap_free_slow(p, caller) == FASTMM_OK) /* size 0 */
+    return entry_get_for((size_t)size, caller);
+  if (entry_free_slow(p, caller) == FASTMM_OK) /* size 0 */
     return NULL;
   s->b.heap_error(PASCAL_ERROR_INVALID_POINTER, caller);
   return NULL;
@@ -169,7 +169,7 @@ FMM_INLINE void *delphi_realloc_slow(void *p, intptr_t size, const delphi_slot *
                                      const void *caller) {
   if (FMM_UNLIKELY(PASCAL_REALLOC_IS_RARE(p, size <= 0)))
     return delphi_realloc_rare(p, size, s, caller);
-  void *q = heap_realloc_slow_for(p, (size_t)size, caller);
+  void *q = entry_realloc_slow_for(p, (size_t)size, caller);
   if (FMM_UNLIKELY(q == NULL))
     return delphi_realloc_refused(p, size, s, caller);
   return q;
@@ -177,7 +177,7 @@ FMM_INLINE void *delphi_realloc_slow(void *p, intptr_t size, const delphi_slot *
 
 FMM_INLINE int32_t delphi_bound_free_mem(void *p, const delphi_slot *s) {
   if (FMM_LIKELY(fast_in_medium_span(p)))
-    return free_in_span(p); /* refused: not a live block (System raises EInvalidPointer) */
+    return entry_free_in_span(p); /* refused: not a live block (System raises EInvalidPointer) */
   return delphi_free_slow(p, s);
 }
 

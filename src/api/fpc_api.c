@@ -44,7 +44,7 @@ static FMM_NOINLINE size_t fpc_free_slow(void *p, const fpc_slot *s) {
     return 0;
   if (pascal_previous_block(p))
     return s->b.previous_free_mem(p);
-  if (heap_free_slow(p, caller) != FASTMM_OK)
+  if (entry_free_slow(p, caller) != FASTMM_OK)
     s->b.heap_error(PASCAL_ERROR_INVALID_POINTER, caller);
   return 0;
 }
@@ -60,7 +60,7 @@ static FMM_NOINLINE void *fpc_realloc_rare(void **pp, size_t size, const fpc_slo
     if (*s->b.allocate_from_library == 0) {
       q = s->b.previous_get_mem(size);
     } else {
-      q = fast_get_for(size, caller);
+      q = entry_get_for(size, caller);
       if (q == NULL)
         return fpc_out_of_memory(s, caller);
     }
@@ -69,7 +69,7 @@ static FMM_NOINLINE void *fpc_realloc_rare(void **pp, size_t size, const fpc_slo
   }
   if (pascal_previous_block(p))
     return s->b.previous_realloc_mem(pp, size);
-  if (heap_free_slow(p, caller) != FASTMM_OK) { /* size 0 */
+  if (entry_free_slow(p, caller) != FASTMM_OK) { /* size 0 */
     s->b.heap_error(PASCAL_ERROR_INVALID_POINTER, caller);
     return NULL;
   }
@@ -97,7 +97,7 @@ FMM_INLINE void *fpc_realloc_slow(void **pp, size_t size, const fpc_slot *s, con
   void *p = *pp;
   if (FMM_UNLIKELY(PASCAL_REALLOC_IS_RARE(p, size == 0)))
     return fpc_realloc_rare(pp, size, s, caller);
-  void *q = heap_realloc_slow_for(p, size, caller);
+  void *q = entry_realloc_slow_for(p, size, caller);
   if (FMM_UNLIKELY(q == NULL))
     return fpc_realloc_refused(pp, size, s, caller);
   *pp = q;
@@ -110,13 +110,13 @@ static FMM_NOINLINE size_t fpc_mem_size_slow(void *p, const fpc_slot *s) {
     return 0;
   if (pascal_previous_block(p))
     return s->b.previous_mem_size(p);
-  return caller_usable_size(p);
+  return mode_usable_size(p);
 }
 
 /* ---- The entry points' bodies, inlined into every slot ------------------------------------ */
 
 FMM_INLINE void *fpc_get_mem(size_t size, const fpc_slot *s) {
-  void *p = fast_get(size);
+  void *p = entry_get(size);
   if (FMM_LIKELY(p != NULL))
     return p;
   return fpc_no_memory(s);
@@ -124,7 +124,7 @@ FMM_INLINE void *fpc_get_mem(size_t size, const fpc_slot *s) {
 
 FMM_INLINE size_t fpc_free_mem(void *p, const fpc_slot *s) {
   if (FMM_LIKELY(fast_in_medium_span(p))) {
-    if (FMM_LIKELY(free_in_span(p) == FASTMM_OK))
+    if (FMM_LIKELY(entry_free_in_span(p) == FASTMM_OK))
       return 0;
     return fpc_invalid_free(s);
   }

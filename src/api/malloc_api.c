@@ -109,7 +109,7 @@ static FMM_NOINLINE void bad_pointer(const char *function, const void *p) {
 }
 
 static inline void *get(size_t size) {
-  void *p = fast_get(size);
+  void *p = entry_get(size);
   if (FMM_UNLIKELY(p == NULL))
     errno = ENOMEM;
   return p;
@@ -124,7 +124,7 @@ void free(void *p) {
   if (p == NULL)
     return;
   READY();
-  if (FMM_UNLIKELY(fast_free(p) != FASTMM_OK))
+  if (FMM_UNLIKELY(entry_free(p) != FASTMM_OK))
     bad_pointer("free", p);
 }
 
@@ -168,7 +168,7 @@ void *realloc(void *p, size_t size) {
     free(p);
     return NULL;
   }
-  void *q = fast_realloc(p, size);
+  void *q = entry_realloc(p, size);
   if (FMM_LIKELY(q != NULL))
     return q;
   return realloc_refused(p);

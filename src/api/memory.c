@@ -12,17 +12,17 @@
 #include "modes/mode_paths.h"
 
 void *FASTMM_CDECL fastmm_getmem(size_t size) {
-  return fast_get(size);
+  return entry_get(size);
 }
 
 int FASTMM_CDECL fastmm_freemem(void *p) {
-  return fast_free(p);
+  return entry_free(p);
 }
 
 #if !defined(FASTMM_ASM_REALLOC)
 /* The Windows DLLs take this one from NASM (src/win32, src/win64). */
 void *FASTMM_CDECL fastmm_reallocmem(void *p, size_t size) {
-  return fast_realloc(p, size);
+  return entry_realloc(p, size);
 }
 #endif
 
@@ -30,18 +30,18 @@ void *FASTMM_CDECL fastmm_getmem_aligned(size_t size, size_t alignment) {
   if (alignment == 0 || (alignment & (alignment - 1)) != 0 || alignment > ALIGNED_MAX)
     return NULL;
   if (alignment <= ALIGNMENT_MIN)
-    return fast_get(size);
-  return heap_get_aligned(size, alignment, FMM_RETURN_ADDRESS());
+    return entry_get(size);
+  return entry_get_aligned(size, alignment, FMM_RETURN_ADDRESS());
 }
 
 void *FASTMM_CDECL fastmm_allocmem(size_t size) {
-  void *p = fast_get(size);
+  void *p = entry_get(size);
   if (p == NULL)
     return NULL;
   /* Large blocks: memory fresh from the OS comes zeroed; only what a block reused from the
    * large cache held before is cleared (all of it if a mode has just filled the block). */
   size_t dirty = size;
-  if ((block_header(p) & BLOCK_KIND_MASK) == BLOCK_FLAG_LARGE && heap_mode_now() == 0) {
+  if ((block_header(p) & BLOCK_KIND_MASK) == BLOCK_FLAG_LARGE && mode_now() == 0) {
     dirty = large_dirty_bytes(p);
     if (dirty > size)
       dirty = size;
@@ -54,11 +54,11 @@ size_t FASTMM_CDECL fastmm_usable_size(const void *p) {
   size_t n;
   if (FMM_LIKELY(fast_usable_size(p, &n)))
     return n;
-  return caller_usable_size(p);
+  return mode_usable_size(p);
 }
 
 int FASTMM_CDECL fastmm_owns_block(const void *p) {
-  return caller_owns_block(p);
+  return mode_owns_block(p);
 }
 
 int FASTMM_CDECL fastmm_heap_contains(const void *p) {
@@ -66,7 +66,7 @@ int FASTMM_CDECL fastmm_heap_contains(const void *p) {
 }
 
 int FASTMM_CDECL fastmm_register_expected_leak(void *p) {
-  return caller_owns_block(p) ? expected_leaks_add_once(p) : 0;
+  return mode_owns_block(p) ? expected_leaks_add_once(p) : 0;
 }
 
 int FASTMM_CDECL fastmm_unregister_expected_leak(void *p) {

@@ -61,7 +61,7 @@ static inline int pascal_previous_block(const void *p) {
  * medium block) pays no lookup of its own. A macro: as an inline function it let GCC test the
  * size before the pointer and lay the slow paths out anew. */
 #define PASCAL_REALLOC_IS_RARE(p, no_size)                                                         \
-  ((p) == NULL || (no_size) || (heap_mode_now() != 0 && !pascal_in_our_memory(p)))
+  ((p) == NULL || (no_size) || (mode_now() != 0 && !pascal_in_our_memory(p)))
 
 /* What a pointer the core's ReallocMem refused or could not serve is: the previous manager's
  * block (it goes to that manager), a block of ours that found no memory (it stays as it was),
@@ -70,7 +70,7 @@ enum { PASCAL_REFUSED_PREVIOUS, PASCAL_REFUSED_NO_MEMORY, PASCAL_REFUSED_INVALID
 static inline int pascal_refused(const void *p) {
   if (!pascal_in_our_memory(p))
     return PASCAL_REFUSED_PREVIOUS;
-  return caller_owns_block(p) ? PASCAL_REFUSED_NO_MEMORY : PASCAL_REFUSED_INVALID;
+  return mode_owns_block(p) ? PASCAL_REFUSED_NO_MEMORY : PASCAL_REFUSED_INVALID;
 }
 
 /* FastMM's and the RTL's error codes (Delphi's reOutOfMemory and reInvalidPtr as run-time

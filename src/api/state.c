@@ -52,7 +52,7 @@ void FASTMM_CDECL fastmm_process_all_pending_frees(void) {
 
 void FASTMM_CDECL fastmm_release_free_memory(void) {
   heap_ensure_initialized();
-  if (!(heap_mode_now() & HEAP_MODE_DEBUG))
+  if (!(mode_now() & MODE_DEBUG))
     debug_flush_quarantine(); /* freed debug blocks left from a debug session */
   release_all();
 }

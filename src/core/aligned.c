@@ -15,7 +15,7 @@
 #include "small.h"
 #include "thread_cache.h"
 
-void *heap_get_aligned_normal(size_t size, size_t alignment) {
+void *heap_get_aligned(size_t size, size_t alignment) {
   heap_ensure_initialized();
   if (size > MAX_REQUEST_SIZE)
     return NULL;

@@ -13,6 +13,6 @@
 
 /* One block whose user pointer is a multiple of `alignment` (a power of two, 32 .. ALIGNED_MAX),
  * made the normal way (no mode: entry/dispatch.c chooses). */
-void *heap_get_aligned_normal(size_t size, size_t alignment);
+void *heap_get_aligned(size_t size, size_t alignment);
 
 #endif

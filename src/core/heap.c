@@ -7,7 +7,7 @@
 
 #include "aligned.h"
 #include "fork_locks.h"
-#include "get_normal.h"
+#include "get_slow.h"
 #include "inline_paths.h"
 #include "lock.h"
 #include "medium.h"
@@ -43,7 +43,7 @@ static thread_cache *current_cache(void) {
   return tc != NULL ? tc : thread_cache_create();
 }
 
-FMM_NOINLINE void *FMM_REGCALL heap_get_small_normal(size_t size) {
+FMM_NOINLINE void *FMM_REGCALL heap_get_small(size_t size) {
   const uint8_t *lookup = (const uint8_t *)fmm_load_ptr_acquire(&heap_class_lookup);
   unsigned c = lookup[(size + BLOCK_HEADER_SIZE - 1) >> 4];
   thread_cache *tc = current_cache();
@@ -70,15 +70,15 @@ FMM_NOINLINE void *FMM_REGCALL heap_get_small_normal(size_t size) {
   return list;
 }
 
-FMM_NOINLINE void *FMM_REGCALL heap_get_medium_normal(size_t size) {
+FMM_NOINLINE void *FMM_REGCALL heap_get_medium(size_t size) {
   uint32_t alignment = heap_minimum_alignment_now();
   if (alignment > ALIGNMENT_MIN)
     return medium_alloc_aligned(size, alignment, thread_arena_hint(), 0);
   return medium_alloc(size, thread_arena_hint());
 }
 
-FMM_NOINLINE void *FMM_REGCALL heap_get_normal(size_t size) {
-  return heap_get_normal_inline(size);
+FMM_NOINLINE void *FMM_REGCALL heap_get_slow(size_t size) {
+  return heap_get_then(size, large_alloc);
 }
 
 int heap_free_live_small(void *p, uint32_t h) {
@@ -135,7 +135,7 @@ FMM_NOINLINE int FMM_REGCALL heap_free_block(void *p, uint32_t h) {
   }
 }
 
-FMM_NOINLINE int FMM_REGCALL heap_free_in_span_normal(void *p, uint32_t h, int live_small) {
+FMM_NOINLINE int FMM_REGCALL heap_free_in_span(void *p, uint32_t h, int live_small) {
   if (live_small)
     return heap_free_live_small(p, h);
   if ((h & BLOCK_KIND_MASK) == BLOCK_FLAG_MEDIUM)

@@ -101,7 +101,7 @@ static inline unsigned heap_header_region(const void *p) {
 
 /* ---- GetMem (heap.c) ------------------------------------------------------------------------ */
 /* GetMem's normal slow path: a size that is not small, an empty bin, no cache yet. */
-void *FMM_REGCALL heap_get_normal(size_t size);
+void *FMM_REGCALL heap_get_slow(size_t size);
 
 /* ---- FreeMem (heap.c) ---------------------------------------------------------------------- */
 /* A block whose header word h is readable: by its kind (small, medium, large); HEAP_NOT_MINE for
@@ -116,13 +116,13 @@ int heap_free_live_small(void *p, uint32_t h);
 /* What FreeMem's fast path could not place in a bin, p's header word h read from a medium span:
  * `live_small` says the validation contract held (heap_free_live_small), else a medium block's
  * word goes to heap_free_medium's checks and any other to heap_free_block. */
-int FMM_REGCALL heap_free_in_span_normal(void *p, uint32_t h, int live_small);
+int FMM_REGCALL heap_free_in_span(void *p, uint32_t h, int live_small);
 
 /* ---- ReallocMem (realloc.c) ------------------------------------------------------------------ */
 /* ReallocMem with no mode on, from its slow path (entry/dispatch.c): NULL allocates, size 0
  * frees, a live block gets FastMM's policy for its kind, a debug block goes to heap_above's
  * realloc_debug_block. */
-void *FMM_REGCALL heap_realloc_normal(void *p, size_t size, const void *caller);
+void *FMM_REGCALL heap_realloc(void *p, size_t size, const void *caller);
 /* FastMM's policy for a live block whose header word h is readable and fits its region (NULL for
  * anything else; a debug block's word goes to heap_above's realloc_debug_block, which the modes
  * never need: they send a debug block to its kind first). A block that moves is allocated and

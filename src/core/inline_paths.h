@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* The inline parts of the fast paths that belong to the core: popping and pushing a thread
  * cache's bin, the page map's fast copy as the fast paths look a pointer up in it, the validation
- * contract's fast half, FastMM's in-place rules, the usable size, and the *_normal paths the
- * modes allocate and free their blocks with. The fast paths of the exports (entry/alloc_fast.h)
+ * contract's fast half, FastMM's in-place rules, the usable size (all fast_*), and the core's
+ * own GetMem and FreeMem (heap_get, heap_free), which the modes allocate and free their blocks
+ * with. The fast paths of the exports (entry/alloc_fast.h)
  * are built of these; the tables they read (size_class_fast_lookup, the page map's fast copy)
  * are closed while a mode is on, so these parts send every call to a slow path then, and the
- * *_normal paths read the real class lookup (heap_class_lookup). Nothing here calls above the
+ * core's own read the real class lookup (heap_class_lookup). Nothing here calls above the
  * core. */
 #ifndef FASTMM_INLINE_PATHS_H
 #define FASTMM_INLINE_PATHS_H
@@ -59,7 +60,7 @@ FMM_INLINE void *cache_pop(size_t size, const uint8_t *table) {
 }
 
 /* GetMem's fast path with the slow path `slow` (a constant where it is inlined: the entry's
- * heap_get_slow, or the same routine as the core is lent it for a ReallocMem's move, heap_above):
+ * entry_get_slow, or the same routine as the core is lent it for a ReallocMem's move, heap_above):
  * the block the gated class table names, else `slow`. */
 FMM_INLINE void *fast_get_then(size_t size, const void *caller,
                                void *(FMM_REGCALL *slow)(size_t size, const void *caller)) {
@@ -71,14 +72,16 @@ FMM_INLINE void *fast_get_then(size_t size, const void *caller,
   return slow(size, caller);
 }
 
-FMM_INLINE void *fast_get_normal(size_t size) {
+/* GetMem with no mode (the modes allocate the blocks they build on here): the fast path with the
+ * core's slow path behind it. */
+FMM_INLINE void *heap_get(size_t size) {
   if (FMM_LIKELY(size <= SMALL_MAX_USER)) {
     /* The minimum alignment's classes (modes allocate here: their blocks obey it too). */
     void *p = cache_pop(size, (const uint8_t *)fmm_load_ptr_acquire(&heap_class_lookup));
     if (FMM_LIKELY(p != NULL))
       return p;
   }
-  return heap_get_normal(size);
+  return heap_get_slow(size);
 }
 
 /* The region p's header word lies in as the fast copy of the page map sees it:
@@ -165,9 +168,10 @@ FMM_INLINE int fast_medium_live(const void *p, uint32_t h) {
 #endif
 
 /* A live small block p with header word h (validated by the caller) onto its bin; when that has
- * no room, `slow` (as in free_in_span_then, below) is told the block is valid. */
-FMM_INLINE int free_live_small_then(void *p, uint32_t h,
-                                    int(FMM_REGCALL *slow)(void *p, uint32_t h, int live_small)) {
+ * no room, `slow` (as in fast_free_in_span_then, below) is told the block is valid. */
+FMM_INLINE int fast_free_live_small_then(void *p, uint32_t h,
+                                         int(FMM_REGCALL *slow)(void *p, uint32_t h,
+                                                                int live_small)) {
   thread_cache *tc = (thread_cache *)prim_tls_get_fast();
   if (FMM_LIKELY(PRIM_TLS_FAST_NEVER_NULL || tc != NULL)) {
     cache_bin *bin = thread_cache_bin_of(tc, h);
@@ -187,13 +191,13 @@ FMM_INLINE int free_live_small_then(void *p, uint32_t h,
  * slow path is told the block is valid (a thread that frees much more of a class than anyone
  * allocates sends every free of it there, thread_cache.c, and it is validated once); everything
  * else takes the slow path, `slow` (a constant: the entry's FreeMem, which sends a debug block on,
- * or the normal path's, heap_free_in_span_normal). */
-FMM_INLINE int free_in_span_then(void *p, unsigned region,
-                                 int(FMM_REGCALL *slow)(void *p, uint32_t h, int live_small)) {
+ * or the normal path's, heap_free_in_span). */
+FMM_INLINE int fast_free_in_span_then(void *p, unsigned region,
+                                      int(FMM_REGCALL *slow)(void *p, uint32_t h, int live_small)) {
   uint32_t h = block_header(p);
   int live_small = fast_small_live(p, h, region);
   if (FMM_LIKELY(live_small))
-    return free_live_small_then(p, h, slow);
+    return fast_free_live_small_then(p, h, slow);
   return slow(p, h, 0);
 }
 
@@ -205,14 +209,14 @@ FMM_INLINE int fast_free_then(void *p, const void *caller,
                               int(FMM_REGCALL *in_span)(void *p, uint32_t h, int live_small)) {
   if (FMM_UNLIKELY(!fast_in_medium_span(p)))
     return outside(p, caller);
-  return free_in_span_then(p, REGION_MEDIUM_SPAN, in_span);
+  return fast_free_in_span_then(p, REGION_MEDIUM_SPAN, in_span);
 }
 
 /* FreeMem with no mode, with the slow paths a block goes on to: `block` for a block by its header
  * word (heap_free_block, or the entry's, which sends a debug block on), `in_span` as in
- * free_in_span_then (constants where it is inlined, so that each is a tail call). */
-FMM_INLINE int free_normal_then(void *p, int(FMM_REGCALL *block)(void *p, uint32_t h),
-                                int(FMM_REGCALL *in_span)(void *p, uint32_t h, int live_small)) {
+ * fast_free_in_span_then (constants where it is inlined, so that each is a tail call). */
+FMM_INLINE int heap_free_then(void *p, int(FMM_REGCALL *block)(void *p, uint32_t h),
+                              int(FMM_REGCALL *in_span)(void *p, uint32_t h, int live_small)) {
   unsigned region = heap_header_region(p);
   if (FMM_UNLIKELY(!region_is_medium(region))) {
     if (region == REGION_NOT_OURS)
@@ -231,13 +235,13 @@ FMM_INLINE int free_normal_then(void *p, int(FMM_REGCALL *block)(void *p, uint32
     return block(p, block_header(p));
   }
   /* Either kind of medium-span region, so where the span header lies is tested. */
-  return free_in_span_then(p, REGION_MEDIUM_START, in_span);
+  return fast_free_in_span_then(p, REGION_MEDIUM_START, in_span);
 }
 
 /* FreeMem with no mode (the modes free the blocks they build on here): HEAP_NOT_MINE for a
  * debug block. */
-FMM_INLINE int fast_free_normal(void *p) {
-  return free_normal_then(p, heap_free_block, heap_free_in_span_normal);
+FMM_INLINE int heap_free(void *p) {
+  return heap_free_then(p, heap_free_block, heap_free_in_span);
 }
 
 /* FastMM's small policy: a block stays where it is when the new size is not larger than its

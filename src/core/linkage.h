@@ -20,7 +20,7 @@
  * fast paths leave through has it, and so have the function pointers the inline templates take
  * them by (inline_paths.h): a medium block's GetMem and FreeMem cross three of them. Elsewhere the
  * platform's own convention (on 64-bit targets it passes them in registers already). Never on a
- * function the program calls. The Win32 assembly jumps to one, heap_realloc_slow, with both
+ * function the program calls. The Win32 assembly jumps to one, entry_realloc_slow, with both
  * conventions' arguments in place: the stack as the caller left it and EAX and EDX loaded from it.
  */
 #if defined(__GNUC__) && defined(__i386__)

@@ -24,8 +24,8 @@ static FMM_NOINLINE int FMM_REGCALL move_free_slow(void *p, const void *caller) 
   return heap_above_routines->free_slow(p, caller);
 }
 
-FMM_INLINE void *move_block_then(void *p, size_t alloc_size, size_t copy_size, const void *caller,
-                                 uint32_t keep_alignment, uint32_t live_word) {
+FMM_INLINE void *move_block_inline(void *p, size_t alloc_size, size_t copy_size, const void *caller,
+                                   uint32_t keep_alignment, uint32_t live_word) {
   void *q = keep_alignment > ALIGNMENT_MIN
                 ? heap_above_routines->get_aligned_for(alloc_size, keep_alignment, caller)
                 : fast_get_then(alloc_size, caller, move_get_slow);
@@ -36,22 +36,23 @@ FMM_INLINE void *move_block_then(void *p, size_t alloc_size, size_t copy_size, c
    * block the normal path validated (live_word: its header word, 0 for any other block) goes onto
    * its bin without a second lookup and validation. */
   if (live_word != 0)
-    free_live_small_then(p, live_word, heap_free_in_span_normal);
+    fast_free_live_small_then(p, live_word, heap_free_in_span);
   else
-    fast_free_then(p, caller, move_free_slow, heap_free_in_span_normal);
+    fast_free_then(p, caller, move_free_slow, heap_free_in_span);
   return q;
 }
 
+/* Any block but a small one the normal path validated. */
 static void *move_block(void *p, size_t alloc_size, size_t copy_size, const void *caller,
                         uint32_t keep_alignment) {
-  return move_block_then(p, alloc_size, copy_size, caller, keep_alignment, 0);
+  return move_block_inline(p, alloc_size, copy_size, caller, keep_alignment, 0);
 }
 
 /* A live small block's resize (the caller validated p: s is its span). `normal`, a constant where
  * it is inlined: the caller is the normal path, with no mode on, so the old block goes straight
  * onto its bin once moved; else it is freed through FreeMem, the mode's way when one is on. */
-FMM_INLINE void *realloc_small_then(void *p, uint32_t h, const small_span *s, size_t size,
-                                    const void *caller, int normal) {
+FMM_INLINE void *realloc_small(void *p, uint32_t h, const small_span *s, size_t size,
+                               const void *caller, int normal) {
   size_t usable = small_header_usable(h);
   /* The fast path's in-place case comes here too while a mode is on (its gate is closed). */
   if (small_stays_in_place(size, usable))
@@ -59,14 +60,14 @@ FMM_INLINE void *realloc_small_then(void *p, uint32_t h, const small_span *s, si
   uint32_t keep = s->manager->keep_alignment;
   uint32_t live_word = normal ? h : 0;
   if (size <= usable) /* shrinks too far: a smaller class */
-    return move_block_then(p, size, size, caller, keep, live_word);
+    return move_block_inline(p, size, size, caller, keep, live_word);
   size_t grown = usable * 2u + REALLOC_SMALL_UPSIZE_ADDER;
   /* A size a small block holds stays in one: the headroom ends at the largest class. In a
    * medium block (which may come larger than asked: a remainder too small to be a block stays
    * with it) the next resize would be a downsize below half, which moves (policy.h). */
   if (grown > SMALL_MAX_USER && size <= SMALL_MAX_USER)
     grown = SMALL_MAX_USER;
-  return move_block_then(p, size > grown ? size : grown, usable, caller, keep, live_word);
+  return move_block_inline(p, size > grown ? size : grown, usable, caller, keep, live_word);
 }
 
 static void *realloc_medium(void *p, size_t size, const void *caller) {
@@ -144,7 +145,7 @@ FMM_INLINE void *realloc_block(void *p, uint32_t h, size_t size, const void *cal
   switch (h & BLOCK_KIND_MASK) {
   case BLOCK_FLAG_SMALL: {
     const small_span *s = small_block_span(p, h);
-    return s != NULL ? realloc_small_then(p, h, s, size, caller, 0) : NULL;
+    return s != NULL ? realloc_small(p, h, s, size, caller, 0) : NULL;
   }
   case BLOCK_FLAG_MEDIUM:
     return medium_block_sealed(p, h) ? realloc_medium(p, size, caller) : NULL;
@@ -160,7 +161,7 @@ void *heap_realloc_block(void *p, uint32_t h, size_t size, const void *caller) {
   return realloc_block(p, h, size, caller);
 }
 
-FMM_NOINLINE void *FMM_REGCALL heap_realloc_normal(void *p, size_t size, const void *caller) {
+FMM_NOINLINE void *FMM_REGCALL heap_realloc(void *p, size_t size, const void *caller) {
   /* Medium and large blocks first, with one page map lookup: strings and arrays of 2.5 KB and
    * more are resized here all the time, mostly in place. */
   unsigned region = heap_header_region(p);
@@ -173,7 +174,7 @@ FMM_NOINLINE void *FMM_REGCALL heap_realloc_normal(void *p, size_t size, const v
        * the lookup just made, and freed onto its bin without another. */
       if ((h & BLOCK_KIND_MASK) == BLOCK_FLAG_SMALL) {
         const small_span *s = small_block_span_in(p, h, region);
-        return s != NULL ? realloc_small_then(p, h, s, size, caller, 1) : NULL;
+        return s != NULL ? realloc_small(p, h, s, size, caller, 1) : NULL;
       }
     }
   } else if (heap_large_to_resize(region, p, size)) {

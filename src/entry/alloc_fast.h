@@ -18,40 +18,40 @@
 #include "core/inline_paths.h"
 #include "dispatch.h"
 
-FMM_INLINE void *fast_get(size_t size) {
+FMM_INLINE void *entry_get(size_t size) {
   if (FMM_LIKELY(size <= SMALL_MAX_USER)) {
     void *p = cache_pop(size, FMM_FAST_CLASS_LOOKUP);
     if (FMM_LIKELY(p != NULL))
       return p;
   }
-  return heap_get_slow(size, FMM_RETURN_ADDRESS());
+  return entry_get_slow(size, FMM_RETURN_ADDRESS());
 }
 
 /* The same, for code that knows the program's return address already (ReallocMem's moves). */
-FMM_INLINE void *fast_get_for(size_t size, const void *caller) {
-  return fast_get_then(size, caller, heap_get_slow);
+FMM_INLINE void *entry_get_for(size_t size, const void *caller) {
+  return fast_get_then(size, caller, entry_get_slow);
 }
 
 /* The part of FreeMem after the page map's fast copy said "medium span" (core/inline_paths.h),
  * its slow path this folder's. */
-FMM_INLINE int free_in_span(void *p) {
-  return free_in_span_then(p, REGION_MEDIUM_SPAN, heap_free_in_span);
+FMM_INLINE int entry_free_in_span(void *p) {
+  return fast_free_in_span_then(p, REGION_MEDIUM_SPAN, entry_free_in_span_slow);
 }
 
-FMM_INLINE int fast_free(void *p) {
+FMM_INLINE int entry_free(void *p) {
   if (FMM_UNLIKELY(!fast_in_medium_span(p)))
-    return heap_free_slow(p, FMM_RETURN_ADDRESS());
-  return free_in_span(p);
+    return entry_free_slow(p, FMM_RETURN_ADDRESS());
+  return entry_free_in_span(p);
 }
 
-FMM_INLINE int fast_free_for(void *p, const void *caller) {
-  return fast_free_then(p, caller, heap_free_slow, heap_free_in_span);
+FMM_INLINE int entry_free_for(void *p, const void *caller) {
+  return fast_free_then(p, caller, entry_free_slow, entry_free_in_span_slow);
 }
 
-FMM_INLINE void *fast_realloc(void *p, size_t size) {
+FMM_INLINE void *entry_realloc(void *p, size_t size) {
   if (FMM_LIKELY(fast_realloc_stays(p, size)))
     return p;
-  return heap_realloc_slow(p, size);
+  return entry_realloc_slow(p, size);
 }
 
 #endif

@@ -6,30 +6,30 @@
 #include "dispatch.h"
 
 #include "alloc_fast.h"
-#include "core/get_normal.h"
+#include "core/get_slow.h"
 #include "core/realloc.h"
 #include "modes/debug_block.h"
 #include "modes/gate.h"
 #include "modes/mode_paths.h"
 
-FMM_NOINLINE void *FMM_REGCALL heap_get_slow(size_t size, const void *caller) {
-  if (FMM_UNLIKELY(heap_mode_now() != 0))
-    return heap_get_mode_on(size, caller);
-  return heap_get_normal_inline(size); /* no second jump to the allocator */
+FMM_NOINLINE void *FMM_REGCALL entry_get_slow(size_t size, const void *caller) {
+  if (FMM_UNLIKELY(mode_now() != 0))
+    return mode_get(size, caller);
+  return heap_get_then(size, large_alloc); /* no second jump to the allocator */
 }
 
 /* The same for a block a ReallocMem asks for (core/realloc.c's moves, and ReallocMem of nil): a
  * large one keeps the cached pages it is given to grow into (large_alloc_resizing). */
-FMM_NOINLINE void *FMM_REGCALL heap_get_slow_resizing(size_t size, const void *caller) {
-  if (FMM_UNLIKELY(heap_mode_now() != 0))
-    return heap_get_mode_on(size, caller);
-  return heap_get_normal_then(size, large_alloc_resizing);
+FMM_NOINLINE void *FMM_REGCALL entry_get_slow_resizing(size_t size, const void *caller) {
+  if (FMM_UNLIKELY(mode_now() != 0))
+    return mode_get(size, caller);
+  return heap_get_then(size, large_alloc_resizing);
 }
 
-FMM_NOINLINE void *heap_get_aligned(size_t size, size_t alignment, const void *caller) {
-  if (FMM_UNLIKELY(heap_mode_now() != 0))
-    return heap_get_aligned_mode_on(size, alignment, caller);
-  return heap_get_aligned_normal(size, alignment);
+FMM_NOINLINE void *entry_get_aligned(size_t size, size_t alignment, const void *caller) {
+  if (FMM_UNLIKELY(mode_now() != 0))
+    return mode_get_aligned(size, alignment, caller);
+  return heap_get_aligned(size, alignment);
 }
 
 /* The core's FreeMem result, with a debug block sent to its kind (which reports a double free). */
@@ -40,45 +40,45 @@ static inline int free_or_debug(void *p, int result) {
 /* A block by its header word: the core's kinds, a debug block to its kind. The core answers
  * HEAP_NOT_MINE only for a debug block's header word, so every other word goes to it with a tail
  * call: a medium or large FreeMem takes no frame here. */
-static FMM_NOINLINE int FMM_REGCALL free_block(void *p, uint32_t h) {
+static FMM_NOINLINE int FMM_REGCALL entry_free_block(void *p, uint32_t h) {
   if (FMM_LIKELY(!block_header_is_debug(h)))
     return heap_free_block(p, h);
   return free_or_debug(p, heap_free_block(p, h));
 }
 
-FMM_NOINLINE int FMM_REGCALL heap_free_in_span(void *p, uint32_t h, int live_small) {
+FMM_NOINLINE int FMM_REGCALL entry_free_in_span_slow(void *p, uint32_t h, int live_small) {
   if (live_small)
     return heap_free_live_small(p, h);
   /* A medium block's word is no debug block's: straight to the core, which need not ask the page
    * map again where the word lies. */
   if ((h & BLOCK_KIND_MASK) == BLOCK_FLAG_MEDIUM)
     return heap_free_medium(p, h);
-  return free_block(p, h);
+  return entry_free_block(p, h);
 }
 
-FMM_NOINLINE int FMM_REGCALL heap_free_slow(void *p, const void *caller) {
-  if (FMM_UNLIKELY(heap_mode_now() != 0))
-    return heap_free_mode_on(p, caller);
+FMM_NOINLINE int FMM_REGCALL entry_free_slow(void *p, const void *caller) {
+  if (FMM_UNLIKELY(mode_now() != 0))
+    return mode_free(p, caller);
   /* The normal path with this layer's slow paths behind it: a large block's free stays a tail
    * call. */
-  return free_normal_then(p, free_block, heap_free_in_span);
+  return heap_free_then(p, entry_free_block, entry_free_in_span_slow);
 }
 
 /* ReallocMem off the fast path with the program's return address known (the Pascal records'
- * slow paths; heap_realloc_slow below). */
+ * slow paths; entry_realloc_slow below). */
 static inline void *realloc_slow_for(void *p, size_t size, const void *caller) {
-  if (FMM_UNLIKELY(heap_mode_now() != 0))
-    return heap_realloc_mode_on(p, size, caller);
-  return heap_realloc_normal(p, size, caller); /* a debug block comes back to its kind */
+  if (FMM_UNLIKELY(mode_now() != 0))
+    return mode_realloc(p, size, caller);
+  return heap_realloc(p, size, caller); /* a debug block comes back to its kind */
 }
 
-FMM_NOINLINE void *FMM_REGCALL heap_realloc_slow_for(void *p, size_t size, const void *caller) {
+FMM_NOINLINE void *FMM_REGCALL entry_realloc_slow_for(void *p, size_t size, const void *caller) {
   return realloc_slow_for(p, size, caller);
 }
 
 /* ReallocMem of a debug block with no mode on: the debug block kind's, which reports a freed
  * one (lent to the core, heap_above). */
-void *heap_realloc_debug_block(void *p, size_t size) {
+void *entry_realloc_debug_block(void *p, size_t size) {
   return debug_realloc(p, size, NULL);
 }
 
@@ -89,7 +89,7 @@ void *heap_realloc_debug_block(void *p, size_t size) {
  * lookup reads the fast paths' copy of the page map, which holds nothing while a mode is on: no
  * mode word to read here (a call racing with a mode switch takes the old mode's path, as on the
  * fast paths). */
-FMM_NOINLINE void *FMM_REGCALL heap_realloc_slow(void *p, size_t size) {
+FMM_NOINLINE void *FMM_REGCALL entry_realloc_slow(void *p, size_t size) {
   if (heap_large_to_resize(fast_header_region(p), p, size))
     return heap_realloc_large(p, size, FMM_RETURN_ADDRESS());
   /* Inlined, not called: one frame less on every ReallocMem that moves (on Win32 the call
@@ -100,7 +100,7 @@ FMM_NOINLINE void *FMM_REGCALL heap_realloc_slow(void *p, size_t size) {
 #if defined(FMM_ASM_REALLOC_REGISTER) && defined(__GNUC__)
 /* Where src/win32/realloc_fast.asm's register entry goes when the block cannot stay: the
  * same convention, so EAX and EDX arrive as Delphi passed them. */
-void *FASTMM_DELPHI_CALL heap_realloc_slow_register(void *p, intptr_t size) {
-  return size >= 0 ? heap_realloc_slow(p, (size_t)size) : NULL;
+void *FASTMM_DELPHI_CALL entry_realloc_slow_register(void *p, intptr_t size) {
+  return size >= 0 ? entry_realloc_slow(p, (size_t)size) : NULL;
 }
 #endif

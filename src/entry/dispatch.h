@@ -16,32 +16,32 @@
 
 /* GetMem off the fast path: a mode is on (its table sent every size here), the size is not
  * small, or the bin is empty. */
-void *FMM_REGCALL heap_get_slow(size_t size, const void *caller);
+void *FMM_REGCALL entry_get_slow(size_t size, const void *caller);
 /* The same for a block a ReallocMem asks for (a move, or ReallocMem of nil): a large block keeps
  * more of the cached pages it is given (large_alloc_resizing). */
-void *FMM_REGCALL heap_get_slow_resizing(size_t size, const void *caller);
+void *FMM_REGCALL entry_get_slow_resizing(size_t size, const void *caller);
 /* One block whose user pointer is a multiple of `alignment` (a power of two, 32 .. ALIGNED_MAX):
- * the mode's way while one is on, else the core's (heap_get_aligned_normal). */
-void *heap_get_aligned(size_t size, size_t alignment, const void *caller);
+ * the mode's way while one is on, else the core's (heap_get_aligned). */
+void *entry_get_aligned(size_t size, size_t alignment, const void *caller);
 
 /* FreeMem of a pointer the fast path could not place in a medium span (any pointer while a mode
  * is on). */
-int FMM_REGCALL heap_free_slow(void *p, const void *caller);
+int FMM_REGCALL entry_free_slow(void *p, const void *caller);
 /* What FreeMem's fast path could not place in a bin, p's header word h read from a medium span:
  * `live_small` says the validation contract held. One call site on the fast path, so that a
  * caller checking the result keeps its hot path free of a stack frame. */
-int FMM_REGCALL heap_free_in_span(void *p, uint32_t h, int live_small);
+int FMM_REGCALL entry_free_in_span_slow(void *p, uint32_t h, int live_small);
 
 /* ReallocMem off the fast path (the NASM entries jump here with their arguments untouched). */
-void *FMM_REGCALL heap_realloc_slow(void *p, size_t size);
+void *FMM_REGCALL entry_realloc_slow(void *p, size_t size);
 /* The same, for code that knows the program's return address already (the Pascal records). */
-void *FMM_REGCALL heap_realloc_slow_for(void *p, size_t size, const void *caller);
+void *FMM_REGCALL entry_realloc_slow_for(void *p, size_t size, const void *caller);
 /* A debug block's ReallocMem with no mode on (the core is lent it: core/heap.h). */
-void *heap_realloc_debug_block(void *p, size_t size);
+void *entry_realloc_debug_block(void *p, size_t size);
 #if defined(FMM_ASM_REALLOC_REGISTER)
 /* The Win32 assembly's entry for the Delphi record, and the slow path it jumps to. */
 void *FASTMM_DELPHI_CALL fastmm_delphi_realloc_mem(void *p, intptr_t size);
-void *FASTMM_DELPHI_CALL heap_realloc_slow_register(void *p, intptr_t size);
+void *FASTMM_DELPHI_CALL entry_realloc_slow_register(void *p, intptr_t size);
 #endif
 
 #endif

@@ -14,11 +14,11 @@
 
 static const heap_above above = {
     .start = modes_init,
-    .get_slow_resizing = heap_get_slow_resizing,
-    .get_aligned_for = heap_get_aligned,
-    .free_slow = heap_free_slow,
-    .realloc_debug_block = heap_realloc_debug_block,
-    .describe_debug_block = heap_describe_debug_block,
+    .get_slow_resizing = entry_get_slow_resizing,
+    .get_aligned_for = entry_get_aligned,
+    .free_slow = entry_free_slow,
+    .realloc_debug_block = entry_realloc_debug_block,
+    .describe_debug_block = debug_walk_describe,
 };
 
 /* The fast paths of FreeMem, ReallocMem and the usable size read the page map's fast copy, which
@@ -41,6 +41,6 @@ void entry_startup(void) {
   page_map_unlock_writers();
 }
 
-FMM_ON_LOAD(heap_on_load) {
+FMM_ON_LOAD(entry_on_load) {
   entry_startup();
 }

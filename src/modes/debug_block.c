@@ -311,7 +311,7 @@ static int trim_finish(trim_batch *b) {
      * pointer is still recognised as a double free while the memory is not reused. */
     debug_header *h = b->out[i];
     heap_set_debug_outer(h, 0);
-    fast_free_normal(h);
+    heap_free(h);
   }
   if (b->damaged)
     debug_report(&b->e, NULL);
@@ -341,7 +341,7 @@ void *debug_get(size_t size, const void *caller, int fill) {
     return NULL;
   void *frames[DEBUG_STACK_DEPTH_MAX];
   stack_trace_capture(frames, n, caller);
-  unsigned char *outer = (unsigned char *)fast_get_normal(DEBUG_HEADER_SIZE + size + footer);
+  unsigned char *outer = (unsigned char *)heap_get(DEBUG_HEADER_SIZE + size + footer);
   if (outer == NULL)
     return NULL;
   debug_header *h = (debug_header *)outer;
@@ -363,8 +363,8 @@ void *debug_get(size_t size, const void *caller, int fill) {
     set_footer_checksum(h);
   }
   /* While an erase mode is on a block is always filled (FastMM5). */
-  if (fill && (!(options & FASTMM_DMO_NO_BLOCK_FILL_PATTERNS) ||
-               (heap_mode_now() & HEAP_MODE_ERASE_ALLOCATED)))
+  if (fill &&
+      (!(options & FASTMM_DMO_NO_BLOCK_FILL_PATTERNS) || (mode_now() & MODE_ERASE_ALLOCATED)))
     memset(h + 1, DEBUG_FILL_ALLOCATED, size);
   heap_set_debug_outer(outer, 1);
   debug_registry_lock();
@@ -373,7 +373,7 @@ void *debug_get(size_t size, const void *caller, int fill) {
   if (!added) {
     heap_set_debug_outer(outer, 0);
     h->debug_block_flags = 0;
-    fast_free_normal(outer);
+    heap_free(outer);
     return NULL;
   }
   if (debug_break_wanted(h->allocation_number))
@@ -433,8 +433,7 @@ int debug_free(void *p, const void *caller) {
   h->previously_used_by_class = NULL;
   if (size >= sizeof(void *))
     memcpy(&h->previously_used_by_class, p, sizeof(void *));
-  if (!(debug_options() & FASTMM_DMO_NO_BLOCK_FILL_PATTERNS) ||
-      (heap_mode_now() & HEAP_MODE_ERASE_FREED)) {
+  if (!(debug_options() & FASTMM_DMO_NO_BLOCK_FILL_PATTERNS) || (mode_now() & MODE_ERASE_FREED)) {
     fill_freed((unsigned char *)p, size);
     h->debug_feature_flags |= FASTMM_DEBUG_FEATURE_FILL_PATTERN;
   } else {
@@ -498,7 +497,7 @@ void *debug_realloc(void *p, size_t size, const void *caller) {
     return NULL;
   /* A new outer block takes the header, the data and the footer; the old block is freed the
    * debug way, so a stale pointer to it reads the freed fill. */
-  unsigned char *outer = (unsigned char *)fast_get_normal(DEBUG_HEADER_SIZE + size + footer);
+  unsigned char *outer = (unsigned char *)heap_get(DEBUG_HEADER_SIZE + size + footer);
   if (outer == NULL)
     return NULL;
   size_t keep = size < (size_t)h->user_size ? size : (size_t)h->user_size;
@@ -517,7 +516,7 @@ void *debug_realloc(void *p, size_t size, const void *caller) {
   if (!added) {
     heap_set_debug_outer(outer, 0);
     q->debug_block_flags = 0;
-    fast_free_normal(outer);
+    heap_free(outer);
     return NULL;
   }
   debug_free(p, caller);

@@ -6,7 +6,7 @@
 
 #include "debug_block.h"
 
-int heap_describe_debug_block(const void *outer, heap_debug_view *view) {
+int debug_walk_describe(const void *outer, heap_debug_view *view) {
   /* debug_block_describe tests the outer block's DEBUG_OUTER bit before anything else. */
   debug_block_info info;
   if (!debug_block_describe(outer, &info))

@@ -7,6 +7,6 @@
 
 /* 1 and *view filled when the live block `outer` holds a debug block (live or quarantined); 0
  * at once while no debug block exists. Takes no lock and reads only the block's own bytes. */
-int heap_describe_debug_block(const void *outer, heap_debug_view *view);
+int debug_walk_describe(const void *outer, heap_debug_view *view);
 
 #endif

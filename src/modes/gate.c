@@ -14,15 +14,15 @@
 #include "core/page_map.h"
 #include "core/size_class.h"
 
-uint32_t heap_mode_word;
+uint32_t mode_word;
 static fmm_lock mode_lock; /* every change of the word */
 
-void heap_mode_set_bit(uint32_t bit, int on) {
+void mode_set_bit(uint32_t bit, int on) {
   lock_acquire(&mode_lock);
-  uint32_t mode = heap_mode_now();
+  uint32_t mode = mode_now();
   uint32_t next = on ? (mode | bit) : (mode & ~bit);
   /* The word first, then the tables: a thread that finds a table closed finds the mode. */
-  fmm_store_u32_relaxed(&heap_mode_word, next);
+  fmm_store_u32_relaxed(&mode_word, next);
   if ((mode == 0) != (next == 0)) {
     size_class_fast_open(next == 0);
     page_map_fast_open(next == 0);
@@ -37,7 +37,7 @@ uint32_t mode_set_minimum_alignment(size_t alignment) {
   heap_set_minimum_alignment(a);
   /* The slow paths obey it from here; GetMem's fast path once its table is refilled (a closed
    * gate is refilled from the new lookup when it opens). */
-  if (heap_mode_now() == 0)
+  if (mode_now() == 0)
     size_class_fast_open(1);
   lock_release(&mode_lock);
   return a;

@@ -9,7 +9,7 @@
  * (core/size_class.h, size_class_fast_lookup: every size to the always-empty bin) and the page
  * map's fast copy (core/page_map.h: no region, so every pointer takes a foreign one's path).
  *
- * The slow-path dispatch (entry/dispatch.c) reads the word (heap_mode_now). Open, the tables are
+ * The slow-path dispatch (entry/dispatch.c) reads the word (mode_now). Open, the tables are
  * copies of the real ones and cost nothing over them. The gate writes the word first and then the
  * tables, so on x86 a thread that finds a table closed finds the mode that closed it; one that
  * finds it closed and the mode already off takes the normal slow path, which is correct too. A
@@ -23,25 +23,25 @@
 #include "core/atomics.h"
 #include "core/linkage.h"
 
-extern FMM_HIDDEN uint32_t heap_mode_word;
+extern FMM_HIDDEN uint32_t mode_word;
 
 /* The mode word, as the slow paths read it (a relaxed atomic load: it changes under them). */
-static inline uint32_t heap_mode_now(void) {
-  return fmm_load_u32_relaxed(&heap_mode_word);
+static inline uint32_t mode_now(void) {
+  return fmm_load_u32_relaxed(&mode_word);
 }
 
 /* The bits of the mode word: any of them closes the gate. */
-#define HEAP_MODE_DEBUG 1u
-#define HEAP_MODE_ERASE_FREED 2u
-#define HEAP_MODE_ERASE_ALLOCATED 4u
-#define HEAP_MODE_SCAN_EVERY_OPERATION 8u
+#define MODE_DEBUG 1u
+#define MODE_ERASE_FREED 2u
+#define MODE_ERASE_ALLOCATED 4u
+#define MODE_SCAN_EVERY_OPERATION 8u
 /* Debug blocks outside debug mode need no bit: their header word sends them to the debug block
  * kind from every path, and an outer block's DEBUG_OUTER bit keeps a stale pointer to it off
  * every fast path (core/block_header.h). */
 
 /* Sets or clears `bit` of the mode word; the gate closes when the word leaves zero and opens
  * when it comes back. Safe from any thread (one lock serialises the changes). */
-void heap_mode_set_bit(uint32_t bit, int on);
+void mode_set_bit(uint32_t bit, int on);
 
 /* The minimum alignment of every block from now on: 16, 32 or 64 (anything else rounded up to
  * one of these, above 64 to 64); returns the one in effect. Same lock as the mode word. */

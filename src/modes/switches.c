@@ -29,40 +29,40 @@ static int32_t adjust(int32_t *counter, int delta, uint32_t bit) {
   if (delta > 0 || *counter > 0)
     *counter += delta;
   int32_t now = *counter;
-  if (bit == HEAP_MODE_DEBUG && now > 0)
+  if (bit == MODE_DEBUG && now > 0)
     debug_ever_active = 1;
-  heap_mode_set_bit(bit, now > 0);
+  mode_set_bit(bit, now > 0);
   lock_release(&switch_lock);
   return now;
 }
 
 void mode_debug_enter(void) {
-  adjust(&debug_depth, +1, HEAP_MODE_DEBUG);
+  adjust(&debug_depth, +1, MODE_DEBUG);
 }
 
 void mode_debug_exit(void) {
-  if (adjust(&debug_depth, -1, HEAP_MODE_DEBUG) <= 0)
+  if (adjust(&debug_depth, -1, MODE_DEBUG) <= 0)
     debug_flush_quarantine();
 }
 
 void mode_erase_freed_begin(void) {
-  adjust(&erase_freed_depth, +1, HEAP_MODE_ERASE_FREED);
+  adjust(&erase_freed_depth, +1, MODE_ERASE_FREED);
 }
 
 void mode_erase_freed_end(void) {
-  adjust(&erase_freed_depth, -1, HEAP_MODE_ERASE_FREED);
+  adjust(&erase_freed_depth, -1, MODE_ERASE_FREED);
 }
 
 void mode_erase_allocated_begin(void) {
-  adjust(&erase_allocated_depth, +1, HEAP_MODE_ERASE_ALLOCATED);
+  adjust(&erase_allocated_depth, +1, MODE_ERASE_ALLOCATED);
 }
 
 void mode_erase_allocated_end(void) {
-  adjust(&erase_allocated_depth, -1, HEAP_MODE_ERASE_ALLOCATED);
+  adjust(&erase_allocated_depth, -1, MODE_ERASE_ALLOCATED);
 }
 
 void mode_set_scan_every_operation(int on) {
-  heap_mode_set_bit(HEAP_MODE_SCAN_EVERY_OPERATION, on != 0);
+  mode_set_bit(MODE_SCAN_EVERY_OPERATION, on != 0);
 }
 
 /* FASTMMC_DEBUG_MODE=1 in the environment starts the program in debug mode, so a shipped
@@ -78,7 +78,7 @@ void modes_init(void) {
   }
   if (prim_getenv("FASTMMC_DEBUG_MODE", value, sizeof value) && value[0] != '0') {
     debug_depth = 1;
-    heap_mode_set_bit(HEAP_MODE_DEBUG, 1);
+    mode_set_bit(MODE_DEBUG, 1);
     debug_ever_active = 1;
   }
   prim_on_process_exit(debug_report_leaks_at_exit);

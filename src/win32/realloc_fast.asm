@@ -9,9 +9,9 @@
 ; one), or a live medium block of ours (medium_block_sealed: the header word and the seal of its
 ; address and size) whose new size medium_size_stays keeps (src/core/inline_paths.h). Every other
 ; case goes to the C code in src/entry/dispatch.c with its arguments untouched:
-; the cdecl entry tail-jumps to heap_realloc_slow with the stack as it found it and EAX and EDX
+; the cdecl entry tail-jumps to entry_realloc_slow with the stack as it found it and EAX and EDX
 ; loaded from it (GCC's build reads them there, FMM_REGCALL in src/core/linkage.h; MSVC's reads
-; the stack); the register entry tail-jumps to heap_realloc_slow_register (GCC's regparm(3), the
+; the stack); the register entry tail-jumps to entry_realloc_slow_register (GCC's regparm(3), the
 ; same convention) with EAX and EDX as they came. EAX and EDX are kept; ECX is the scratch
 ; register; ESI is pushed for the small size test, EBX for the validation, and each is popped
 ; before either exit. MSVC has no regparm: its build defines FASTMM_SLOW_PATH_CDECL and the
@@ -36,7 +36,7 @@
 
 bits 32
 
-extern _heap_realloc_slow
+extern _entry_realloc_slow
 %ifdef FASTMM_NO_MODES
 %define FAST_L2 _page_map_l2_static
 %else
@@ -46,7 +46,7 @@ extern FAST_L2
 extern _small_span_key
 extern _medium_block_key
 %ifndef FASTMM_SLOW_PATH_CDECL
-extern _heap_realloc_slow_register
+extern _entry_realloc_slow_register
 %endif
 global _fastmm_reallocmem
 global _fastmm_delphi_realloc_mem
@@ -181,7 +181,7 @@ _fastmm_reallocmem:
   mov edx, [esp + 8]
   IN_PLACE_OR .slow
 .slow:
-  jmp _heap_realloc_slow
+  jmp _entry_realloc_slow
 
 align 32
   times 20 int3                      ; never run
@@ -191,11 +191,11 @@ _fastmm_delphi_realloc_mem:
 %ifdef FASTMM_SLOW_PATH_CDECL
   push edx
   push eax
-  call _heap_realloc_slow
+  call _entry_realloc_slow
   add esp, 8
   ret
 %else
-  jmp _heap_realloc_slow_register
+  jmp _entry_realloc_slow_register
 %endif
 
 ;  The ReallocMem entry points of the records bound to a previous manager (the Pascal unit's:

@@ -7,7 +7,7 @@
 ; new <= usable and new*4 + 64 >= usable, compared unsigned so a negative size is a huge one), or a
 ; live medium block of ours whose new size medium_size_stays keeps (src/core/inline_paths.h: from
 ; half its usable size to all of it). Every other case
-; tail-jumps to the C code, heap_realloc_slow in src/entry/dispatch.c, with RCX and RDX untouched:
+; tail-jumps to the C code, entry_realloc_slow in src/entry/dispatch.c, with RCX and RDX untouched:
 ; no frame, no pushes, only volatile registers (RAX, R8-R11), and XMM registers are never touched.
 ;
 ; "A live small block of ours" is the validation contract of the C paths (small_block_span in
@@ -31,7 +31,7 @@
 ; of p's address and the block's size under the process's key (medium_seal in src/core/medium.h).
 ; Cache lines touched: the hot slot's base, table pointer and byte (hot), the header word, the
 ; span's header (a medium block: its own 16-byte header only).
-; The pure-C build compiles fast_realloc in src/entry/alloc_fast.h instead of this file.
+; The pure-C build compiles entry_realloc in src/entry/alloc_fast.h instead of this file.
 ; layout.inc is made by the build from the C headers (src/asm_shared/layout.c).
 
 %include "layout.inc"
@@ -40,10 +40,10 @@
 default rel
 bits 64
 
-extern heap_realloc_slow
+extern entry_realloc_slow
 ; Every exit that is not "in place" jumps straight to the slow path, conditional jumps included:
 ; no second jump on a resize that moves.
-%define SLOW heap_realloc_slow
+%define SLOW entry_realloc_slow
 %define FAST_L1 page_map_fast_l1
 extern FAST_L1
 extern page_map_fast_hot_base
