@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* The validation contract (ARCHITECTURE.md): a pointer whose 4 bytes before it look like the
- * header of a live small block, but which is not where a live block of ours begins, is refused
- * by every entry point: FreeMem (C export and Delphi record), ReallocMem (C export, Delphi
+/* The validation contract (docs/architecture-reference.md): a pointer whose 4 bytes before it look
+ * like the header of a live small block, but which is not where a live block of ours begins, is
+ * refused by every entry point: FreeMem (C export and Delphi record), ReallocMem (C export, Delphi
  * record; on Windows both are the NASM fast path unless the build is pure C; natively also the
  * Win64 NASM path assembled as ELF64), the usable size and ownership. The heap is unchanged.
  *

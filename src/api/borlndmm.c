@@ -67,8 +67,8 @@ typedef struct borlndmm_heap_status {
   uint32_t heap_error_code;
 } borlndmm_heap_status;
 
-/* The header sizes of include/fastmm.h and ARCHITECTURE.md: a small block's usable size is its
- * slot less 4 bytes, a medium block's is its size less 16. */
+/* The header sizes of include/fastmm.h and docs/architecture-reference.md: a small block's usable
+ * size is its slot less 4 bytes, a medium block's is its size less 16. */
 #define BORLNDMM_SMALL_HEADER 4u
 #define BORLNDMM_MEDIUM_HEADER 16u
 

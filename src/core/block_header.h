@@ -34,7 +34,8 @@
  *   class, slot: SMALL_HEADER_TAG_MASK) are the same in every live block of a span, and the
  *   span keeps them in its tag: the header word is trusted only once the span it names is
  *   found to carry that tag, the slot offset to be a multiple of the slot below the span's
- *   carved end (small.h, small_block_span: the validation contract, ARCHITECTURE.md).
+ *   carved end (small.h, small_block_span: the validation contract,
+ * docs/architecture-reference.md).
  *
  * Medium blocks (MEDIUM set): a 16-byte header before the user pointer
  *   p - 16  uint32 prev_size   bytes of the block before this one in its span, 0 for the first

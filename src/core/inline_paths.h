@@ -151,9 +151,9 @@ FMM_INLINE int fast_medium_live(const void *p, uint32_t h) {
 }
 #else
 
-/* The validation contract's fast half (ARCHITECTURE.md), the test every fast path of FreeMem,
- * ReallocMem and the usable size makes before it trusts a header: after the page map said p's
- * header word h is in a medium span's region of kind `region` (a constant where it is inlined:
+/* The validation contract's fast half (docs/architecture-reference.md), the test every fast path of
+ * FreeMem, ReallocMem and the usable size makes before it trusts a header: after the page map said
+ * p's header word h is in a medium span's region of kind `region` (a constant where it is inlined:
  * REGION_MEDIUM_SPAN on the fast paths, fast_in_medium_span), small_block_span_in (small.h) finds
  * p to be a live small block, or medium_block_sealed (medium.h) a live medium block. False for
  * anything else (a large or debug block, free, interior, forged, foreign, or any pointer while a

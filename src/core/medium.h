@@ -95,8 +95,8 @@ FMM_STATIC_ASSERT(ALIGNED_MAX < (1u << MEDIUM_KEEP_MASK),
  * that flag. So a header word that reads live with the seal of its own address and size is a live
  * block's, found in the block's own cache line: data a program wrote in its own block does not
  * carry the seal of that place unless it copied the manager's key or derived it from one of its
- * own blocks' headers (the forgery ARCHITECTURE.md's contract leaves out), and a real header
- * copied elsewhere names another address. */
+ * own blocks' headers (the forgery the validation contract leaves out,
+ * docs/architecture-reference.md), and a real header copied elsewhere names another address. */
 extern FMM_HIDDEN uint32_t medium_block_key;
 /* 2^32 divided by the golden ratio: an odd multiplier whose products of neighbouring 16-byte
  * units differ in their high bits as well. */

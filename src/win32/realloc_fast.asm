@@ -18,7 +18,7 @@
 ; register entry calls the cdecl slow path instead (a push and a call, on the slow path only).
 ;
 ; "A live small block of ours" is the validation contract of the C paths (small_block_span in
-; src/core/small.h, ARCHITECTURE.md), step for step, as in src/win64/realloc_fast.asm: the page
+; src/core/small.h, docs/architecture-reference.md), step for step, as in src/win64/realloc_fast.asm: the page
 ; map (32-bit builds have one static second-level table, so it is one indexed load) says p's
 ; header word is in a later region of a medium span (REGION_MEDIUM_SPAN), so the span the header
 ; names (its offset read as 12 bits) can be read; its tag (its low word here) is the header's

@@ -11,7 +11,7 @@
 ; no frame, no pushes, only volatile registers (RAX, R8-R11), and XMM registers are never touched.
 ;
 ; "A live small block of ours" is the validation contract of the C paths (small_block_span in
-; src/core/small.h, ARCHITECTURE.md), step for step:
+; src/core/small.h, docs/architecture-reference.md), step for step:
 ;  1. the page map says p's header word is in a medium span (where all small blocks live), so a
 ;     foreign or NULL pointer cannot fault here and a word inside a large block is not taken for
 ;     a header. The map read is its fast copy: the hot slot's table (page_map_fast_hot_l2) for

@@ -23,8 +23,8 @@
  *     ReallocMem, usable_size and owns_block, and the heap is unchanged; so is an interior
  *     pointer of a live block under a small header the program wrote in front of it (naming
  *     the block's own span with its class and slot, copied from a live block, or any bits with
- *     the kind SMALL: the validation contract, ARCHITECTURE.md), and ReallocMem is asked for
- *     sizes that header's own numbers would keep in place;
+ *     the kind SMALL: the validation contract, docs/architecture-reference.md), and ReallocMem is
+ * asked for sizes that header's own numbers would keep in place;
  *   - ReallocMem that fails returns NULL and leaves the old block intact (only allowed while
  *     a memory usage limit is set);
  *   - the bound records hand a pointer to the previous manager exactly when it lies in no
