@@ -12,7 +12,7 @@
 # Under emulation the programs behave as on a 32-bit CPU; their times are not a 32-bit CPU's.
 # FASTMM_WINE_WRAPPER: words (split at spaces) run before Wine's 32-bit loader when the program
 # is a Win32 one, such as a qemu-i386 with a plugin that counts what the program runs
-# (bench/win32-instructions.sh); the loader is then told not to execute itself again
+# (bench/analysis/win32-instructions.sh); the loader is then told not to execute itself again
 # (WINELOADERNOEXEC=1), so that the wrapper sees the whole program. Win64 programs run as always.
 # The MinGW toolchain files name this script as CMAKE_CROSSCOMPILING_EMULATOR, so ctest runs
 # every Windows test through it.

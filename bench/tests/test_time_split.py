@@ -1,16 +1,19 @@
 # SPDX-License-Identifier: MIT
-"""bench/pascal_time_split.py's attribution of a sample to the memory manager or the rest: by
+"""bench/analysis/pascal_time_split.py's attribution of a sample to the memory manager or the rest: by
 the DLL it lies in, by the Pascal unit of the symbol before it, or in the unlabelled range after
 a named symbol (FastMM4-AVX's assembly routines)."""
 
 import argparse
 import importlib.util
 import os
+import sys
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+ANALYSIS = os.path.join(os.path.dirname(HERE), "analysis")
+sys.path.insert(0, ANALYSIS)  # the tools import pe_symbols from beside them
 spec = importlib.util.spec_from_file_location(
-    "pascal_time_split", os.path.join(os.path.dirname(HERE), "pascal_time_split.py"))
+    "pascal_time_split", os.path.join(ANALYSIS, "pascal_time_split.py"))
 split = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(split)
 

@@ -1,14 +1,17 @@
 # SPDX-License-Identifier: MIT
-"""bench/win32_functions.py: a hotblocks report read into blocks, and two runs' blocks
+"""bench/analysis/win32_functions.py: a hotblocks report read into blocks, and two runs' blocks
 differenced into instructions and calls per operation, function by function."""
 
 import importlib.util
 import os
+import sys
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+ANALYSIS = os.path.join(os.path.dirname(HERE), "analysis")
+sys.path.insert(0, ANALYSIS)  # the tools import pe_symbols from beside them
 spec = importlib.util.spec_from_file_location(
-    "win32_functions", os.path.join(os.path.dirname(HERE), "win32_functions.py"))
+    "win32_functions", os.path.join(ANALYSIS, "win32_functions.py"))
 fn = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(fn)
 

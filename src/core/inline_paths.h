@@ -135,11 +135,11 @@ FMM_INLINE int fast_in_medium_span(const void *p) {
 }
 
 #if defined(FASTMM_CONTRACT_FLOOR)
-/* FASTMM_CONTRACT_FLOOR (benchmark only, never shipped, built by bench/contract-floor.sh with
- * FASTMM_PURE_C) keeps the one step every design that refuses a foreign pointer must make before
- * it may read a header word: the page map lookup above. The rest is FASTMM_UNCHECKED's trust in
- * the word. Against the unchecked yardstick it prices that lookup alone, the floor below which no
- * validation can go; against the shipped build, the steps after it. */
+/* FASTMM_CONTRACT_FLOOR (benchmark only, never shipped, built by bench/analysis/contract-floor.sh
+ * with FASTMM_PURE_C) keeps the one step every design that refuses a foreign pointer must make
+ * before it may read a header word: the page map lookup above. The rest is FASTMM_UNCHECKED's trust
+ * in the word. Against the unchecked yardstick it prices that lookup alone, the floor below which
+ * no validation can go; against the shipped build, the steps after it. */
 FMM_INLINE int fast_small_live(const void *p, uint32_t h, unsigned region) {
   (void)p;
   (void)region;

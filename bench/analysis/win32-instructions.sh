@@ -6,7 +6,7 @@
 # counts are exact and do not depend on the machine's load, but they are not time
 # (docs/experiments/2026-12-06-win32-instruction-counts.md says what they showed and what not).
 #
-#   bash bench/win32-instructions.sh WORKLOADS LABEL=DIR:ARGS [LABEL=DIR:ARGS]...
+#   bash bench/analysis/win32-instructions.sh WORKLOADS LABEL=DIR:ARGS [LABEL=DIR:ARGS]...
 #
 #   WORKLOADS       comma-separated workloads of DIR's program (pas_* for
 #                   fastmm_pascal_bench.exe, the C workloads for fastmm_bench.exe)
@@ -16,7 +16,7 @@
 #                   record --lib fastmmc32.dll --sym fastmm_get_memory_manager` for the C one).
 #                   The Pascal program loads fastmmc32.dll from DIR: one folder per build.
 #
-#   bash bench/win32-instructions.sh pas_memsize,pas_mixed \
+#   bash bench/analysis/win32-instructions.sh pas_memsize,pas_mixed \
 #     shipped=build/win32/pascal:"--alloc fastmmc" fm4=OUT/win32:"--alloc fastmm4avx"
 #
 # Environment:
@@ -32,7 +32,7 @@
 # not follow). Prints one line per workload and column: workload, label, instructions per
 # operation.
 set -euo pipefail
-repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 die() {
   echo "win32-instructions: $*" >&2
   exit 1

@@ -7,8 +7,8 @@
  *
  *   valgrind --tool=callgrind --callgrind-out-file=OUT build/native/bin/fastmm_entry_instructions
  *
- * prints nothing useful by itself outside callgrind; bench/entry_instructions.sh runs it and
- * prints the table. The entry points are the ones a program reaches: the C exports, and the
+ * prints nothing useful by itself outside callgrind; bench/analysis/entry_instructions.sh runs it
+ * and prints the table. The entry points are the ones a program reaches: the C exports, and the
  * Free Pascal record's (fastmm_get_fpc_memory_manager, bound to a stand-in previous manager
  * that is never called), which natively are plain C functions with the same code as the
  * Windows ones (there with Free Pascal's convention), and the Delphi record bound the same way

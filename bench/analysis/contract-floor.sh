@@ -16,7 +16,7 @@
 # single-thread workloads, every platform). The main presets must be built (bench/run's programs).
 set -eu
 
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 out=$root/build/contract-floor
 
 build() { # platform variant

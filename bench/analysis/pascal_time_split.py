@@ -5,7 +5,7 @@ against the rest (the program, the RTL, the kernel), from `perf record -e cpu-cl
 the program's main thread under Wine. It answers whether a whole-program target against another
 manager can be met at all: if the rest alone takes more than the target's time, no manager can.
 
-  python3 bench/pascal_time_split.py --program DIR/fastmm_pascal_bench.exe --alloc fastmmc \\
+  python3 bench/analysis/pascal_time_split.py --program DIR/fastmm_pascal_bench.exe --alloc fastmmc \\
       --workload pas_mixed [--scale 60] [--runs 3] \\
       [--mm-dll fastmmc64.dll] [--mm-unit FASTMM4 --mm-after 'OBJPAS_$$_finalize$']
 
@@ -28,9 +28,9 @@ import subprocess
 import sys
 import tempfile
 
-from fastmm_bench.pe_symbols import symbol_at, text_symbols, unit_of
+from pe_symbols import symbol_at, text_symbols, unit_of
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 WINE_RUN = os.path.join(REPO, "cmake", "wine-run.sh")
 
 

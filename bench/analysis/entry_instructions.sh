@@ -2,11 +2,11 @@
 # SPDX-License-Identifier: MIT
 # entry_instructions.sh: instructions per call of the hot entry points (the C exports and Free
 # Pascal's and Delphi's records), natively under callgrind: runs
-# build/native/bin/fastmm_entry_instructions (bench/entry_instructions.c) and prints, per case,
+# build/native/bin/fastmm_entry_instructions (bench/analysis/entry_instructions.c) and prints, per case,
 # each entry point's instructions per call with the loop's own (the baseline case) taken off.
 # Exact and repeatable; not time (bench/README.md, "Instructions per entry point").
 set -euo pipefail
-repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 exe=${1:-$repo/build/native/bin/fastmm_entry_instructions}
 [ -x "$exe" ] || { echo "entry_instructions.sh: $exe is missing (cmake --build --preset native)" >&2; exit 1; }
 command -v valgrind >/dev/null || { echo "entry_instructions.sh: valgrind is not installed" >&2; exit 1; }

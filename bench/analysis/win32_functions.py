@@ -1,18 +1,18 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """The i386 instructions a Win32 benchmark program runs per operation, function by function:
-where bench/win32-instructions.sh gives one total per workload, this says which functions of the
+where bench/analysis/win32-instructions.sh gives one total per workload, this says which functions of the
 program and of the memory manager's DLL run them, with the calls per operation and the
 instructions per call. Counted by QEMU's `hotblocks` plugin (instructions and executions of every
 translated block) with its report limit raised past the number of blocks (it prints the 20
 hottest as built; the experiment file gives the one-line change), at two scales, differenced:
 
   FASTMM_QEMU_I386=.../qemu-i386 FASTMM_QEMU_HOTBLOCKS=.../libhotblocks.so \\
-  python3 bench/win32_functions.py --dir build/win32/pascal --alloc fastmmc \\
+  python3 bench/analysis/win32_functions.py --dir build/win32/pascal --alloc fastmmc \\
       --workload pas_mixed [--dll fastmmc32.dll] [--unit FASTMM4] [--top 25]
 
 --dir holds the program (fastmm_pascal_bench.exe, else fastmm_bench.exe) and the DLL; --alloc
-and any --arg words choose the allocator as for bench/win32-instructions.sh. A block is named by
+and any --arg words choose the allocator as for bench/analysis/win32-instructions.sh. A block is named by
 the symbol before it in the program (loaded at 0x400000) or in --dll (at its preferred base,
 which the report checks: a DLL Wine moved elsewhere gets no instructions and is said so). Code a
 compiler left without symbols counts under the symbol before it. --unit groups a Pascal unit
@@ -30,9 +30,9 @@ import subprocess
 import sys
 import tempfile
 
-from fastmm_bench.pe_symbols import symbol_at, text_symbols, unit_of
+from pe_symbols import symbol_at, text_symbols, unit_of
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 WINE_RUN = os.path.join(REPO, "cmake", "wine-run.sh")
 LINE = re.compile(r"^0x([0-9a-fA-F]+), \d+, (\d+), (\d+)$")
 

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 """The code symbols of a Windows program or DLL, read with MinGW's nm, and the Free Pascal unit a
-symbol belongs to: what bench/pascal_time_split.py and bench/win32_functions.py name samples
+symbol belongs to: what bench/analysis/pascal_time_split.py and bench/analysis/win32_functions.py name samples
 and blocks by."""
 
 import bisect
