@@ -21,6 +21,7 @@
 #include "idle_clock.h"
 #include "os_memory.h"
 #include "page_map.h"
+#include "prim/prim.h"
 #include "process_key.h"
 #include "region_handover.h"
 
@@ -33,6 +34,15 @@ static medium_span *spare_spans[MEDIUM_SPARE_MAX_SPANS];
 size_t medium_spare_total;
 /* The bytes of the spans in all arenas, which bound the spares (spare_allowed). */
 static size_t arena_span_bytes;
+/* While the heap churns (it maps a span again soon after it unmapped one, policy.h:
+ * MEDIUM_SPARE_CHURN_MS), the spares it may keep beyond the share bound: one more for each such
+ * mapping, none once a whole window has passed in which no span was mapped or taken from the
+ * spares. Written under one arena's lock and
+ * read under another's: a stale value costs one spare too many or too few, never a lost span. */
+static uint32_t churn_spares;
+static uint32_t churn_unmap_ms; /* prim_tick_count_ms | 1 when span_remove last unmapped a span */
+static uint32_t churn_remap_ms; /* when span_add last mapped one within the window of that, or
+                                   took a spare while the allowance lasts */
 /* The size of the spans mapped from now on: the optimization strategy's (policy.h). */
 static uint32_t new_span_size = MEDIUM_SPAN_SIZE;
 
@@ -177,16 +187,50 @@ static medium_span *spare_take(void) {
   return NULL;
 }
 
-/* How many spare spans of `span_size` the arenas' spans allow (MEDIUM_SPARE_SHARE_SHIFT). */
+/* How many spare spans of `span_size` may be kept: the arenas' spans allow a share of theirs
+ * (MEDIUM_SPARE_SHARE_SHIFT, at least MEDIUM_SPARE_SPANS, at most MEDIUM_SPARE_SHARE_MAX_SPANS),
+ * a churning heap its allowance if that is more (policy.h). */
 static unsigned spare_allowed(uint32_t span_size) {
   size_t n = (fmm_load_size_relaxed(&arena_span_bytes) >> MEDIUM_SPARE_SHARE_SHIFT) / span_size;
-  return n < MEDIUM_SPARE_SPANS       ? MEDIUM_SPARE_SPANS
-         : n > MEDIUM_SPARE_MAX_SPANS ? MEDIUM_SPARE_MAX_SPANS
-                                      : (unsigned)n;
+  unsigned allowed = n < MEDIUM_SPARE_SPANS             ? MEDIUM_SPARE_SPANS
+                     : n > MEDIUM_SPARE_SHARE_MAX_SPANS ? MEDIUM_SPARE_SHARE_MAX_SPANS
+                                                        : (unsigned)n;
+  uint32_t churn = fmm_load_u32_relaxed(&churn_spares);
+  if (churn != 0) {
+    if (prim_tick_count_ms() - fmm_load_u32_relaxed(&churn_remap_ms) >= MEDIUM_SPARE_CHURN_MS)
+      fmm_store_u32_relaxed(&churn_spares, 0);
+    else if (allowed < churn)
+      allowed = churn; /* at most MEDIUM_SPARE_MAX_SPANS (note_mapped) */
+  }
+  return allowed;
+}
+
+/* A span was mapped: when one was unmapped within the window before, the heap churns. */
+static void note_mapped(void) {
+  uint32_t unmapped = fmm_load_u32_relaxed(&churn_unmap_ms);
+  uint32_t now = prim_tick_count_ms();
+  if (unmapped == 0 || now - unmapped >= MEDIUM_SPARE_CHURN_MS)
+    return;
+  uint32_t churn = fmm_load_u32_relaxed(&churn_spares);
+  if (churn < MEDIUM_SPARE_MAX_SPANS)
+    fmm_store_u32_relaxed(&churn_spares, churn + 1u);
+  fmm_store_u32_relaxed(&churn_remap_ms, now);
+}
+
+void medium_end_churn(void) {
+  fmm_store_u32_relaxed(&churn_spares, 0);
+  fmm_store_u32_relaxed(&churn_unmap_ms, 0);
+}
+
+/* span_remove unmapped a span the bound did not let it keep. */
+static void note_unmapped(void) {
+  fmm_store_u32_relaxed(&churn_unmap_ms, prim_tick_count_ms() | 1u);
 }
 
 static int span_add(medium_arena *a) {
   medium_span *s = spare_take();
+  if (s != NULL && fmm_load_u32_relaxed(&churn_spares) != 0)
+    fmm_store_u32_relaxed(&churn_remap_ms, prim_tick_count_ms()); /* the churn goes on */
   if (s == NULL) {
     uint32_t size = medium_span_size() + MEDIUM_SPAN_HEAD_BYTES; /* policy.h */
     region_handover_begin();
@@ -199,6 +243,7 @@ static int span_add(medium_arena *a) {
     if (s == NULL)
       return 0;
     s->size = size;
+    note_mapped();
   }
   span_link(a, s);
   return 1;
@@ -223,11 +268,14 @@ static void span_remove(medium_arena *a, medium_span *s) {
   if (!kept) {
     fmm_add_size(&medium_spare_total, (size_t)0 - s->size);
     unmap_span(s);
+    note_unmapped();
   }
   for (unsigned i = allowed; i < MEDIUM_SPARE_MAX_SPANS; i++) {
     medium_span *old = spare_take_slot(i);
-    if (old != NULL)
+    if (old != NULL) {
       unmap_span(old);
+      note_unmapped();
+    }
   }
 }
 

@@ -166,6 +166,9 @@ int medium_shrink_in_place(void *p, size_t new_user);
  * returns the bytes given back. medium_spare_bytes: the spares' bytes (while a span goes in or
  * comes out, possibly counting it already or still: release.c only weighs it). */
 size_t medium_release_spare(uint32_t up_to_tick);
+/* Ends the allowance of spares a churning heap has (policy.h, MEDIUM_SPARE_CHURN_MS): a program
+ * that asks for its memory back, or a shortage, says the churn is over. */
+void medium_end_churn(void);
 extern FMM_HIDDEN size_t medium_spare_total;
 /* Inline: a medium or large block's FreeMem asks on every call (release_poll, release.h). */
 static inline size_t medium_spare_bytes(void) {

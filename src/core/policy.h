@@ -222,9 +222,9 @@
 
 /* ---- Giving memory back ------------------------------------------------------------------
  * An empty small span goes back to its medium arena at once; an empty medium span is kept as a
- * process-wide spare instead of being unmapped: up to MEDIUM_SPARE_MAX_SPANS of them while the
- * arenas' spans total 8x their bytes (MEDIUM_SPARE_SHARE_SHIFT), MEDIUM_SPARE_SPANS however small
- * the heap. A span emptied when no slot the bound allows is free is unmapped, and so are the
+ * process-wide spare instead of being unmapped: up to MEDIUM_SPARE_SHARE_MAX_SPANS of them while
+ * the arenas' spans total 8x their bytes (MEDIUM_SPARE_SHARE_SHIFT), MEDIUM_SPARE_SPANS however
+ * small the heap. A span emptied when no slot the bound allows is free is unmapped, and so are the
  * spares beyond the bound whenever a span empties: a heap that shrinks keeps fewer, and one that
  * frees everything ends with MEDIUM_SPARE_SPANS at most. A heap of 50-100 MB of medium blocks
  * that churns empties a span now and then and needs one soon after: with one spare, it mapped
@@ -239,7 +239,22 @@
  * something is kept, so memory kept at the end of a burst is back with the OS 0.5-1 s after it;
  * fastmm_set_idle_release_interval changes the period. */
 #define MEDIUM_SPARE_SPANS 1u
-#define MEDIUM_SPARE_MAX_SPANS 8u
+#define MEDIUM_SPARE_SHARE_MAX_SPANS 8u
+/* A heap that churns: it empties spans and needs them again within moments, past the share bound
+ * above (a producer thread filling a queue of 30 MB of small blocks that its consumers empty, as
+ * mimalloc-bench's xmalloc-test does: the heap swings from near 0 to its peak and back tens of
+ * times a second; mstress alike). Unmapping then costs a system call and, worse, a page fault per
+ * page of the span mapped anew: xmalloc-test natively spent a quarter of its time in page faults
+ * (130,000 in 2 s against mimalloc's 9,000). So each span mapped within MEDIUM_SPARE_CHURN_MS of
+ * one being unmapped allows one more spare beyond the share bound (up to MEDIUM_SPARE_MAX_SPANS),
+ * and the allowance ends once a whole window passes in which no span was mapped or taken from the
+ * spares. Spares never raise the peak: a span is mapped only when no spare is left, so what is
+ * mapped never exceeds the most the heap had in use at once; they only keep memory after a fall,
+ * for the window or until the idle pass gives back those unused for a period. A heap that shrinks
+ * for good keeps the share bound's spares once the window has passed, and
+ * fastmm_release_free_memory (or a shortage of memory) ends the allowance at once. */
+#define MEDIUM_SPARE_CHURN_MS RELEASE_IDLE_INTERVAL_MS
+#define MEDIUM_SPARE_MAX_SPANS 32u  /* 64 MB of default spans: xmalloc-test's swings need 16-20 */
 #define MEDIUM_SPARE_SHARE_SHIFT 3u /* spares up to 1/8 of the arenas' span bytes */
 #define RELEASE_IDLE_INTERVAL_MS 500u
 /* The idle thread starts only once more than this is kept (a running one still gives back

@@ -56,6 +56,7 @@ void release_idle_pass(void) {
 }
 
 size_t release_all(void) {
+  medium_end_churn();
   lock_acquire(&release_pass_lock);
   size_t bytes = give_back_up_to(idle_clock_now());
   lock_release(&release_pass_lock);
