@@ -207,6 +207,69 @@ static void spares_follow_heap(void) {
   fastmm_set_idle_release_interval(interval);
 }
 
+/* A heap that churns: a burst of medium blocks owning CHURN_SPANS spans, freed and made again
+ * while few other spans are live, so that the share bound allows one spare. Spans the burst
+ * empties beyond it are unmapped at first; once the heap maps spans again within the churn window
+ * (policy.h, MEDIUM_SPARE_CHURN_MS) it keeps them, so that a later burst maps nothing. Each round
+ * takes a few milliseconds; the rounds are repeated up to CHURN_ROUNDS times, a bound on a
+ * machine stalled past the window, not a timing. fastmm_release_free_memory ends the allowance:
+ * the burst after it is unmapped again. The idle thread is stopped meanwhile. */
+#define CHURN_SPANS 6u
+#define CHURN_ROUNDS 20u
+static size_t churn_round(unsigned char **burst, fastmm_state *mapped, fastmm_state *freed) {
+  unsigned i;
+  for (i = 0; i < CHURN_SPANS * 4u; i++) {
+    burst[i] = (unsigned char *)fastmm_getmem(SPAN_QUARTER);
+    if (!CHECK_MSG(burst[i] != NULL, "churn getmem, block %u", i))
+      return 0;
+    burst[i][0] = burst[i][SPAN_QUARTER - 1] = (unsigned char)(i + 3u);
+  }
+  tb_state(mapped);
+  for (i = 0; i < CHURN_SPANS * 4u; i++) {
+    CHECK(burst[i][0] == (unsigned char)(i + 3u) && burst[i][SPAN_QUARTER - 1] == burst[i][0]);
+    CHECK(fastmm_freemem(burst[i]) == FASTMM_OK);
+  }
+  tb_state(freed);
+  return 1;
+}
+
+static void churning_heap_keeps_spares(void) {
+  static unsigned char *burst[CHURN_SPANS * 4u];
+  fastmm_state before, mapped, freed;
+  unsigned interval = fastmm_get_idle_release_interval(), round, quiet_round = 0;
+  fastmm_set_idle_release_interval(0);
+  fastmm_release_free_memory();
+  for (round = 1; round <= CHURN_ROUNDS && quiet_round == 0; round++) {
+    tb_state(&before);
+    if (!churn_round(burst, &mapped, &freed))
+      return;
+    if (round == 1)
+      CHECK_MSG(freed.os_unmap_calls - before.os_unmap_calls >= CHURN_SPANS - 2u,
+                "the first burst's spans were kept (%zu unmapped): the share bound allows one",
+                freed.os_unmap_calls - before.os_unmap_calls);
+    if (round > 1 && mapped.os_map_calls == before.os_map_calls &&
+        freed.os_unmap_calls == mapped.os_unmap_calls)
+      quiet_round = round;
+  }
+  if (CHECK_MSG(quiet_round != 0, "a churning heap mapped or unmapped spans in each of %u rounds",
+                CHURN_ROUNDS)) {
+    printf("  churn: round %u mapped and unmapped nothing\n", quiet_round);
+    /* The explicit release gives the spares back and ends the allowance. */
+    fastmm_release_free_memory();
+    tb_state(&before);
+    CHECK_MSG(before.os_bytes_reserved + (CHURN_SPANS - 1u) * MEDIUM_SPAN_SIZE <=
+                  freed.os_bytes_reserved,
+              "the release kept the spares (%zu bytes mapped before it, %zu after)",
+              freed.os_bytes_reserved, before.os_bytes_reserved);
+    if (churn_round(burst, &mapped, &freed))
+      CHECK_MSG(freed.os_unmap_calls - mapped.os_unmap_calls >= CHURN_SPANS - 2u,
+                "after the release the burst's spans were kept (%zu unmapped)",
+                freed.os_unmap_calls - mapped.os_unmap_calls);
+  }
+  CHECK_EQ(fastmm_check_heap(), 0);
+  fastmm_set_idle_release_interval(interval);
+}
+
 int main(void) {
   printf("test_release (%s, %u-bit pointers)\n", tu_build_name(), (unsigned)(sizeof(void *) * 8));
   big_release();
@@ -217,6 +280,7 @@ int main(void) {
   mixed_loop(10000);
   large_loop();
   spares_follow_heap();
+  churning_heap_keeps_spares();
   /* Once more after an explicit release: the first turn may map, the rest may not. */
   fastmm_release_free_memory();
   one_block_loop(3000, 10000);
