@@ -488,6 +488,7 @@ type
   TMixThread = class(TThread)
   private
     FIndex, FSteps: Integer;
+    FDone: PRTLEvent; {set when its steps are done (MixedThreads)}
   protected
     procedure Execute; override;
   public
@@ -753,12 +754,14 @@ constructor TMixThread.Create(AIndex, ASteps: Integer);
 begin
   FIndex := AIndex;
   FSteps := ASteps;
+  FDone := RTLEventCreate;
   inherited Create(True);
 end;
 
 procedure TMixThread.Execute;
 begin
   MixRun(FIndex, FSteps);
+  RTLEventSetEvent(FDone);
 end;
 
 procedure Mixed(var R: TRun);
@@ -776,7 +779,10 @@ begin
 end;
 
 {The threads are made (suspended) before the timed region and freed after it; the region is
-from the first Start to the last thread's end.}
+from the first Start to the last thread's end of its steps, which each thread signals: Free
+Pascal's TThread.WaitFor on Linux, called from the main thread, waits in steps of 100 ms
+(CheckSynchronize's timeout), so a region ended by it measured 0.1 s, 0.2 s or 0.3 s whatever
+the memory manager did.}
 procedure MixedThreads(var R: TRun);
 var
   Steps, I: Integer;
@@ -790,12 +796,15 @@ begin
   for I := 0 to CMixThreads - 1 do
     Threads[I].Start;
   for I := 0 to CMixThreads - 1 do
-    Threads[I].WaitFor;
+    RTLEventWaitFor(Threads[I].FDone);
   EndTimed(R);
+  for I := 0 to CMixThreads - 1 do
+    Threads[I].WaitFor;
   for I := 0 to CMixThreads - 1 do
   begin
     if Threads[I].FatalException <> nil then
       Fail('thread ' + IntToStr(I) + ' raised ' + Threads[I].FatalException.ClassName);
+    RTLEventDestroy(Threads[I].FDone);
     Threads[I].Free;
     Inc(R.Check, MixStates[I].Check);
     Inc(R.PeakLive, MixStates[I].PeakLive);
