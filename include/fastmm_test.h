@@ -18,6 +18,11 @@ extern "C" {
 FASTMM_API const char *FASTMM_CDECL fastmm_test_get_event_log_filename(void);
 /* What fastmm_set_debug_mode_options set (FASTMM_DMO_*). */
 FASTMM_API uint32_t FASTMM_CDECL fastmm_test_get_debug_mode_options(void);
+/* Sets the window within which a heap that maps a span again after unmapping one counts as
+ * churning and keeps spare spans for it (500 ms by default); returns the window before. A test
+ * sets a long one, so that its rounds count as churn however slowly the machine runs them (under
+ * an emulator, one round of a test took more than the default). */
+FASTMM_API uint32_t FASTMM_CDECL fastmm_test_set_churn_window(uint32_t ms);
 
 #ifdef __cplusplus
 }

@@ -4,6 +4,7 @@
 #include "core/aligned.h"
 #include "core/heap.h"
 #include "core/medium.h"
+#include "fastmm_test.h"
 #include "modes/gate.h"
 
 size_t FASTMM_CDECL fastmm_set_minimum_alignment(size_t alignment) {
@@ -34,6 +35,11 @@ void FASTMM_CDECL fastmm_set_optimization_strategy(int new_strategy) {
   heap_ensure_initialized();
   medium_set_span_size(span_size);
   fmm_store_u32_relaxed(&strategy, (uint32_t)new_strategy);
+}
+
+uint32_t FASTMM_CDECL fastmm_test_set_churn_window(uint32_t ms) {
+  heap_ensure_initialized();
+  return medium_set_churn_window(ms);
 }
 
 int FASTMM_CDECL fastmm_get_optimization_strategy(void) {

@@ -40,9 +40,11 @@ static size_t arena_span_bytes;
  * spares. Written under one arena's lock and
  * read under another's: a stale value costs one spare too many or too few, never a lost span. */
 static uint32_t churn_spares;
-static uint32_t churn_unmap_ms; /* prim_tick_count_ms | 1 when span_remove last unmapped a span */
-static uint32_t churn_remap_ms; /* when span_add last mapped one within the window of that, or
-                                   took a spare while the allowance lasts */
+static uint32_t churn_unmap_ms;   /* prim_tick_count_ms when span_remove last unmapped a span */
+static uint32_t churn_unmap_seen; /* 1 once it did (since the start or medium_end_churn) */
+static uint32_t churn_remap_ms;   /* when span_add last mapped one within the window of that, or
+                                     took a spare while the allowance lasts */
+static uint32_t churn_window_ms = MEDIUM_SPARE_CHURN_MS; /* medium_set_churn_window */
 /* The size of the spans mapped from now on: the optimization strategy's (policy.h). */
 static uint32_t new_span_size = MEDIUM_SPAN_SIZE;
 
@@ -197,7 +199,8 @@ static unsigned spare_allowed(uint32_t span_size) {
                                                         : (unsigned)n;
   uint32_t churn = fmm_load_u32_relaxed(&churn_spares);
   if (churn != 0) {
-    if (prim_tick_count_ms() - fmm_load_u32_relaxed(&churn_remap_ms) >= MEDIUM_SPARE_CHURN_MS)
+    if (prim_tick_count_ms() - fmm_load_u32_relaxed(&churn_remap_ms) >=
+        fmm_load_u32_relaxed(&churn_window_ms))
       fmm_store_u32_relaxed(&churn_spares, 0);
     else if (allowed < churn)
       allowed = churn; /* at most MEDIUM_SPARE_MAX_SPANS (note_mapped) */
@@ -207,9 +210,12 @@ static unsigned spare_allowed(uint32_t span_size) {
 
 /* A span was mapped: when one was unmapped within the window before, the heap churns. */
 static void note_mapped(void) {
-  uint32_t unmapped = fmm_load_u32_relaxed(&churn_unmap_ms);
+  if (fmm_load_u32_relaxed(&churn_unmap_seen) == 0)
+    return;
+  /* The clock first: an unmapping of this thread's in the same tick reads as 0 ms before. Another
+   * thread's, stored after this read, reads as long ago: one mapping not counted, no harm. */
   uint32_t now = prim_tick_count_ms();
-  if (unmapped == 0 || now - unmapped >= MEDIUM_SPARE_CHURN_MS)
+  if (now - fmm_load_u32_relaxed(&churn_unmap_ms) >= fmm_load_u32_relaxed(&churn_window_ms))
     return;
   uint32_t churn = fmm_load_u32_relaxed(&churn_spares);
   if (churn < MEDIUM_SPARE_MAX_SPANS)
@@ -217,14 +223,21 @@ static void note_mapped(void) {
   fmm_store_u32_relaxed(&churn_remap_ms, now);
 }
 
+uint32_t medium_set_churn_window(uint32_t ms) {
+  uint32_t old = fmm_load_u32_relaxed(&churn_window_ms);
+  fmm_store_u32_relaxed(&churn_window_ms, ms);
+  return old;
+}
+
 void medium_end_churn(void) {
   fmm_store_u32_relaxed(&churn_spares, 0);
-  fmm_store_u32_relaxed(&churn_unmap_ms, 0);
+  fmm_store_u32_relaxed(&churn_unmap_seen, 0);
 }
 
 /* span_remove unmapped a span the bound did not let it keep. */
 static void note_unmapped(void) {
-  fmm_store_u32_relaxed(&churn_unmap_ms, prim_tick_count_ms() | 1u);
+  fmm_store_u32_relaxed(&churn_unmap_ms, prim_tick_count_ms());
+  fmm_store_u32_relaxed(&churn_unmap_seen, 1);
 }
 
 static int span_add(medium_arena *a) {

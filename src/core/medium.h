@@ -169,6 +169,10 @@ size_t medium_release_spare(uint32_t up_to_tick);
 /* Ends the allowance of spares a churning heap has (policy.h, MEDIUM_SPARE_CHURN_MS): a program
  * that asks for its memory back, or a shortage, says the churn is over. */
 void medium_end_churn(void);
+/* The churn window in ms (MEDIUM_SPARE_CHURN_MS until changed); returns the one before. Only the
+ * tests change it (fastmm_test_set_churn_window), so that what they assert does not depend on
+ * how fast the machine runs them. */
+uint32_t medium_set_churn_window(uint32_t ms);
 extern FMM_HIDDEN size_t medium_spare_total;
 /* Inline: a medium or large block's FreeMem asks on every call (release_poll, release.h). */
 static inline size_t medium_spare_bytes(void) {

@@ -253,7 +253,7 @@
  * for the window or until the idle pass gives back those unused for a period. A heap that shrinks
  * for good keeps the share bound's spares once the window has passed, and
  * fastmm_release_free_memory (or a shortage of memory) ends the allowance at once. */
-#define MEDIUM_SPARE_CHURN_MS RELEASE_IDLE_INTERVAL_MS
+#define MEDIUM_SPARE_CHURN_MS RELEASE_IDLE_INTERVAL_MS /* tests may change it: medium.h */
 #define MEDIUM_SPARE_MAX_SPANS 32u  /* 64 MB of default spans: xmalloc-test's swings need 16-20 */
 #define MEDIUM_SPARE_SHARE_SHIFT 3u /* spares up to 1/8 of the arenas' span bytes */
 #define RELEASE_IDLE_INTERVAL_MS 500u
