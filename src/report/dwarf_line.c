@@ -4,24 +4,17 @@
 
 #include <string.h>
 
+#include "path_name.h"
+
 #define LNCT_path 1u
 #define MAX_FORMATS 16u
 #define MAX_ENTRIES (1u << 20)
-
-/* The part of a path after its last '/' or '\'. */
-static const char *base_name(const char *path) {
-  const char *b = path;
-  for (const char *p = path; *p; p++)
-    if (*p == '/' || *p == '\\')
-      b = p + 1;
-  return b;
-}
 
 static int add_file(dw_vec *files, const char *path, const char *unit) {
   dw_file *f = (dw_file *)dw_vec_push(files, DW_MAX_FILES);
   if (f == NULL)
     return 0;
-  f->name = path != NULL ? base_name(path) : "";
+  f->name = path != NULL ? path_base_name(path) : "";
   f->unit = unit;
   return 1;
 }

@@ -9,6 +9,7 @@
 #include "core/lock.h"
 #include "dwarf_reader.h"
 #include "map_reader.h"
+#include "path_name.h"
 #include "pe_symbols.h"
 #include "prim/prim.h"
 #include "sym_table.h"
@@ -198,15 +199,6 @@ static void put_offset(out_text *o, uint64_t v) {
   put_digits(o, v, 16, "0123456789abcdef");
 }
 
-/* Only a file's own name from a path (a PDB's files are full paths). */
-static const char *base_name(const char *path) {
-  const char *name = path;
-  for (const char *s = path; *s; s++)
-    if (*s == '\\' || *s == '/')
-      name = s + 1;
-  return name;
-}
-
 static void put_frame(out_text *o, const sym_frame *f, uint64_t routine_offset, int has_offset) {
   put(o, "[");
   put(o, f->file);
@@ -265,7 +257,7 @@ static void describe(out_text *o, const void *addr) {
   if (m->is_pe && m->pe->has_pdb &&
       prim_pdb_lookup((const void *)look, routine, sizeof routine, file, sizeof file, &f.line)) {
     f.routine = routine;
-    f.file = base_name(file);
+    f.file = path_base_name(file);
     pdb_unit(f.file, unit, sizeof unit);
     f.unit = unit;
     put_frame(o, &f, 0, 0);
