@@ -37,8 +37,8 @@ static size_t arena_span_bytes;
 /* While the heap churns (it maps a span again soon after it unmapped one, policy.h:
  * MEDIUM_SPARE_CHURN_MS), the spares it may keep beyond the share bound: one more for each such
  * mapping, none once a whole window has passed in which no span was mapped or taken from the
- * spares. Written under one arena's lock and
- * read under another's: a stale value costs one spare too many or too few, never a lost span. */
+ * spares. Written under one arena's lock and read under another's: a stale value costs one spare
+ * too many or too few, never a lost span. */
 static uint32_t churn_spares;
 static uint32_t churn_unmap_ms;   /* prim_tick_count_ms when span_remove last unmapped a span */
 static uint32_t churn_unmap_seen; /* 1 once it did (since the start or medium_end_churn) */
