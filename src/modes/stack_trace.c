@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "core/atomics.h"
 #include "debug_settings.h"
 #include "prim/prim.h"
 
@@ -16,6 +17,16 @@ static uintptr_t own_begin, own_end;
 void stack_trace_init(void) {
   if (own_end == 0)
     prim_module_range((const void *)(uintptr_t)stack_trace_capture, &own_begin, &own_end);
+}
+
+static uint32_t walk_prepared;
+
+void stack_trace_prepare(void) {
+  if (fmm_load_u32_acquire(&walk_prepared) != 0)
+    return;
+  void *frame[1];
+  prim_capture_stack(frame, 1, 0);
+  fmm_store_u32_release(&walk_prepared, 1u);
 }
 
 static int is_own(const void *a) {

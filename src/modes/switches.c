@@ -37,6 +37,7 @@ static int32_t adjust(int32_t *counter, int delta, uint32_t bit) {
 }
 
 void mode_debug_enter(void) {
+  stack_trace_prepare(); /* before the mode is on, with no lock held (stack_trace.h) */
   adjust(&debug_depth, +1, MODE_DEBUG);
 }
 
@@ -65,6 +66,15 @@ void mode_set_scan_every_operation(int on) {
   mode_set_bit(MODE_SCAN_EVERY_OPERATION, on != 0);
 }
 
+/* Before a fork: the trace's walk prepared first (stack_trace.h), while no lock of the manager's
+ * is held (its first call may allocate, through the manager when it is the process's malloc),
+ * then the registry's lock. */
+static void before_fork(void) {
+  if (debug_ever_active)
+    stack_trace_prepare();
+  debug_registry_lock();
+}
+
 /* FASTMMC_DEBUG_MODE=1 in the environment starts the program in debug mode, so a shipped
  * program can be debugged without a rebuild; FASTMMC_STACK_DEPTH sets the trace depth. */
 void modes_init(void) {
@@ -86,5 +96,5 @@ void modes_init(void) {
    * runs after the core registered its own, so its `before` runs first: the registry's lock is
    * taken before the core's (a thread holding it may wait for a core lock, when mapping memory
    * for the registry makes the manager give memory back; none waits for it holding one). */
-  prim_on_fork(debug_registry_lock, debug_registry_unlock, debug_registry_unlock);
+  prim_on_fork(before_fork, debug_registry_unlock, debug_registry_unlock);
 }
