@@ -73,6 +73,14 @@
  * its notes put the best count at 0.5-1x the threads inside the manager at once). A thread
  * starts at its own arena and takes the first one whose lock it can get without waiting. */
 #define ARENA_COUNT 4u
+/* Of those, a process uses one per ARENA_CPUS_PER_ARENA CPUs it may run on (at least one; the
+ * count is read at start-up, arena_init): the threads inside the manager at once are at most the
+ * CPUs, and FastMM5's half of them is the low end of its best range. Each arena in use keeps
+ * partly used spans of every class its threads allocate, so arenas a machine cannot keep busy
+ * cost memory and buy nothing: pas_mixed_mt4 (4 threads on 2 CPUs) peaked at 9.7 MB with four
+ * arenas, 8.6 MB with two and 7.8 MB with one, against 7.2 MB under fpcx64mm, and ran no slower
+ * with one (docs/experiments). */
+#define ARENA_CPUS_PER_ARENA 2u
 /* Spins of the pause instruction before a waiting thread yields its time slice. */
 #define LOCK_SPINS_BEFORE_YIELD 64u
 
