@@ -25,6 +25,7 @@ set(FASTMM_CORE_SOURCES
   src/core/heap_check.c
   src/core/expected_leaks.c
   src/core/aligned.c
+  src/core/arena.c
   src/core/walk.c
   src/core/contention.c
   src/core/lock.c

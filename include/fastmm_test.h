@@ -23,6 +23,10 @@ FASTMM_API uint32_t FASTMM_CDECL fastmm_test_get_debug_mode_options(void);
  * sets a long one, so that its rounds count as churn however slowly the machine runs them (under
  * an emulator, one round of a test took more than the default). */
 FASTMM_API uint32_t FASTMM_CDECL fastmm_test_set_churn_window(uint32_t ms);
+/* Sets how many arenas threads are handed (1 to 4; the manager uses one per CPU the process may
+ * run on); returns the count before. Threads made afterwards take arenas below it. A test
+ * sets it, so that what spreads across arenas is tested on a machine of any size. */
+FASTMM_API uint32_t FASTMM_CDECL fastmm_test_set_arenas(uint32_t count);
 
 #ifdef __cplusplus
 }

@@ -20,6 +20,8 @@
 #endif
 #include "test_blocks.h"
 
+#include "fastmm_test.h"
+
 #define PRODUCERS 3
 #define CONSUMERS 2
 #define STORMERS 2
@@ -335,6 +337,8 @@ int main(void) {
   unsigned seconds = stress_seconds();
   int i, started = 1;
   unsigned long long allocs;
+  /* Every arena, whatever the machine's CPUs: blocks cross between arenas' threads. */
+  fastmm_test_set_arenas(4);
 
   printf("test_stress (%s, %u-bit pointers): %d producers, %d consumers, %d realloc storms, %d "
          "short-lived threads, %u s\n",

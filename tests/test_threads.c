@@ -9,6 +9,8 @@
  * (fastmm.h), and blocks they leave behind are freed by the main thread. */
 #include "test_blocks.h"
 
+#include "fastmm_test.h"
+
 #define NTHREADS 4
 #define SLOTS 64
 #define ITERATIONS 6000
@@ -241,6 +243,8 @@ int main(void) {
   printf("test_threads (%s, %u-bit pointers, %d threads)\n", tu_build_name(),
          (unsigned)(sizeof(void *) * 8), NTHREADS);
   tu_mutex_init(&done_lock);
+  /* Every arena, whatever the machine's CPUs: blocks cross between arenas' threads. */
+  fastmm_test_set_arenas(4);
   tb_state(&s0);
   CHECK_EQ(tb_blocks_in_use(&s0), 0);
 

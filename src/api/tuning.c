@@ -2,6 +2,7 @@
 /* The exports that tune the manager as FastMM5's do: the minimum alignment of every block and the
  * optimization strategy (the size of new medium spans, policy.h). */
 #include "core/aligned.h"
+#include "core/arena.h"
 #include "core/heap.h"
 #include "core/medium.h"
 #include "fastmm_test.h"
@@ -40,6 +41,11 @@ void FASTMM_CDECL fastmm_set_optimization_strategy(int new_strategy) {
 uint32_t FASTMM_CDECL fastmm_test_set_churn_window(uint32_t ms) {
   heap_ensure_initialized();
   return medium_set_churn_window(ms);
+}
+
+uint32_t FASTMM_CDECL fastmm_test_set_arenas(uint32_t count) {
+  heap_ensure_initialized();
+  return arena_set_count(count);
 }
 
 int FASTMM_CDECL fastmm_get_optimization_strategy(void) {

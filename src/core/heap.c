@@ -6,6 +6,7 @@
 #include "heap.h"
 
 #include "aligned.h"
+#include "arena.h"
 #include "fork_locks.h"
 #include "get_slow.h"
 #include "inline_paths.h"
@@ -25,6 +26,7 @@ void heap_init_slow(void) {
   lock_acquire(&heap_init_lock);
   if (!heap_initialized) {
     size_class_init();
+    arena_init();
     small_init();
     medium_init();
     prim_init(thread_cache_on_thread_exit);
@@ -49,7 +51,7 @@ FMM_NOINLINE void *FMM_REGCALL heap_get_small(size_t size) {
   thread_cache *tc = current_cache();
   void *list;
   if (tc == NULL) { /* no thread-local storage: serve one block straight from an arena */
-    if (small_take_blocks(c, prim_thread_id() % ARENA_COUNT, &list, 1) == 0)
+    if (small_take_blocks(c, prim_thread_id() % fmm_load_u32_relaxed(&arena_count), &list, 1) == 0)
       return NULL;
   } else {
     cache_bin *bin = &tc->bins[c];

@@ -14,6 +14,7 @@
  * is first in its span (prev_size 0) and ends at the sentinel means the span is empty. */
 #include "medium.h"
 
+#include "arena.h"
 #include "contention.h"
 
 #include "bits.h"
@@ -472,8 +473,10 @@ static void *alloc_locked_aligned(medium_arena *a, size_t user_size, size_t alig
 /* The first arena whose lock is free, from `first_arena` on, locked; when every one is taken,
  * `first_arena`'s, waited for (and counted: FastMM5's contention counter). */
 static FMM_NOINLINE medium_arena *lock_an_arena_slow(unsigned first_arena) {
-  for (unsigned i = 0; i < ARENA_COUNT; i++) {
-    medium_arena *c = &medium_arenas[(first_arena + i) % ARENA_COUNT];
+  unsigned n = fmm_load_u32_relaxed(&arena_count);
+  for (unsigned i = 0; i < n; i++) {
+    /* Its own arena first, then the others in use (arena_count). */
+    medium_arena *c = &medium_arenas[i == 0 ? first_arena : (first_arena + i) % n];
     if (lock_try(&c->lock))
       return c;
   }

@@ -73,6 +73,15 @@
  * its notes put the best count at 0.5-1x the threads inside the manager at once). A thread
  * starts at its own arena and takes the first one whose lock it can get without waiting. */
 #define ARENA_COUNT 4u
+/* Of those, a process uses one per ARENA_CPUS_PER_ARENA CPUs it may run on (at least one; the
+ * count is read at start-up, arena_init): the threads inside the manager at once are at most the
+ * CPUs, the top of FastMM5's best range. Each arena in use keeps partly used spans of every class
+ * its threads allocate, so arenas the CPUs cannot keep busy cost memory and buy nothing. On 2
+ * CPUs, two arenas against four: no workload slower beyond its interval, fc_short_threads 31%
+ * and mstressN 36% faster, pas_mixed_mt4's peak 6.3 MB against 7.7 MB (fpcx64mm 5.5 MB) and the
+ * suite's peaks a quarter lower. One arena (one per two CPUs) was 2.2x slower on
+ * fc_mt_alloc_realloc and 1.4x on larsonN and xmalloc-testN (docs/experiments). */
+#define ARENA_CPUS_PER_ARENA 1u
 /* Spins of the pause instruction before a waiting thread yields its time slice. */
 #define LOCK_SPINS_BEFORE_YIELD 64u
 

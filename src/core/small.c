@@ -5,6 +5,7 @@
  * to its medium arena. Managers are locked only on thread-cache refills and flushes. */
 #include "small.h"
 
+#include "arena.h"
 #include "contention.h"
 #include "medium.h"
 #include "prim/prim.h"
@@ -201,8 +202,10 @@ static void **take_from_span(small_manager *m, small_span *s, unsigned want, voi
 }
 
 static small_manager *lock_some_manager(unsigned class_index, unsigned arena) {
-  for (unsigned i = 0; i < ARENA_COUNT; i++) {
-    small_manager *m = &small_managers[(arena + i) % ARENA_COUNT][class_index];
+  unsigned n = fmm_load_u32_relaxed(&arena_count);
+  for (unsigned i = 0; i < n; i++) {
+    /* Its own arena first, then the others in use (arena_count). */
+    small_manager *m = &small_managers[i == 0 ? arena : (arena + i) % n][class_index];
     if (lock_try(&m->lock))
       return m;
   }

@@ -7,6 +7,7 @@
  * shared arenas behind the caches keep FastMM's try-lock design and never block a FreeMem. */
 #include "thread_cache.h"
 
+#include "arena.h"
 #include "heap.h"
 #include "lock.h"
 #include "os_memory.h"
@@ -63,7 +64,7 @@ thread_cache *thread_cache_create(void) {
         tc->bins[c].unmatched_frees = 0;
       }
     }
-    tc->arena = next_arena++ % ARENA_COUNT;
+    tc->arena = next_arena++ % fmm_load_u32_relaxed(&arena_count);
     tc->thread_id = prim_thread_id();
     list_insert_after(&live_caches, &tc->registry_link);
   }
@@ -180,7 +181,7 @@ void thread_cache_count(size_t per_class[SMALL_CLASS_COUNT]) {
 
 unsigned thread_arena_hint(void) {
   thread_cache *tc = (thread_cache *)prim_tls_get();
-  return tc ? tc->arena : prim_thread_id() % ARENA_COUNT;
+  return tc ? tc->arena : prim_thread_id() % fmm_load_u32_relaxed(&arena_count);
 }
 
 void thread_cache_flush_current(void) {

@@ -60,6 +60,8 @@ size_t prim_page_size(void);
 
 /* Threads and time. */
 void prim_yield(void);
+/* The CPUs this process may run on (its affinity), at least 1. */
+unsigned prim_cpu_count(void);
 uint32_t prim_thread_id(void);
 
 /* The other half of a store-then-load handshake whose first half runs with no fence

@@ -194,6 +194,18 @@ void prim_yield(void) {
   sched_yield();
 }
 
+unsigned prim_cpu_count(void) {
+  long n = 0;
+#if defined(__linux__)
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0)
+    n = CPU_COUNT(&set);
+#endif
+  if (n <= 0)
+    n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? (unsigned)n : 1u;
+}
+
 uint32_t prim_thread_id(void) {
 #if defined(__linux__)
   /* Asked on every debug-mode call: one system call each was a tenth of debug mode's cost.

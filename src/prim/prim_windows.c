@@ -300,6 +300,20 @@ uint64_t prim_time_ns(void) {
   return (uint64_t)((double)now.QuadPart * 1e9 / (double)freq.QuadPart);
 }
 
+unsigned prim_cpu_count(void) {
+  DWORD_PTR process_mask, system_mask;
+  unsigned n = 0;
+  if (GetProcessAffinityMask(GetCurrentProcess(), &process_mask, &system_mask))
+    for (; process_mask != 0; process_mask &= process_mask - 1u)
+      n++;
+  if (n == 0) {
+    SYSTEM_INFO info;
+    GetSystemInfo(&info);
+    n = (unsigned)info.dwNumberOfProcessors;
+  }
+  return n > 0 ? n : 1u;
+}
+
 size_t prim_page_size(void) {
   SYSTEM_INFO info;
   GetSystemInfo(&info);
