@@ -301,6 +301,7 @@ uint64_t prim_time_ns(void) {
 }
 
 unsigned prim_cpu_count(void) {
+  XMM_KEEP();
   DWORD_PTR process_mask, system_mask;
   unsigned n = 0;
   if (GetProcessAffinityMask(GetCurrentProcess(), &process_mask, &system_mask))
@@ -311,6 +312,7 @@ unsigned prim_cpu_count(void) {
     GetSystemInfo(&info);
     n = (unsigned)info.dwNumberOfProcessors;
   }
+  XMM_GIVE_BACK();
   return n > 0 ? n : 1u;
 }
 
