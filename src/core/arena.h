@@ -7,9 +7,21 @@
 
 #include <stdint.h>
 
+#include "atomics.h"
 #include "linkage.h"
 
 extern FMM_HIDDEN uint32_t arena_count;
+
+/* One of the arenas in use for the number k (a thread's turn, or its id). */
+static inline unsigned arena_for(uint32_t k) {
+  return k % fmm_load_u32_relaxed(&arena_count);
+}
+
+/* The arena a search from `first` tries at step i of n (the count in use): its own first, then
+ * the others in use. */
+static inline unsigned arena_try(unsigned first, unsigned i, unsigned n) {
+  return i == 0 ? first : (first + i) % n;
+}
 
 /* Sets arena_count from the CPUs the process may run on (heap start-up). */
 void arena_init(void);

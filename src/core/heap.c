@@ -51,7 +51,7 @@ FMM_NOINLINE void *FMM_REGCALL heap_get_small(size_t size) {
   thread_cache *tc = current_cache();
   void *list;
   if (tc == NULL) { /* no thread-local storage: serve one block straight from an arena */
-    if (small_take_blocks(c, prim_thread_id() % fmm_load_u32_relaxed(&arena_count), &list, 1) == 0)
+    if (small_take_blocks(c, arena_for(prim_thread_id()), &list, 1) == 0)
       return NULL;
   } else {
     cache_bin *bin = &tc->bins[c];

@@ -475,8 +475,7 @@ static void *alloc_locked_aligned(medium_arena *a, size_t user_size, size_t alig
 static FMM_NOINLINE medium_arena *lock_an_arena_slow(unsigned first_arena) {
   unsigned n = fmm_load_u32_relaxed(&arena_count);
   for (unsigned i = 0; i < n; i++) {
-    /* Its own arena first, then the others in use (arena_count). */
-    medium_arena *c = &medium_arenas[i == 0 ? first_arena : (first_arena + i) % n];
+    medium_arena *c = &medium_arenas[arena_try(first_arena, i, n)];
     if (lock_try(&c->lock))
       return c;
   }

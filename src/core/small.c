@@ -204,8 +204,7 @@ static void **take_from_span(small_manager *m, small_span *s, unsigned want, voi
 static small_manager *lock_some_manager(unsigned class_index, unsigned arena) {
   unsigned n = fmm_load_u32_relaxed(&arena_count);
   for (unsigned i = 0; i < n; i++) {
-    /* Its own arena first, then the others in use (arena_count). */
-    small_manager *m = &small_managers[i == 0 ? arena : (arena + i) % n][class_index];
+    small_manager *m = &small_managers[arena_try(arena, i, n)][class_index];
     if (lock_try(&m->lock))
       return m;
   }

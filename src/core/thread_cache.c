@@ -64,7 +64,7 @@ thread_cache *thread_cache_create(void) {
         tc->bins[c].unmatched_frees = 0;
       }
     }
-    tc->arena = next_arena++ % fmm_load_u32_relaxed(&arena_count);
+    tc->arena = arena_for(next_arena++);
     tc->thread_id = prim_thread_id();
     list_insert_after(&live_caches, &tc->registry_link);
   }
@@ -181,7 +181,7 @@ void thread_cache_count(size_t per_class[SMALL_CLASS_COUNT]) {
 
 unsigned thread_arena_hint(void) {
   thread_cache *tc = (thread_cache *)prim_tls_get();
-  return tc ? tc->arena : prim_thread_id() % fmm_load_u32_relaxed(&arena_count);
+  return tc ? tc->arena : arena_for(prim_thread_id());
 }
 
 void thread_cache_flush_current(void) {
