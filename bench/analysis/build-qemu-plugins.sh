@@ -14,7 +14,8 @@
 #                         stores the guest's instructions make)
 #   FASTMM_QEMU_HOTBLOCKS DIR/libhotblocks.so  (contrib/plugins/hotblocks.c with its report of
 #                         the 20 hottest blocks raised to every block: win32_functions.py reads it)
-#   FASTMM_QEMU_CACHE     DIR/build/contrib/plugins/libcache.so  (a simulated cache's misses)
+#   FASTMM_QEMU_CACHE     DIR/build/contrib/plugins/libcache.so  (a simulated cache's misses;
+#                         printed as a comment, so that `eval` of the output leaves it out)
 # A second run, with these present and the emulator answering with its plugin option, only
 # prints them again.
 #
@@ -66,7 +67,9 @@ print_exports() {
   echo "export FASTMM_QEMU_INSN=$insn"
   echo "export FASTMM_QEMU_MEM=$mem"
   echo "export FASTMM_QEMU_HOTBLOCKS=$hot"
-  echo "export FASTMM_QEMU_CACHE=$cache"
+  # Commented: a simulated cache is a model, and slows each run; win32-instructions.sh adds its
+  # columns when this is exported too.
+  echo "# export FASTMM_QEMU_CACHE=$cache"
 }
 built() {
   [ -x "$qemu" ] && [ -f "$insn" ] && [ -f "$mem" ] && [ -f "$cache" ] && [ -f "$hot" ] &&
