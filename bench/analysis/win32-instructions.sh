@@ -93,13 +93,12 @@ count() { # DIR PROGRAM ARGS WORKLOAD SCALE
   # process with the most instructions: where wine-run.sh ran the program a second time (its
   # first start could not reach the Wine server), the first start's log is there too, and far
   # shorter. The cache plugin's table has a line per simulated core ("0 ACCESSES MISSES RATE
-  # ACCESSES MISSES RATE"), and a "sum" line when it simulates more than one.
+  # ACCESSES MISSES RATE"), and a "sum" line after them when it simulates more than one.
   counts=$(for f in "$logs"/q.*; do
     [ -f "$f" ] || continue
     awk '/^total insns: [0-9]+$/ { i = $3 }
       /^mem accesses: [0-9]+$/ { m = $3 }
-      $1 == "sum" && NF == 7 { ca = $2; dm = $3; im = $6; summed = 1 }
-      $1 == "0" && NF == 7 && !summed { ca = $2; dm = $3; im = $6 }
+      ($1 == "0" || $1 == "sum") && NF == 7 { ca = $2; dm = $3; im = $6 }
       END {
         if (i == "") exit
         if (m == "") m = ca
