@@ -96,8 +96,8 @@ backports=$codename-backports
 twin() { # NAME TYPE [SUITE NEW_SUITE]
   local name=$1 rc=0
   shift
-  [ ! -f "/etc/apt/sources.list.d/$name.sources" ] && [ ! -f "/etc/apt/sources.list.d/$name.list" ] ||
-    return 0
+  local d=${FASTMM_APT_ETC:-/etc/apt}/sources.list.d
+  [ ! -f "$d/$name.sources" ] && [ ! -f "$d/$name.list" ] || return 0
   . "$repo/scripts/apt-source-twins.sh"
   apt_source_twins "$name" bench/analysis/build-qemu-plugins.sh "for QEMU with plugins" "$@" \
     >/dev/null || rc=$?
