@@ -26,18 +26,23 @@
 #    see source packages through deb-src twins of this machine's own package entries
 #    (scripts/apt-source-twins.sh): fastmm-c-deb-src for the release's suites and, where the
 #    release's own QEMU is older (Debian 12 has 7.2), fastmm-c-backports-src for its backports.
-#    `apt-get source --download-only` fetches the package; the upstream tarball in it (the
-#    .orig.tar.xz) is unpacked to DIR/src without Debian's patches.
+#    Only the package's upstream tarball (its .orig.tar.xz) is used, unpacked to DIR/src without
+#    Debian's patches: `apt-get source --download-only` fetches the package, and the tarball is
+#    checked against the SHA256 the index gives, so a mirror that lacks the package's Debian
+#    parts (its .dsc or debian.tar.xz, as seen for a backport) still serves.
 # 3. meson at the version QEMU's pythondeps.toml accepts, and python3-pycotap (which QEMU's
-#    configure checks for its own tests): Debian 12's meson 1.0 is too old, so both come from the
+#    configure checks for its own tests): from the release where its own will do, else from the
 #    backports suite (fastmm-c-backports, the deb twin setup-win32-emulation.sh also writes).
-# 4. configure for the i386 user-mode emulator with --enable-plugins and nothing
-#    else (no system emulators, tools, docs or firmware; no download), then ninja builds the
-#    emulator and the plugins, FASTMM_QEMU_JOBS jobs at once (2 unless set).
+#    Debian 12's meson is 1.0 and it has no pycotap: both come from bookworm-backports.
+# 4. configure for the i386 user-mode emulator with --enable-plugins and nothing else (no system
+#    emulators, tools, docs or firmware; no download), then ninja builds the emulator and the
+#    plugins, FASTMM_QEMU_JOBS jobs at once (2 unless set).
 # 5. hotblocks.c copied to DIR with its report limit raised, compiled against QEMU's plugin
 #    header.
-# Takes 20 to 40 minutes on two cores. Needs root, or sudo, for apt. Exit status 0 when the tool
-# is built; 1 with the reason on standard error.
+# Takes about 10 minutes on two cores. Needs root, or sudo, for apt. FASTMM_APT_ETC names another
+# folder than /etc/apt for the entries it writes (as for scripts/apt-source-twins.sh; the test
+# tests/scripts/test_build_qemu_plugins.sh uses it). Exit status 0 when the tool is built; 1
+# with the reason on standard error.
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 dir=${1:-/var/tmp/fastmm-qemu-plugins}
