@@ -165,7 +165,8 @@ want=$(sed -nE 's/^meson *= *\{ *accepted *= *">=([0-9.]+)".*/\1/p' "$src/python
 at_least() { [ -n "$2" ] && [ "$(printf '%s\n%s\n' "$1" "$2" | sort -V | head -n 1)" = "$1" ]; }
 py_need=()
 at_least "$want" "$(meson --version 2>/dev/null || true)" || py_need+=(meson)
-python3 -c 'import pycotap' 2>/dev/null || py_need+=(python3-pycotap)
+# Debian's python3, the one configure is given (another python3 may come first in PATH).
+/usr/bin/python3 -c 'import pycotap' 2>/dev/null || py_need+=(python3-pycotap)
 if [ ${#py_need[@]} -gt 0 ]; then
   opts=()
   candidate() { apt-cache policy "$@" 2>/dev/null | sed -nE 's/^ *Candidate: ([0-9]+:)?([0-9.]+).*/\2/p'; }

@@ -27,9 +27,9 @@
 #   FASTMM_QEMU_MEM     optional: its tests/tcg/plugins/libmem.so. When set, the same runs load it
 #                       too and each line gains a fourth column, the memory accesses per
 #                       operation: every load and store the guest's instructions make (an
-#                       instruction that reads and writes memory counts twice; a string
-#                       instruction's accesses count as QEMU splits them), by the same difference
-#                       of two scales
+#                       instruction that reads and writes memory counts twice; a repeated
+#                       string instruction, each repetition's), by the same difference of two
+#                       scales
 #   FASTMM_QEMU_CACHE   optional: its contrib/plugins/libcache.so. When set, the same runs load
 #                       it too and each line gains the memory accesses (the cache's data
 #                       accesses, the same count as libmem.so's, where FASTMM_QEMU_MEM is not set)
