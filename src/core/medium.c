@@ -514,8 +514,11 @@ void *medium_alloc_small_span(size_t user_size, unsigned arena) {
   lock_acquire(&a->lock);
   /* The span lies in one region of the page map, so its blocks find its header in their own
    * region (small_block_span's common case, with no second lookup). */
-  void *p = alloc_locked_aligned(a, user_size, ALIGNMENT_SMALL_MAX, MEDIUM_FLAG_SMALL_SPAN, 0,
-                                 (uint32_t)user_size);
+  size_t alignment = SMALL_SPAN_MIN_BYTES;
+  while (alignment < user_size + MEDIUM_HEADER_SIZE)
+    alignment <<= 1;
+  void *p =
+      alloc_locked_aligned(a, user_size, alignment, MEDIUM_FLAG_SMALL_SPAN, 0, (uint32_t)user_size);
   lock_release(&a->lock);
   return p;
 }
