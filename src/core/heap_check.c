@@ -5,7 +5,8 @@
  * HEAP_CHECK_LOCK_TIMEOUT_MS, with lock_acquire_within as the block walk: a lock that stays held
  * (its thread ended by ExitProcess) gives FASTMM_CHECK_HEAP_LOCKED, nothing checked.
  * Result codes: 0 consistent; 1xx medium spans and bins (114: a live medium block's seal is not
- * its own); 2xx small spans (212: a span that does not start 64-aligned); 3xx large blocks. */
+ * its own); 2xx small spans (210: a record of its granules is not its own; 212: a span that does
+ * not start 64-aligned; 213: a span's colour is not one span_create gives); 3xx large blocks. */
 #include "heap.h"
 #include "large.h"
 #include "lock.h"

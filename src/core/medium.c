@@ -512,8 +512,8 @@ void *medium_alloc_aligned(size_t user_size, size_t alignment, unsigned first_ar
 void *medium_alloc_small_span(size_t user_size, unsigned arena) {
   medium_arena *a = &medium_arenas[arena];
   lock_acquire(&a->lock);
-  /* The span lies in one region of the page map, so its blocks find its header in their own
-   * region (small_block_span's common case, with no second lookup). */
+  /* Aligned to its power of two (user_size is one less the medium header), so that each 16 KB
+   * granule holds at most one span, whose record names it (span_record.h). */
   size_t alignment = SMALL_SPAN_MIN_BYTES;
   while (alignment < user_size + MEDIUM_HEADER_SIZE)
     alignment <<= 1;

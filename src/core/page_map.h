@@ -97,6 +97,15 @@ void page_map_unlock_writers(void);
  * and again by page_map_set's first call if that comes first. The copy is read with plain loads
  * while page_map_fast_open rewrites it: every entry a reader can see is an old or a new one,
  * each valid (tests/tsan.supp). */
+/* The hot slot as the fast paths of 64-bit builds read it (below), in one cache line: its base
+ * (16 GB aligned), its second-level table, and its span records (span_record.h: read only where
+ * the table says a medium span is, so NULL until the slot has one). */
+struct span_record;
+typedef struct page_map_hot {
+  uintptr_t base;
+  const uint8_t *l2;
+  const struct span_record *records;
+} FMM_ALIGNED(32) page_map_hot;
 #if PAGE_MAP_L1_BITS == 0
 extern FMM_HIDDEN uint8_t page_map_fast_l2[(size_t)1 << PAGE_MAP_L2_BITS];
 #else
@@ -116,15 +125,6 @@ static inline unsigned page_map_fast_lookup(uintptr_t a) {
  * one. Addresses elsewhere take the two-level lookup above. */
 #define PAGE_MAP_HOT_BITS (PAGE_MAP_REGION_SHIFT + PAGE_MAP_L2_BITS)
 #define PAGE_MAP_HOT_NONE ((uintptr_t)1 << 63)
-/* The hot slot as the fast paths read it, in one cache line: its base (16 GB aligned), its
- * second-level table, and its span records (span_record.h: read only where the table says a
- * medium span is, so NULL until the slot has one). */
-struct span_record;
-typedef struct page_map_hot {
-  uintptr_t base;
-  const uint8_t *l2;
-  const struct span_record *records;
-} FMM_ALIGNED(32) page_map_hot;
 extern FMM_HIDDEN page_map_hot page_map_fast_hot;
 #endif
 /* Fills the fast copy's first level (64-bit builds) before any fast path reads it: from the
