@@ -197,7 +197,8 @@ FMM_INLINE int fast_medium_live(const void *p, uint32_t h) {
  * large or debug block, free, interior, forged, foreign, or any pointer while a mode is on), for
  * the slow path to sort out. */
 FMM_INLINE int fast_small_live(const void *p, uint32_t h, const span_record *r) {
-  return span_record_admits(r, p, h) != 0;
+  uint32_t offset;
+  return span_record_admits(r, p, h, &offset);
 }
 FMM_INLINE int fast_medium_live(const void *p, uint32_t h) {
   return medium_block_sealed(p, h);

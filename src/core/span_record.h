@@ -55,16 +55,15 @@ static inline const span_record *span_record_of(uintptr_t a) {
 #endif
 }
 
-/* The span p's record names, where it names p as a live small block with header word h: the bits
- * of h that every live block of the span shares (kind exactly SMALL, class, slot) are the
- * record's, and p lies a whole number of slots after the span's first block, below its carved end
- * (small_slot_carved, small.h: one multiply and one compare). Returns the slot offset of p plus 1
- * on success (never 0), 0 for anything else. */
-static inline uint32_t span_record_admits(const span_record *r, const void *p, uint32_t h) {
-  uint32_t offset = (uint32_t)(uintptr_t)p - r->first_block;
-  if ((h & SMALL_HEADER_TAG_MASK) != r->header_bits || offset * r->slot_divisor >= r->carved_limit)
-    return 0;
-  return offset + 1u;
+/* Does record r admit p as a live small block with header word h? The bits of h that every live
+ * block of a span shares (kind exactly SMALL, class, slot) are the record's, and p lies a whole
+ * number of slots after the span's first block, below its carved end (small_slot_carved,
+ * small.h: one multiply and one compare). *offset is p's distance from the first block. */
+static inline int span_record_admits(const span_record *r, const void *p, uint32_t h,
+                                     uint32_t *offset) {
+  *offset = (uint32_t)(uintptr_t)p - r->first_block;
+  return (h & SMALL_HEADER_TAG_MASK) == r->header_bits &&
+         *offset * r->slot_divisor < r->carved_limit;
 }
 
 /* The page map made the second-level table l1_index (its lock held): reserves its records.
