@@ -247,7 +247,7 @@ static void uncarved_tail(void) {
 /* A header at a slot boundary past a span's last slot, in a medium block after the span: the
  * span, class, slot and boundary all match; the block count does not. The layout is made: a hole
  * between two live 5000-byte medium blocks, which a new span of the 48-byte class goes into (a
- * span placed in its free block's highest place that lies in one region), so that the live block
+ * span placed in its free block's highest place at a multiple of 16 KB), so that the live block
  * after the hole (or one allocated into what the span left of it) lies within reach after it. */
 static void past_the_span(void) {
   enum { RUN = 12, SMALLS = 4096, N = 64 };

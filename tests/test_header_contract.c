@@ -54,7 +54,7 @@ static void numeric_layout(void) {
   CHECK_EQ((kind | cls) & slot, 0);
   CHECK_EQ((kind | cls | slot) & off, 0);
   CHECK_EQ(kind | cls | slot | off, 0xFFFFFFFFu);
-  /* The span's tag: every field but the slot offset. */
+  /* The bits a span record holds: every field but the slot offset. */
   CHECK_EQ(SMALL_HEADER_TAG_MASK, kind | cls | slot);
   CHECK_EQ(SMALL_SPAN_HEADER_SIZE, 64);
   CHECK_EQ(SMALL_CLASS_SHIFT, popcount32(kind));

@@ -32,8 +32,7 @@ int main(void) {
   CHECK_EQ(fast_header_region(m), REGION_MEDIUM_SPAN);
   CHECK_EQ(fast_header_region(s), REGION_MEDIUM_SPAN);
   /* A medium span's first region holds its header alone (REGION_MEDIUM_START, which the fast paths
-   * do not take), so a block's region has one of its span's before it: the small validation's
-   * fast paths read back that far (small.h, small_block_span_in). */
+   * do not take), so a block's region has one of its span's before it. */
   for (int b = 0; b < 2; b++) {
     uintptr_t r = ((uintptr_t)(b ? s : m) - 16u) >> PAGE_MAP_REGION_SHIFT;
     CHECK(region_is_medium(page_map_get((void *)((r - 1u) << PAGE_MAP_REGION_SHIFT))));

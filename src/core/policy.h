@@ -22,9 +22,10 @@
 
 /* A small span aims at SMALL_SPAN_TARGET_BLOCKS blocks, within [MIN, MAX] bytes: small classes get
  * spans of 16 KB (1000+ blocks of 16 bytes), large ones 64 KB (25 blocks of 2560). Spans are
- * medium blocks, so they come from and go back to a medium arena. Each is a power of two less the
- * medium header, aligned to that power of two (medium_alloc_small_span), so spans pack with no gap
- * and each 16 KB granule belongs to at most one span: its span record (span_record.h) names it.
+ * medium blocks, so they come from and go back to a medium arena. Each is a multiple of 16 KB less
+ * the medium header, placed at a multiple of 16 KB (medium_alloc_small_span), so spans pack with
+ * no gap and each 16 KB granule belongs to at most one span: its span record (span_record.h) names
+ * it.
  * The span's header lies SMALL_SPAN_PACKING (64) bytes times one more than its class modulo
  * SMALL_SPAN_COLOURS into the block: with every span starting at a multiple of 16 KB, the first
  * blocks of all spans would share one set of the L1 cache (small_churn_lifo had twice the L1

@@ -15,14 +15,11 @@
 
 small_manager small_managers[ARENA_COUNT][SMALL_CLASS_COUNT];
 small_manager small_aligned_managers[SMALL_CLASS_COUNT];
-/* A span's medium block: its user bytes, short of a power of two by the medium header, so that
- * spans aligned to their power of two pack with no gap (medium_alloc_small_span). */
-static uint32_t packed(uint32_t bytes, unsigned c) {
-  (void)c;
-  uint32_t pow2 = SMALL_SPAN_MIN_BYTES;
-  while (pow2 < bytes)
-    pow2 <<= 1;
-  return pow2 - MEDIUM_HEADER_SIZE;
+/* A span's medium block: its user bytes, short of a multiple of 16 KB by the medium header, so that
+ * spans placed at multiples of 16 KB pack with no gap (medium_alloc_small_span). */
+static uint32_t packed(uint32_t bytes) {
+  uint32_t granules = (bytes + SMALL_SPAN_MIN_BYTES - 1u) / SMALL_SPAN_MIN_BYTES;
+  return granules * SMALL_SPAN_MIN_BYTES - MEDIUM_HEADER_SIZE;
 }
 
 static void manager_init(small_manager *m, unsigned c, unsigned arena) {
@@ -32,7 +29,7 @@ static void manager_init(small_manager *m, unsigned c, unsigned arena) {
     bytes = SMALL_SPAN_MIN_BYTES;
   if (bytes > SMALL_SPAN_MAX_BYTES)
     bytes = SMALL_SPAN_MAX_BYTES;
-  bytes = packed(bytes, c);
+  bytes = packed(bytes);
   m->class_index = c;
   m->arena = arena;
   m->slot_size = slot;
@@ -60,8 +57,8 @@ static void room_remove(small_span *s) {
   s->room_link.next = NULL;
 }
 
-/* The granules of span s: from its medium block's start (a multiple of its power of two) to the
- * end of its last slot. */
+/* The granules of span s: from its medium block's start (a multiple of 16 KB) to the end of its
+ * last slot. */
 static unsigned span_granules(const small_span *s, const small_manager *m) {
   uint32_t bytes = (uint32_t)((uintptr_t)s - (uintptr_t)small_span_block(s)) +
                    SMALL_SPAN_HEADER_SIZE + (uint32_t)s->block_count * m->slot_size;
@@ -100,7 +97,7 @@ static small_span *span_create(small_manager *m) {
   /* The first spans are smaller (policy.h, SMALL_SPAN_GROW_SPANS). */
   uint32_t bytes = m->span_bytes;
   if (m->span_count < SMALL_SPAN_GROW_SPANS) {
-    uint32_t early = packed(SMALL_SPAN_MIN_BYTES << m->span_count, m->class_index);
+    uint32_t early = packed(SMALL_SPAN_MIN_BYTES << m->span_count);
     if (early < bytes)
       bytes = early;
   }

@@ -6,10 +6,10 @@
  * block it owns, so a record needs no key, and a block's span, class, slot and liveness come from
  * it with no step through the block's header word.
  *
- * A small span's medium block starts at a multiple of its power of two (16, 32 or 64 KB,
- * medium_alloc_small_span), so each granule belongs to at most one span, and each of the span's
- * granules holds a copy of its record. A granule no span holds has header_bits 0, which no small
- * block's header word matches.
+ * A small span's medium block starts at a multiple of 16 KB and is a multiple of 16 KB long with
+ * its header (medium_alloc_small_span), so each granule belongs to at most one span, and each of
+ * the span's granules holds a copy of its record. A granule no span holds has header_bits 0, which
+ * no small block's header word matches.
  *
  * A record is read only where the page map says a medium span is (REGION_MEDIUM_START or
  * REGION_MEDIUM_SPAN): the record tables are address space reserved with their second-level
