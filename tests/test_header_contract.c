@@ -227,7 +227,7 @@ static void small_block(size_t size) {
     CHECK_MSG(small_span_colour_valid(small_span_colour(block)) &&
                   small_span_colour(block) == colour,
               "size %zu: colour %zu", size, colour);
-    CHECK(tu_is_aligned(block, SMALL_SPAN_MIN_BYTES));
+    CHECK(tu_is_aligned(block - MEDIUM_HEADER_SIZE, SMALL_SPAN_MIN_BYTES)); /* its header */
     sh = block_header(block);
     CHECK_MSG((sh & BLOCK_KIND_MASK) == BLOCK_FLAG_MEDIUM && (sh & MEDIUM_FLAG_SMALL_SPAN),
               "size %zu: the span's medium block has header 0x%08lx, not a medium small-span", size,

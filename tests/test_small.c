@@ -227,18 +227,21 @@ static void span_fills_hole(void) {
     if (!CHECK(pool[n] != NULL && tb_kind(pool[n]) == BLOCK_FLAG_MEDIUM))
       return;
   }
-  /* A block with live blocks on both sides, with a place for a 16 KB span: its user pointer at a
+  /* A block with live blocks on both sides, with a place for a 16 KB span: its header at a
    * multiple of 16 KB, the block before it in the hole left free (at least MEDIUM_MIN_BLOCK_SIZE,
    * or none). */
   for (n = 0; n < POOL && hole == POOL; n++) {
-    uintptr_t user = (uintptr_t)pool[n], span_at = (user + HOLE - SPAN) & ~(uintptr_t)(SPAN - 1u);
+    uintptr_t user = (uintptr_t)pool[n];
+    uintptr_t span_at =
+        ((user + HOLE - SPAN - MEDIUM_HEADER_SIZE) & ~(uintptr_t)(SPAN - 1u)) + MEDIUM_HEADER_SIZE;
     int before = 0, after = 0;
     for (size_t i = 0; i < POOL; i++) {
       before |= (uintptr_t)pool[i] + HOLE == (uintptr_t)pool[n];
       after |= (uintptr_t)pool[i] == (uintptr_t)pool[n] + HOLE;
     }
     if (before && after && tb_medium_size(pool[n]) == HOLE &&
-        (user % SPAN == 0 || (span_at > user && span_at - user >= MEDIUM_MIN_BLOCK_SIZE)))
+        ((user - MEDIUM_HEADER_SIZE) % SPAN == 0 ||
+         (span_at > user && span_at - user >= MEDIUM_MIN_BLOCK_SIZE)))
       hole = n;
   }
   if (CHECK_MSG(hole != POOL, "no 24 KB block between two others with a place for a span")) {

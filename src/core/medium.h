@@ -151,8 +151,8 @@ void *medium_alloc(size_t user_size, unsigned first_arena);
  * from the first arena whose lock is free as medium_alloc; `keep` goes to its keep_alignment. */
 void *medium_alloc_aligned(size_t user_size, size_t alignment, unsigned first_arena, uint32_t keep);
 /* A block to hold a small span, from `arena` (waiting for its lock), or NULL: `user_size` is a
- * multiple of 16 KB less the medium header, and the block starts at a multiple of 16 KB, so that it
- * covers its 16 KB granules alone (span_record.h). */
+ * multiple of 16 KB less the medium header, and the block's header lies at a multiple of 16 KB, so
+ * that it covers its 16 KB granules alone (span_record.h). */
 void *medium_alloc_small_span(size_t user_size, unsigned arena);
 int medium_free(void *p); /* p validated by the caller; FASTMM_OK, or invalid if already free */
 /* Sets or clears a flag of a live block's header word under its arena's lock (a neighbour's free

@@ -57,11 +57,11 @@ static void room_remove(small_span *s) {
   s->room_link.next = NULL;
 }
 
-/* The granules of span s: from its medium block's start (a multiple of 16 KB) to the end of its
- * last slot. */
+/* The granules of span s: from its medium block's header (at a multiple of 16 KB) to the end of
+ * its last slot. */
 static unsigned span_granules(const small_span *s, const small_manager *m) {
-  uint32_t bytes = (uint32_t)((uintptr_t)s - (uintptr_t)small_span_block(s)) +
-                   SMALL_SPAN_HEADER_SIZE + (uint32_t)s->block_count * m->slot_size;
+  uint32_t bytes = (uint32_t)((uintptr_t)s & (SMALL_SPAN_MIN_BYTES - 1u)) + SMALL_SPAN_HEADER_SIZE +
+                   (uint32_t)s->block_count * m->slot_size;
   return (unsigned)((bytes + SPAN_RECORD_GRANULE - 1u) >> SPAN_RECORD_GRANULE_SHIFT);
 }
 
@@ -104,11 +104,12 @@ static small_span *span_create(small_manager *m) {
   void *mem = medium_alloc_small_span(bytes, m->arena);
   if (mem == NULL)
     return NULL;
-  uint32_t colour = SMALL_SPAN_PACKING * (1u + m->class_index % SMALL_SPAN_COLOURS);
+  uint32_t colour =
+      SMALL_SPAN_PACKING * (1u + m->class_index % SMALL_SPAN_COLOURS) - MEDIUM_HEADER_SIZE;
   *(uint32_t *)mem = colour;
   small_span *s = small_span_in_block(mem);
-  /* The blocks stay within the span's bytes, which lie in one region (medium_alloc_small_span),
-   * though the medium block may be longer by a tail too short to cut off. */
+  /* The blocks stay within the span's bytes, its granules (medium_alloc_small_span), though the
+   * medium block may be longer by a tail too short to cut off. */
   size_t usable = medium_usable(mem);
   if (usable > bytes)
     usable = bytes;

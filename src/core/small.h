@@ -63,22 +63,25 @@ FMM_STATIC_ASSERT(SMALL_SPAN_MAX_BYTES / BLOCK_ALIGNMENT <= 0xFFFFu,
 FMM_STATIC_ASSERT(SMALL_SPAN_MAX_BYTES <= (1u << (32u - SMALL_SPAN_OFFSET_SHIFT)) * 16u,
                   "every real slot offset fits the header word's field");
 
-/* A small span's header lies a colour into its medium block (span_create): SMALL_SPAN_PACKING
- * bytes times one more than its class modulo SMALL_SPAN_COLOURS, kept in the block's first word,
- * so that the first blocks of spans that start at alike multiples of 16 KB do not all share one
- * set of the L1 cache (small_churn_lifo had twice the L1 misses with none). */
+/* A small span's medium block has its header at a multiple of 16 KB (medium_alloc_small_span), so
+ * its user bytes start 16 bytes past one. The span header lies SMALL_SPAN_PACKING bytes times one
+ * more than its class modulo SMALL_SPAN_COLOURS past that multiple (a colour, span_create; the
+ * distance from the block's user pointer is kept in the block's first word), so that the first
+ * blocks of spans do not all share one set of the L1 cache (small_churn_lifo had twice the L1
+ * misses with none). */
 static inline uint32_t small_span_colour(const void *block) {
   return *(const uint32_t *)block;
 }
 static inline small_span *small_span_in_block(void *block) {
   return (small_span *)((char *)block + small_span_colour(block));
 }
-/* The medium block that holds span s: its start is a multiple of 16 KB, less than 16 KB before s.
- */
+/* The medium block that holds span s: its user pointer, 16 bytes past the multiple of 16 KB less
+ * than 16 KB before s. */
 static inline void *small_span_block(const small_span *s) {
-  return (void *)((uintptr_t)s & ~(uintptr_t)(SMALL_SPAN_MIN_BYTES - 1u));
+  return (void *)(((uintptr_t)s & ~(uintptr_t)(SMALL_SPAN_MIN_BYTES - 1u)) + MEDIUM_HEADER_SIZE);
 }
 static inline int small_span_colour_valid(uint32_t colour) {
+  colour += MEDIUM_HEADER_SIZE;
   return colour >= SMALL_SPAN_PACKING && colour <= SMALL_SPAN_PACKING * SMALL_SPAN_COLOURS &&
          colour % SMALL_SPAN_PACKING == 0;
 }
