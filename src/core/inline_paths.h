@@ -87,11 +87,14 @@ FMM_INLINE void *heap_get(size_t size) {
 
 /* Where p's header word lies as the fast copy of the page map sees it: the region's kind
  * (REGION_NOT_OURS for NULL, misaligned and foreign pointers, and for every pointer while a mode
- * is on) and the span record of its granule, to be read only when the kind is a medium span's
- * (span_record.h). */
+ * is on), and where the span record of its granule is (span_record.h): a record table and the
+ * address's offset in the table's span of addresses, turned into the record only where a small
+ * block is tested (fast_record), so that a medium block's path does not pay for it. The record is
+ * read only when the kind is a medium span's. */
 typedef struct fast_where {
   unsigned region;
-  const span_record *record;
+  uintptr_t records; /* the record table's address, as an integer (it may not be made yet) */
+  uintptr_t offset;  /* the address's offset in the table's addresses */
 } fast_where;
 
 FMM_INLINE fast_where fast_header_where(const void *p) {
@@ -108,32 +111,54 @@ FMM_INLINE fast_where fast_header_where(const void *p) {
   uintptr_t d = a - page_map_fast_hot.base;
   if (FMM_LIKELY(!(d & (~(((uintptr_t)1 << PAGE_MAP_HOT_BITS) - 1u) | (BLOCK_ALIGNMENT - 1u))))) {
     w.region = page_map_fast_hot.l2[d >> PAGE_MAP_REGION_SHIFT];
-    /* In integers: the slot's records may not be made yet (no medium span there), and then the
-     * region is not a medium span's and the record is not read. */
-    w.record = (const span_record *)((uintptr_t)page_map_fast_hot.records +
-                                     ((d >> SPAN_RECORD_GRANULE_SHIFT) << SPAN_RECORD_SHIFT));
+    w.records = (uintptr_t)page_map_fast_hot.records;
+    w.offset = d;
     return w;
   }
-  w.record = NULL;
+  w.records = 0;
+  w.offset = 0;
   if (FMM_UNLIKELY(a &
                    (~(((uintptr_t)1 << PAGE_MAP_ADDRESS_BITS) - 1u) | (BLOCK_ALIGNMENT - 1u)))) {
     w.region = REGION_NOT_OURS;
     return w;
   }
   w.region = page_map_fast_lookup(a);
-  if (region_is_medium(w.region))
-    w.record = span_record_of(a);
+  if (region_is_medium(w.region)) {
+    w.records = (uintptr_t)span_record_tables[a >> PAGE_MAP_HOT_BITS];
+    w.offset = a & (((uintptr_t)1 << PAGE_MAP_HOT_BITS) - 1u);
+  }
 #else
-  w.record = NULL;
+  w.records = (uintptr_t)span_record_tables[0];
+  w.offset = a;
   if (FMM_UNLIKELY(a & (BLOCK_ALIGNMENT - 1u))) {
     w.region = REGION_NOT_OURS;
     return w;
   }
   w.region = FMM_FAST_L2[a >> PAGE_MAP_REGION_SHIFT];
-  w.record = (const span_record *)((uintptr_t)span_record_tables[0] +
-                                   ((a >> SPAN_RECORD_GRANULE_SHIFT) << SPAN_RECORD_SHIFT));
 #endif
   return w;
+}
+
+/* Where p's header word lies, its region's kind `region` read from the page map itself (the slow
+ * paths): the record table of its slot, as fast_header_where gives it. */
+FMM_INLINE fast_where where_in_tables(const void *p, unsigned region) {
+  fast_where w;
+  uintptr_t a = (uintptr_t)p - BLOCK_ALIGNMENT;
+  w.region = region;
+#if PAGE_MAP_L1_BITS > 0
+  w.records = (uintptr_t)span_record_tables[a >> PAGE_MAP_HOT_BITS];
+  w.offset = a & (((uintptr_t)1 << PAGE_MAP_HOT_BITS) - 1u);
+#else
+  w.records = (uintptr_t)span_record_tables[0];
+  w.offset = a;
+#endif
+  return w;
+}
+
+/* The span record fast_header_where found, for a header word in a medium span. */
+FMM_INLINE const span_record *fast_record(fast_where w) {
+  return (const span_record *)(w.records +
+                               ((w.offset >> SPAN_RECORD_GRANULE_SHIFT) << SPAN_RECORD_SHIFT));
 }
 
 /* The region kind alone (tests, and callers that read no record). */
@@ -152,12 +177,13 @@ FMM_INLINE fast_where fast_in_medium_span(const void *p) {
   w.region = p != NULL && (block_header(p) & (BLOCK_FLAG_SMALL | BLOCK_FLAG_MEDIUM)) != 0
                  ? REGION_MEDIUM_SPAN
                  : REGION_NOT_OURS;
-  w.record = NULL;
+  w.records = 0;
+  w.offset = 0;
   return w;
 }
-FMM_INLINE int fast_small_live(const void *p, uint32_t h, const span_record *r) {
+FMM_INLINE int fast_small_live(const void *p, uint32_t h, fast_where w) {
   (void)p;
-  (void)r;
+  (void)w;
   return (h & BLOCK_KIND_MASK) == BLOCK_FLAG_SMALL; /* the kind, FREE and outer bits */
 }
 FMM_INLINE int fast_medium_live(const void *p, uint32_t h) {
@@ -178,9 +204,9 @@ FMM_INLINE fast_where fast_in_medium_span(const void *p) {
  * before it may read a header word: the page map lookup above. The rest is FASTMM_UNCHECKED's trust
  * in the word. Against the unchecked yardstick it prices that lookup alone, the floor below which
  * no validation can go; against the shipped build, the steps after it. */
-FMM_INLINE int fast_small_live(const void *p, uint32_t h, const span_record *r) {
+FMM_INLINE int fast_small_live(const void *p, uint32_t h, fast_where w) {
   (void)p;
-  (void)r;
+  (void)w;
   return (h & BLOCK_KIND_MASK) == BLOCK_FLAG_SMALL;
 }
 FMM_INLINE int fast_medium_live(const void *p, uint32_t h) {
@@ -191,14 +217,14 @@ FMM_INLINE int fast_medium_live(const void *p, uint32_t h) {
 
 /* The validation contract's fast half (docs/architecture-reference.md), the test every fast path of
  * FreeMem, ReallocMem and the usable size makes before it trusts a header: after the page map said
- * p's header word h is in a medium span, the record r of its granule admits p as a live small
+ * p's header word h is in a medium span (w), the record of its granule admits p as a live small
  * block (span_record_admits: the record's bits, the slot test against its first block and carved
  * end), or medium_block_sealed (medium.h) finds a live medium block. False for anything else (a
  * large or debug block, free, interior, forged, foreign, or any pointer while a mode is on), for
  * the slow path to sort out. */
-FMM_INLINE int fast_small_live(const void *p, uint32_t h, const span_record *r) {
+FMM_INLINE int fast_small_live(const void *p, uint32_t h, fast_where w) {
   uint32_t offset;
-  return span_record_admits(r, p, h, &offset);
+  return span_record_admits(fast_record(w), p, h, &offset);
 }
 FMM_INLINE int fast_medium_live(const void *p, uint32_t h) {
   return medium_block_sealed(p, h);
@@ -225,16 +251,16 @@ FMM_INLINE int fast_free_live_small_then(void *p, uint32_t h,
   return slow(p, h, 1);
 }
 
-/* The part of FreeMem after the page map said "medium span" (r: the record of p's granule): a
- * live small block goes onto its bin; when that has no room the
+/* The part of FreeMem after the page map said "medium span" (w: where, fast_header_where): a live
+ * small block goes onto its bin; when that has no room the
  * slow path is told the block is valid (a thread that frees much more of a class than anyone
  * allocates sends every free of it there, thread_cache.c, and it is validated once); everything
  * else takes the slow path, `slow` (a constant: the entry's FreeMem, which sends a debug block on,
  * or the normal path's, heap_free_in_span). */
-FMM_INLINE int fast_free_in_span_then(void *p, const span_record *r,
+FMM_INLINE int fast_free_in_span_then(void *p, fast_where w,
                                       int(FMM_REGCALL *slow)(void *p, uint32_t h, int live_small)) {
   uint32_t h = block_header(p);
-  int live_small = fast_small_live(p, h, r);
+  int live_small = fast_small_live(p, h, w);
   if (FMM_LIKELY(live_small))
     return fast_free_live_small_then(p, h, slow);
   return slow(p, h, 0);
@@ -249,7 +275,7 @@ FMM_INLINE int fast_free_then(void *p, const void *caller,
   fast_where w = fast_in_medium_span(p);
   if (FMM_UNLIKELY(w.region != REGION_MEDIUM_SPAN))
     return outside(p, caller);
-  return fast_free_in_span_then(p, w.record, in_span);
+  return fast_free_in_span_then(p, w, in_span);
 }
 
 /* FreeMem with no mode, with the slow paths a block goes on to: `block` for a block by its header
@@ -274,7 +300,7 @@ FMM_INLINE int heap_free_then(void *p, int(FMM_REGCALL *block)(void *p, uint32_t
     }
     return block(p, block_header(p));
   }
-  return fast_free_in_span_then(p, span_record_of((uintptr_t)p - BLOCK_ALIGNMENT), in_span);
+  return fast_free_in_span_then(p, where_in_tables(p, region), in_span);
 }
 
 /* FreeMem with no mode (the modes free the blocks they build on here): HEAP_NOT_MINE for a
@@ -322,7 +348,7 @@ FMM_INLINE int fast_realloc_stays(const void *p, size_t size) {
   if (FMM_LIKELY(w.region == REGION_MEDIUM_SPAN)) {
     uint32_t h = block_header(p);
     if (FMM_LIKELY(small_stays_in_place(size, small_header_usable(h))))
-      return FMM_LIKELY(fast_small_live(p, h, w.record));
+      return FMM_LIKELY(fast_small_live(p, h, w));
     return medium_stays_in_place(p, h, size);
   }
   return 0;
@@ -341,7 +367,7 @@ FMM_INLINE int fast_usable_size(const void *p, size_t *usable) {
   if (FMM_LIKELY(w.region == REGION_MEDIUM_SPAN)) {
     uint32_t h = block_header(p);
     if (FMM_LIKELY(h & BLOCK_FLAG_SMALL)) {
-      if (FMM_LIKELY(fast_small_live(p, h, w.record))) {
+      if (FMM_LIKELY(fast_small_live(p, h, w))) {
         *usable = small_header_usable(h);
         return 1;
       }
