@@ -94,6 +94,20 @@ typedef struct fast_where {
   const span_record *record;
 } fast_where;
 
+/* The record of p's granule, where w (p's) says a medium span holds p's header word, for the paths
+ * that read it only for a small block (MemSize, ReallocMem's in-place test): on 32-bit builds it
+ * is found from p there, so that a medium block's path neither computes it nor keeps a register
+ * for it (w's record, computed beside the region, is then left unused and dropped). */
+FMM_INLINE const span_record *fast_small_record(fast_where w, const void *p) {
+#if PAGE_MAP_L1_BITS > 0
+  (void)p;
+  return w.record;
+#else
+  (void)w;
+  return span_record_tables[0] + (((uintptr_t)p - BLOCK_ALIGNMENT) >> SPAN_RECORD_GRANULE_SHIFT);
+#endif
+}
+
 FMM_INLINE fast_where fast_header_where(const void *p) {
   fast_where w;
   /* p - 16 lies in the region and granule of the header word (p is 16-aligned) and NULL wraps past
@@ -322,7 +336,7 @@ FMM_INLINE int fast_realloc_stays(const void *p, size_t size) {
   if (FMM_LIKELY(w.region == REGION_MEDIUM_SPAN)) {
     uint32_t h = block_header(p);
     if (FMM_LIKELY(small_stays_in_place(size, small_header_usable(h))))
-      return FMM_LIKELY(fast_small_live(p, h, w.record));
+      return FMM_LIKELY(fast_small_live(p, h, fast_small_record(w, p)));
     return medium_stays_in_place(p, h, size);
   }
   return 0;
@@ -341,7 +355,7 @@ FMM_INLINE int fast_usable_size(const void *p, size_t *usable) {
   if (FMM_LIKELY(w.region == REGION_MEDIUM_SPAN)) {
     uint32_t h = block_header(p);
     if (FMM_LIKELY(h & BLOCK_FLAG_SMALL)) {
-      if (FMM_LIKELY(fast_small_live(p, h, w.record))) {
+      if (FMM_LIKELY(fast_small_live(p, h, fast_small_record(w, p)))) {
         *usable = small_header_usable(h);
         return 1;
       }
