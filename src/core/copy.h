@@ -5,7 +5,8 @@
  * ReallocMem that moves a block copies in its own code (a call to a shared copy measured 10%
  * slower on Win64's fc_realloc_medium).
  *
- * Below COPY_STRING_MIN_BYTES a copy is a loop of 8-byte words; from there on it is one string
+ * Below COPY_STRING_MIN_BYTES a copy is a loop of 16-byte steps with an overlapping tail
+ * (fmm_copy_short) and a zero a loop of 8-byte words; from there on each is one string
  * instruction (`rep movsb`, `rep stosb`), which current x86 processors run a cache line or more
  * per step (policy.h says what that threshold weighs). The string instructions touch no XMM
  * register and need no feature test: every x86 has them, and on a processor without the fast
