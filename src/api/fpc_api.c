@@ -95,9 +95,10 @@ static FMM_NOINLINE void *fpc_realloc_refused(void **pp, size_t size, const fpc_
  * (PASCAL_REALLOC_IS_RARE, pascal_refused). */
 FMM_INLINE void *fpc_realloc_slow(void **pp, size_t size, const fpc_slot *s, const void *caller) {
   void *p = *pp;
-  if (FMM_UNLIKELY(PASCAL_REALLOC_IS_RARE(p, size == 0)))
+  uint32_t mode = mode_now();
+  if (FMM_UNLIKELY(PASCAL_REALLOC_IS_RARE(p, size == 0, mode)))
     return fpc_realloc_rare(pp, size, s, caller);
-  void *q = entry_realloc_slow_for(p, size, caller);
+  void *q = entry_realloc_slow_in(mode, p, size, caller);
   if (FMM_UNLIKELY(q == NULL))
     return fpc_realloc_refused(pp, size, s, caller);
   *pp = q;

@@ -128,8 +128,12 @@ FMM_INLINE fast_where fast_header_where(const void *p) {
     w.offset = a & (((uintptr_t)1 << PAGE_MAP_HOT_BITS) - 1u);
   }
 #else
-  w.records = (uintptr_t)span_record_tables[0];
-  w.offset = a;
+  /* 32-bit builds: the record itself (offset 0), which FreeMem reads; MemSize and ReallocMem's
+   * in-place test find it from p where they read it (fast_small_record), so that a medium block's
+   * path there neither computes it nor keeps a register for it (Win32: FreeMem 1 instruction a
+   * call longer with the record found late, MemSize of a medium block 3 shorter). */
+  w.records = (uintptr_t)(span_record_tables[0] + (a >> SPAN_RECORD_GRANULE_SHIFT));
+  w.offset = 0;
   if (FMM_UNLIKELY(a & (BLOCK_ALIGNMENT - 1u))) {
     w.region = REGION_NOT_OURS;
     return w;
@@ -161,6 +165,18 @@ FMM_INLINE const span_record *fast_record(fast_where w) {
                                ((w.offset >> SPAN_RECORD_GRANULE_SHIFT) << SPAN_RECORD_SHIFT));
 }
 
+/* The same for the paths that read it only for a small block (MemSize, ReallocMem's in-place
+ * test): on 32-bit builds found from p there. */
+FMM_INLINE const span_record *fast_small_record(fast_where w, const void *p) {
+#if PAGE_MAP_L1_BITS > 0
+  (void)p;
+  return fast_record(w);
+#else
+  (void)w;
+  return span_record_tables[0] + (((uintptr_t)p - BLOCK_ALIGNMENT) >> SPAN_RECORD_GRANULE_SHIFT);
+#endif
+}
+
 /* The region kind alone (tests, and callers that read no record). */
 FMM_INLINE unsigned fast_header_region(const void *p) {
   return fast_header_where(p).region;
@@ -181,9 +197,9 @@ FMM_INLINE fast_where fast_in_medium_span(const void *p) {
   w.offset = 0;
   return w;
 }
-FMM_INLINE int fast_small_live(const void *p, uint32_t h, fast_where w) {
+FMM_INLINE int fast_small_live(const void *p, uint32_t h, const span_record *r) {
   (void)p;
-  (void)w;
+  (void)r;
   return (h & BLOCK_KIND_MASK) == BLOCK_FLAG_SMALL; /* the kind, FREE and outer bits */
 }
 FMM_INLINE int fast_medium_live(const void *p, uint32_t h) {
@@ -204,9 +220,9 @@ FMM_INLINE fast_where fast_in_medium_span(const void *p) {
  * before it may read a header word: the page map lookup above. The rest is FASTMM_UNCHECKED's trust
  * in the word. Against the unchecked yardstick it prices that lookup alone, the floor below which
  * no validation can go; against the shipped build, the steps after it. */
-FMM_INLINE int fast_small_live(const void *p, uint32_t h, fast_where w) {
+FMM_INLINE int fast_small_live(const void *p, uint32_t h, const span_record *r) {
   (void)p;
-  (void)w;
+  (void)r;
   return (h & BLOCK_KIND_MASK) == BLOCK_FLAG_SMALL;
 }
 FMM_INLINE int fast_medium_live(const void *p, uint32_t h) {
@@ -217,14 +233,14 @@ FMM_INLINE int fast_medium_live(const void *p, uint32_t h) {
 
 /* The validation contract's fast half (docs/architecture-reference.md), the test every fast path of
  * FreeMem, ReallocMem and the usable size makes before it trusts a header: after the page map said
- * p's header word h is in a medium span (w), the record of its granule admits p as a live small
+ * p's header word h is in a medium span, the record r of its granule admits p as a live small
  * block (span_record_admits: the record's bits, the slot test against its first block and carved
  * end), or medium_block_sealed (medium.h) finds a live medium block. False for anything else (a
  * large or debug block, free, interior, forged, foreign, or any pointer while a mode is on), for
  * the slow path to sort out. */
-FMM_INLINE int fast_small_live(const void *p, uint32_t h, fast_where w) {
+FMM_INLINE int fast_small_live(const void *p, uint32_t h, const span_record *r) {
   uint32_t offset;
-  return span_record_admits(fast_record(w), p, h, &offset);
+  return span_record_admits(r, p, h, &offset);
 }
 FMM_INLINE int fast_medium_live(const void *p, uint32_t h) {
   return medium_block_sealed(p, h);
@@ -260,7 +276,7 @@ FMM_INLINE int fast_free_live_small_then(void *p, uint32_t h,
 FMM_INLINE int fast_free_in_span_then(void *p, fast_where w,
                                       int(FMM_REGCALL *slow)(void *p, uint32_t h, int live_small)) {
   uint32_t h = block_header(p);
-  int live_small = fast_small_live(p, h, w);
+  int live_small = fast_small_live(p, h, fast_record(w));
   if (FMM_LIKELY(live_small))
     return fast_free_live_small_then(p, h, slow);
   return slow(p, h, 0);
@@ -348,7 +364,7 @@ FMM_INLINE int fast_realloc_stays(const void *p, size_t size) {
   if (FMM_LIKELY(w.region == REGION_MEDIUM_SPAN)) {
     uint32_t h = block_header(p);
     if (FMM_LIKELY(small_stays_in_place(size, small_header_usable(h))))
-      return FMM_LIKELY(fast_small_live(p, h, w));
+      return FMM_LIKELY(fast_small_live(p, h, fast_small_record(w, p)));
     return medium_stays_in_place(p, h, size);
   }
   return 0;
@@ -367,7 +383,7 @@ FMM_INLINE int fast_usable_size(const void *p, size_t *usable) {
   if (FMM_LIKELY(w.region == REGION_MEDIUM_SPAN)) {
     uint32_t h = block_header(p);
     if (FMM_LIKELY(h & BLOCK_FLAG_SMALL)) {
-      if (FMM_LIKELY(fast_small_live(p, h, w))) {
+      if (FMM_LIKELY(fast_small_live(p, h, fast_small_record(w, p)))) {
         *usable = small_header_usable(h);
         return 1;
       }
