@@ -20,6 +20,7 @@ set(FASTMM_CORE_SOURCES
   src/core/release.c
   src/core/thread_cache.c
   src/core/page_map.c
+  src/core/span_record.c
   src/core/os_memory.c
   src/core/stats.c
   src/core/heap_check.c

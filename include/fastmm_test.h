@@ -27,6 +27,11 @@ FASTMM_API uint32_t FASTMM_CDECL fastmm_test_set_churn_window(uint32_t ms);
  * run on); returns the count before. Threads made afterwards take arenas below it. A test
  * sets it, so that what spreads across arenas is tested on a machine of any size. */
 FASTMM_API uint32_t FASTMM_CDECL fastmm_test_set_arenas(uint32_t count);
+/* The span record of the 16 KB granule that holds p's header word (p 16-aligned): its header
+ * bits, the low 32 bits of its span's first block, its slot divisor and its carved limit, in
+ * out[0..3], when the page map says a medium span is there; returns 0, out untouched, elsewhere.
+ * A test compares it with the span's own header. */
+FASTMM_API int FASTMM_CDECL fastmm_test_span_record(const void *p, uint32_t out[4]);
 
 #ifdef __cplusplus
 }

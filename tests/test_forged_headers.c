@@ -23,6 +23,7 @@
 #include "realloc_entries.h"
 
 #include "core/medium.h"
+#include "core/small.h"
 
 static uint32_t checksum(const unsigned char *p, size_t n) {
   uint32_t x = 2166136261u;
@@ -169,6 +170,13 @@ static unsigned char *span_of(const void *p) {
   return (unsigned char *)p - small_header_span_offset(block_header(p));
 }
 
+/* The bytes from span header s to the end of the medium block that holds it, where the header
+ * lies a colour in (small.h). */
+static size_t span_block_bytes(const unsigned char *s) {
+  const unsigned char *block = (const unsigned char *)small_span_block((const small_span *)s);
+  return (size_t)tb_medium_size(block) - MEDIUM_HEADER_SIZE - (size_t)(s - block);
+}
+
 /* Inside a live small block, a header that names the block's own span, class and slot, with the
  * exact distance back to the span: only the slot boundary is wrong. */
 static void interior_naming_own_span(void) {
@@ -222,10 +230,8 @@ static void uncarved_tail(void) {
       uint32_t h = block_header(first);
       uint32_t slot = small_header_slot_size(h);
       unsigned char *span = span_of(first);
-      /* The span is a medium block: its size field gives the slots it holds. */
-      size_t slots =
-          (tb_medium_size(span) - MEDIUM_HEADER_SIZE - SMALL_SPAN_HEADER_SIZE + BLOCK_HEADER_SIZE) /
-          slot;
+      /* The slots the span holds, as its header counts them. */
+      size_t slots = ((const small_span *)span)->block_count;
       unsigned char *last = span + SMALL_SPAN_HEADER_SIZE + (slots - 1) * slot;
       uint32_t saved = block_header(last);
       block_set_header(last,
@@ -241,7 +247,7 @@ static void uncarved_tail(void) {
 /* A header at a slot boundary past a span's last slot, in a medium block after the span: the
  * span, class, slot and boundary all match; the block count does not. The layout is made: a hole
  * between two live 5000-byte medium blocks, which a new span of the 48-byte class goes into (a
- * span placed in its free block's highest place that lies in one region), so that the live block
+ * span placed in its free block's highest place at a multiple of 16 KB), so that the live block
  * after the hole (or one allocated into what the span left of it) lies within reach after it. */
 static void past_the_span(void) {
   enum { RUN = 12, SMALLS = 4096, N = 64 };
@@ -274,7 +280,7 @@ static void past_the_span(void) {
                 hole_hi - hole_lo)) {
     uint32_t h = block_header(small);
     uint32_t slot = small_header_slot_size(h);
-    size_t span_end = (size_t)tb_medium_size(span) - MEDIUM_HEADER_SIZE; /* bytes of the span */
+    size_t span_end = span_block_bytes(span); /* to the end of the span's medium block */
     medium[n++] = (unsigned char *)run[RUN - 1];
     for (size_t i = 0; i < N; i++) {
       medium[n] = (unsigned char *)fastmm_getmem(5000);
@@ -339,16 +345,14 @@ static void inside_free_blocks(void) {
 /* A header whose span offset reaches back out of its block's region. A medium span's first 64 KB
  * region holds its header alone; its first block starts 16 bytes into the next region.
  *   - In that first block, a header naming a span up to 128 KB back (the field's 13 bits) names
- *     memory in the span's first region, or before the span when the field's top bit counted:
- *     the fast paths read the offset as 12 bits (small_header_slot_offset_bounded), so the
- *     span's checked bytes lie no further back than the region before, the span's own, readable
- *     (SMALL_SPAN_CHECK_OFFSET); the header is refused by the span's tag.
+ *     memory in the span's first region, or before the span. The validation never reads what the
+ *     offset names: the record of the pointer's own granule (span_record.h) has no span there,
+ *     and the header is refused.
  *   - In the span's first region (a forged header where no block is), a header naming a span
- *     before the medium span names memory the manager may not read (unmapped, or the
- *     program's): the fast paths do not take that region (REGION_MEDIUM_START) and the slow
- *     paths ask the page map before anything there is read; the header is refused.
- * Real spans never lie in another region than their blocks (medium_alloc_small_span), so only a
- * forged header names a span there. */
+ *     before the medium span: the fast paths do not take that region (REGION_MEDIUM_START), the
+ *     slow paths read the granule's record, committed with the span, which holds no span; the
+ *     header is refused.
+ * Nothing before the medium span is read in either case. */
 static void span_before_the_medium_span(void) {
   enum { N = 256 };
   unsigned char *held[N];
@@ -393,9 +397,9 @@ static void span_before_the_medium_span(void) {
 }
 
 /* A span header forged in the program's own block, laid out as the manager's was before the
- * validation contract (magic "SPAN", class, slot and carved end: what used to pass) and as it
- * is now with the key a program can read in the source (the one before small_init), and a
- * block header naming it. */
+ * validation contract (magic "SPAN", class, slot and carved end: what used to pass) and as its
+ * keyed tag was later (with the key a program could read in the source), and a block header
+ * naming it. The validation reads the span records, which no block reaches, so neither passes. */
 static void forged_span(void) {
   unsigned char *m = (unsigned char *)fastmm_getmem(20000);
   if (!CHECK(m != NULL))

@@ -5,6 +5,7 @@
 #include "test_blocks.h"
 
 #include "core/small.h" /* the span header the small header names */
+#include "fastmm_test.h"
 
 /* A mask of `bits` bits starting at `shift`. */
 static uint32_t field(unsigned shift, unsigned bits) {
@@ -53,7 +54,7 @@ static void numeric_layout(void) {
   CHECK_EQ((kind | cls) & slot, 0);
   CHECK_EQ((kind | cls | slot) & off, 0);
   CHECK_EQ(kind | cls | slot | off, 0xFFFFFFFFu);
-  /* The span's tag: every field but the slot offset. */
+  /* The bits a span record holds: every field but the slot offset. */
   CHECK_EQ(SMALL_HEADER_TAG_MASK, kind | cls | slot);
   CHECK_EQ(SMALL_SPAN_HEADER_SIZE, 64);
   CHECK_EQ(SMALL_CLASS_SHIFT, popcount32(kind));
@@ -201,38 +202,48 @@ static void small_block(size_t size) {
             size, off);
   span = (unsigned char *)p - off;
   CHECK(tu_is_aligned(span, 16));
-  /* The span's header validates the block: its tag is the header's kind, class and slot XORed
-   * with a key whose halves have their top bits set, the slot offset is carved and a whole number
-   * of slots. */
+  /* The record of the block's 16 KB granule validates it (span_record.h): the header's kind,
+   * class and slot, the span's first block, its divisor and carved limit, as the span has them;
+   * the span lies a colour into its medium block, which starts at a multiple of 16 KB. */
   {
     const small_span *s = (const small_span *)span;
-    static uint64_t first_key; /* the key is the process's: one for every span */
-    uint64_t key = s->tag ^ (h & SMALL_HEADER_TAG_MASK);
-    if (first_key == 0)
-      first_key = key;
-    CHECK_MSG(key == first_key, "size %zu: the span's tag is not the header's bits under the key",
-              size);
-    CHECK((key >> 63) == 1 && ((uint32_t)key >> 31) == 1);
+    uint32_t r[4] = {0, 0, 0, 0};
+    CHECK(fastmm_test_span_record(p, r) == 1);
+    CHECK_EQ(s->header_bits, h & SMALL_HEADER_TAG_MASK);
+    CHECK_EQ(r[0], h & SMALL_HEADER_TAG_MASK);
+    CHECK_EQ(r[1], (uint32_t)(uintptr_t)(span + SMALL_SPAN_HEADER_SIZE));
+    CHECK_EQ(r[2], s->slot_divisor);
+    CHECK_EQ(r[3], s->carved_limit);
     CHECK(small_header_span_offset(h) < s->fed_end);
     CHECK(small_slot_carved(s->slot_divisor, s->carved_limit, small_header_slot_offset(h)));
     CHECK_EQ(s->slot_divisor, small_slot_divisor((uint32_t)slot));
     CHECK_EQ(s->carved_limit, (s->fed_end - SMALL_SPAN_HEADER_SIZE) / slot *
                                   small_slot_step(s->slot_divisor, (uint32_t)slot));
   }
-  /* Spans are medium blocks: the span header is a medium block's user area. */
-  sh = block_header(span);
-  CHECK_MSG((sh & BLOCK_KIND_MASK) == BLOCK_FLAG_MEDIUM && (sh & MEDIUM_FLAG_SMALL_SPAN),
-            "size %zu: the span at offset %zu has header 0x%08lx, not a medium small-span", size,
-            off, (unsigned long)sh);
-  if ((sh & BLOCK_KIND_MASK) == BLOCK_FLAG_MEDIUM) {
-    CHECK_MSG(off + slot - BLOCK_HEADER_SIZE <= tb_medium_size(span) - MEDIUM_HEADER_SIZE,
-              "size %zu: block at %zu..%zu outside its %lu-byte span", size, off,
-              off + slot - BLOCK_HEADER_SIZE, (unsigned long)tb_medium_size(span));
-    CHECK(((sh >> MEDIUM_ARENA_SHIFT) & MEDIUM_ARENA_MASK) < ARENA_COUNT);
-    /* The span is not a block callers own, and freeing it is refused. */
-    CHECK(fastmm_owns_block(span) == 0);
-    CHECK(fastmm_usable_size(span) == 0);
-    CHECK(fastmm_freemem(span) == FASTMM_ERROR_INVALID_POINTER);
+  /* Spans are medium blocks: the span header lies a colour into a medium block's user area. */
+  {
+    unsigned char *block = (unsigned char *)small_span_block((const small_span *)span);
+    size_t colour = (size_t)(span - block);
+    CHECK_MSG(small_span_colour_valid(small_span_colour(block)) &&
+                  small_span_colour(block) == colour,
+              "size %zu: colour %zu", size, colour);
+    CHECK(tu_is_aligned(block - MEDIUM_HEADER_SIZE, SMALL_SPAN_MIN_BYTES)); /* its header */
+    sh = block_header(block);
+    CHECK_MSG((sh & BLOCK_KIND_MASK) == BLOCK_FLAG_MEDIUM && (sh & MEDIUM_FLAG_SMALL_SPAN),
+              "size %zu: the span's medium block has header 0x%08lx, not a medium small-span", size,
+              (unsigned long)sh);
+    if ((sh & BLOCK_KIND_MASK) == BLOCK_FLAG_MEDIUM) {
+      CHECK_MSG(colour + off + slot - BLOCK_HEADER_SIZE <=
+                    tb_medium_size(block) - MEDIUM_HEADER_SIZE,
+                "size %zu: block at %zu..%zu outside its %lu-byte span", size, colour + off,
+                colour + off + slot - BLOCK_HEADER_SIZE, (unsigned long)tb_medium_size(block));
+      CHECK(((sh >> MEDIUM_ARENA_SHIFT) & MEDIUM_ARENA_MASK) < ARENA_COUNT);
+      /* The span is not a block callers own, and freeing it is refused. */
+      CHECK(fastmm_owns_block(block) == 0);
+      CHECK(fastmm_usable_size(block) == 0);
+      CHECK(fastmm_freemem(block) == FASTMM_ERROR_INVALID_POINTER);
+      CHECK(fastmm_freemem(span) == FASTMM_ERROR_INVALID_POINTER);
+    }
   }
   /* A freed block has the FREE bit set (it sits in this thread's cache now). */
   CHECK(fastmm_freemem(p) == FASTMM_OK);
@@ -263,6 +274,9 @@ static void small_spans_filled(void) {
         spans++;
         last_span = span;
       }
+      /* The span header lies a colour into its medium block (small.h). */
+      off += small_span_colour(small_span_block((const small_span *)span));
+      span = (const unsigned char *)small_span_block((const small_span *)span);
       end = off + slot - BLOCK_HEADER_SIZE;
       if (!CHECK_MSG((block_header(span) & BLOCK_KIND_MASK) == BLOCK_FLAG_MEDIUM &&
                          end <= tb_medium_size(span) - MEDIUM_HEADER_SIZE,

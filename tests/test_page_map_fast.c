@@ -13,7 +13,7 @@
 #define SLOT_BYTES ((uintptr_t)1 << PAGE_MAP_HOT_BITS)
 
 static int in_hot_slot(uintptr_t a) {
-  return a - page_map_fast_hot_base < SLOT_BYTES;
+  return a - page_map_fast_hot.base < SLOT_BYTES;
 }
 
 int main(void) {
@@ -23,17 +23,16 @@ int main(void) {
   void *l = fastmm_getmem(1u << 20);
   if (!CHECK(m != NULL && s != NULL && l != NULL))
     return tu_finish("test_page_map_fast");
-  if (!CHECK_MSG(page_map_fast_hot_base != PAGE_MAP_HOT_NONE, "no hot slot after three blocks"))
+  if (!CHECK_MSG(page_map_fast_hot.base != PAGE_MAP_HOT_NONE, "no hot slot after three blocks"))
     return tu_finish("test_page_map_fast");
-  CHECK_EQ(page_map_fast_hot_base & (SLOT_BYTES - 1u), 0u);
+  CHECK_EQ(page_map_fast_hot.base & (SLOT_BYTES - 1u), 0u);
   /* The heap's blocks lie in the hot slot here (one mapping after another) and are found there. */
   CHECK_MSG(in_hot_slot((uintptr_t)m - 16u) && in_hot_slot((uintptr_t)s - 16u),
-            "blocks at %p and %p, the hot slot at %p", m, s, (void *)page_map_fast_hot_base);
+            "blocks at %p and %p, the hot slot at %p", m, s, (void *)page_map_fast_hot.base);
   CHECK_EQ(fast_header_region(m), REGION_MEDIUM_SPAN);
   CHECK_EQ(fast_header_region(s), REGION_MEDIUM_SPAN);
   /* A medium span's first region holds its header alone (REGION_MEDIUM_START, which the fast paths
-   * do not take), so a block's region has one of its span's before it: the small validation's
-   * fast paths read back that far (small.h, small_block_span_in). */
+   * do not take), so a block's region has one of its span's before it. */
   for (int b = 0; b < 2; b++) {
     uintptr_t r = ((uintptr_t)(b ? s : m) - 16u) >> PAGE_MAP_REGION_SHIFT;
     CHECK(region_is_medium(page_map_get((void *)((r - 1u) << PAGE_MAP_REGION_SHIFT))));
@@ -52,8 +51,8 @@ int main(void) {
 
   /* A region in the next slot and one in the slot before (both beyond the hot one), marked as a
    * medium span: found through the two levels; misaligned and neighbouring addresses not. */
-  uintptr_t far[2] = {page_map_fast_hot_base + SLOT_BYTES + ((uintptr_t)5 << 16),
-                      page_map_fast_hot_base - SLOT_BYTES + ((uintptr_t)7 << 16)};
+  uintptr_t far[2] = {page_map_fast_hot.base + SLOT_BYTES + ((uintptr_t)5 << 16),
+                      page_map_fast_hot.base - SLOT_BYTES + ((uintptr_t)7 << 16)};
   for (int i = 0; i < 2; i++) {
     if (page_map_get((void *)far[i]) != REGION_NOT_OURS)
       continue; /* ours already (a heap that spans slots): not the test's to change */
@@ -75,7 +74,7 @@ int main(void) {
     CHECK_EQ(fast_header_region((void *)(far[i] + 16u)), REGION_NOT_OURS);
   }
   /* An address of the hot slot that is no region of ours. */
-  uintptr_t hole = page_map_fast_hot_base + SLOT_BYTES - ((uintptr_t)3 << 16);
+  uintptr_t hole = page_map_fast_hot.base + SLOT_BYTES - ((uintptr_t)3 << 16);
   if (page_map_get((void *)hole) == REGION_NOT_OURS)
     CHECK_EQ(fast_header_region((void *)(hole + 16u)), REGION_NOT_OURS);
 

@@ -143,10 +143,12 @@ static void debug_flag_dispatch(realloc_fn resize) {
 }
 #endif
 
-/* Every small span lies in one 64 KB region (medium_alloc_small_span), so a block finds its span
- * header in its own region: the validation's common case, with no second page map lookup. Taken
- * after a medium block that moves where the next spans start, every block of thousands, of each
- * size, lies in its span's region, and some stay in place when resized. */
+/* Every small span's medium block starts at a multiple of 16 KB, the span header a colour into it
+ * (under 16 KB: medium_alloc_small_span, span_create), so that each 16 KB granule is one span's
+ * and its span record names it; a span may cross a 64 KB region's start, and its blocks on either
+ * side are found there all the same. Taken after a medium block that moves where the next spans
+ * start, every block of thousands, of each size, lies after its span's header in the granules
+ * its span covers, and some stay in place when resized. */
 static void span_in_own_region(realloc_fn resize) {
   static const size_t sizes[] = {24, 200, 1000, 1500, 2500};
   enum { N = 4096 };
@@ -163,11 +165,13 @@ static void span_in_own_region(realloc_fn resize) {
         break;
       uint32_t h = block_header(p);
       uintptr_t span = (uintptr_t)p - small_header_span_offset(h);
+      uintptr_t block = span & ~(uintptr_t)(16u * 1024u - 1u);
       spans += span != last_span;
       last_span = span;
-      CHECK_MSG(((span ^ ((uintptr_t)p - 1)) >> 16) == 0,
-                "%s: a %zu-byte block at %p, its span at %p in another region", entry_name,
-                sizes[i], (void *)p, (void *)span);
+      CHECK_MSG(span - block >= 64u && span - block <= 512u && (uintptr_t)p - block < 64u * 1024u,
+                "%s: a %zu-byte block at %p, its span at %p, not a colour past a 16 KB boundary "
+                "or too far from it",
+                entry_name, sizes[i], (void *)p, (void *)span);
       size_t usable = small_header_usable(h);
       if (n % 61 == 0) {
         tu_fill_pattern(p, usable, 31);

@@ -214,12 +214,12 @@ static void carved_in_address_order(void) {
     CHECK_EQ(fastmm_freemem(p[i]), FASTMM_OK);
 }
 
-/* A new small span goes into a free medium block it fits in, not only into one twice its size
- * (the bins that guarantee a place in one 64 KB region): a 24 KB hole between two live medium
- * blocks takes the first span of a class whose spans are 16 KB, while the arena's untouched tail
- * is free too. Runs while that class has no span yet. */
+/* A new small span goes into a free medium block it fits in, not only into one that guarantees a
+ * place at a multiple of 16 KB (medium_alloc_small_span): a 24 KB hole between two live medium
+ * blocks, with such a place in it, takes the first span of a class whose spans are 16 KB, while
+ * the arena's untouched tail is free too. Runs while that class has no span yet. */
 static void span_fills_hole(void) {
-  enum { POOL = 64, HOLE = 24 * 1024, SIZE = 200 };
+  enum { POOL = 64, HOLE = 24 * 1024, SIZE = 200, SPAN = 16 * 1024 };
   void *pool[POOL];
   size_t n, hole = POOL;
   for (n = 0; n < POOL; n++) {
@@ -227,18 +227,24 @@ static void span_fills_hole(void) {
     if (!CHECK(pool[n] != NULL && tb_kind(pool[n]) == BLOCK_FLAG_MEDIUM))
       return;
   }
-  /* A block with live blocks on both sides, whose whole extent lies in one 64 KB region. */
+  /* A block with live blocks on both sides, with a place for a 16 KB span: its header at a
+   * multiple of 16 KB, the block before it in the hole left free (at least MEDIUM_MIN_BLOCK_SIZE,
+   * or none). */
   for (n = 0; n < POOL && hole == POOL; n++) {
-    uintptr_t start = (uintptr_t)pool[n] - MEDIUM_HEADER_SIZE, end = start + HOLE;
+    uintptr_t user = (uintptr_t)pool[n];
+    uintptr_t span_at =
+        ((user + HOLE - SPAN - MEDIUM_HEADER_SIZE) & ~(uintptr_t)(SPAN - 1u)) + MEDIUM_HEADER_SIZE;
     int before = 0, after = 0;
     for (size_t i = 0; i < POOL; i++) {
       before |= (uintptr_t)pool[i] + HOLE == (uintptr_t)pool[n];
       after |= (uintptr_t)pool[i] == (uintptr_t)pool[n] + HOLE;
     }
-    if (before && after && tb_medium_size(pool[n]) == HOLE && start >> 16 == (end - 1u) >> 16)
+    if (before && after && tb_medium_size(pool[n]) == HOLE &&
+        ((user - MEDIUM_HEADER_SIZE) % SPAN == 0 ||
+         (span_at > user && span_at - user >= MEDIUM_MIN_BLOCK_SIZE)))
       hole = n;
   }
-  if (CHECK_MSG(hole != POOL, "no 24 KB block between two others within one region")) {
+  if (CHECK_MSG(hole != POOL, "no 24 KB block between two others with a place for a span")) {
     char *lo = (char *)pool[hole] - MEDIUM_HEADER_SIZE, *hi = lo + HOLE;
     CHECK_EQ(fastmm_freemem(pool[hole]), FASTMM_OK);
     pool[hole] = NULL;

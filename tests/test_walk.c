@@ -219,7 +219,9 @@ int main(void) {
     CHECK_MSG(sp->blocks * sp->slot + sp->unfed == sp->usable,
               "span %p: %zu blocks of %zu + %zu unfed != %zu", (void *)sp->start, sp->blocks,
               sp->slot, sp->unfed, sp->usable);
-    CHECK_MSG(sp->start % 64u == 0, "span %p not 64-aligned", (void *)sp->start);
+    /* The span is its medium block, whose header lies at a multiple of 16 KB. */
+    CHECK_MSG((sp->start - 16u) % (16u * 1024u) == 0, "span %p not 16 bytes past 16 KB",
+              (void *)sp->start);
   }
 
   /* Freed blocks: into the thread cache (small) and the bins (medium): free, not used. */

@@ -167,17 +167,20 @@ static FMM_NOINLINE void *delphi_realloc_refused(void *p, intptr_t size, const d
  * Pascal's (fpc_api.c, fpc_realloc_slow). */
 FMM_INLINE void *delphi_realloc_slow(void *p, intptr_t size, const delphi_slot *s,
                                      const void *caller) {
-  if (FMM_UNLIKELY(PASCAL_REALLOC_IS_RARE(p, size <= 0)))
+  uint32_t mode = mode_now();
+  if (FMM_UNLIKELY(PASCAL_REALLOC_IS_RARE(p, size <= 0, mode)))
     return delphi_realloc_rare(p, size, s, caller);
-  void *q = entry_realloc_slow_for(p, (size_t)size, caller);
+  void *q = entry_realloc_slow_in(mode, p, (size_t)size, caller);
   if (FMM_UNLIKELY(q == NULL))
     return delphi_realloc_refused(p, size, s, caller);
   return q;
 }
 
 FMM_INLINE int32_t delphi_bound_free_mem(void *p, const delphi_slot *s) {
-  if (FMM_LIKELY(fast_in_medium_span(p)))
-    return entry_free_in_span(p); /* refused: not a live block (System raises EInvalidPointer) */
+  fast_where w = fast_in_medium_span(p);
+  if (FMM_LIKELY(w.region == REGION_MEDIUM_SPAN))
+    return entry_free_in_span(p, w); /* refused: not a live block (System raises
+                                               EInvalidPointer) */
   return delphi_free_slow(p, s);
 }
 

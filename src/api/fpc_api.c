@@ -95,9 +95,10 @@ static FMM_NOINLINE void *fpc_realloc_refused(void **pp, size_t size, const fpc_
  * (PASCAL_REALLOC_IS_RARE, pascal_refused). */
 FMM_INLINE void *fpc_realloc_slow(void **pp, size_t size, const fpc_slot *s, const void *caller) {
   void *p = *pp;
-  if (FMM_UNLIKELY(PASCAL_REALLOC_IS_RARE(p, size == 0)))
+  uint32_t mode = mode_now();
+  if (FMM_UNLIKELY(PASCAL_REALLOC_IS_RARE(p, size == 0, mode)))
     return fpc_realloc_rare(pp, size, s, caller);
-  void *q = entry_realloc_slow_for(p, size, caller);
+  void *q = entry_realloc_slow_in(mode, p, size, caller);
   if (FMM_UNLIKELY(q == NULL))
     return fpc_realloc_refused(pp, size, s, caller);
   *pp = q;
@@ -123,8 +124,9 @@ FMM_INLINE void *fpc_get_mem(size_t size, const fpc_slot *s) {
 }
 
 FMM_INLINE size_t fpc_free_mem(void *p, const fpc_slot *s) {
-  if (FMM_LIKELY(fast_in_medium_span(p))) {
-    if (FMM_LIKELY(entry_free_in_span(p) == FASTMM_OK))
+  fast_where w = fast_in_medium_span(p);
+  if (FMM_LIKELY(w.region == REGION_MEDIUM_SPAN)) {
+    if (FMM_LIKELY(entry_free_in_span(p, w) == FASTMM_OK))
       return 0;
     return fpc_invalid_free(s);
   }

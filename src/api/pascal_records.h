@@ -54,14 +54,15 @@ static inline int pascal_previous_block(const void *p) {
 }
 
 /* Does a ReallocMem off the fast path take the record's rare path: nil, a size the core does not
- * resize to (`no_size`: 0, for Delphi 0 and below), and while a mode is on the previous
+ * resize to (`no_size`: 0, for Delphi 0 and below), and while a mode is on (`mode`: the mode
+ * word, read once by the caller, which routes the call by it too) the previous
  * manager's block (debug mode would report it as a bad pointer)? The core's slow path resizes
  * everything else of ours or refuses it untouched, the previous manager's blocks included,
  * which are sorted out only then (pascal_refused): the common case (a block that moves, a
  * medium block) pays no lookup of its own. A macro: as an inline function it let GCC test the
  * size before the pointer and lay the slow paths out anew. */
-#define PASCAL_REALLOC_IS_RARE(p, no_size)                                                         \
-  ((p) == NULL || (no_size) || (mode_now() != 0 && !pascal_in_our_memory(p)))
+#define PASCAL_REALLOC_IS_RARE(p, no_size, mode)                                                   \
+  ((p) == NULL || (no_size) || ((mode) != 0 && !pascal_in_our_memory(p)))
 
 /* What a pointer the core's ReallocMem refused or could not serve is: the previous manager's
  * block (it goes to that manager), a block of ours that found no memory (it stays as it was),

@@ -5,6 +5,7 @@
 #include "core/arena.h"
 #include "core/heap.h"
 #include "core/medium.h"
+#include "core/span_record.h"
 #include "fastmm_test.h"
 #include "modes/gate.h"
 
@@ -46,6 +47,19 @@ uint32_t FASTMM_CDECL fastmm_test_set_churn_window(uint32_t ms) {
 uint32_t FASTMM_CDECL fastmm_test_set_arenas(uint32_t count) {
   heap_ensure_initialized();
   return arena_set_count(count);
+}
+
+int FASTMM_CDECL fastmm_test_span_record(const void *p, uint32_t out[4]) {
+  uintptr_t a = (uintptr_t)p - BLOCK_ALIGNMENT;
+  if (((uintptr_t)p & (BLOCK_ALIGNMENT - 1u)) != 0 || p == NULL ||
+      !region_is_medium(page_map_get((const void *)a)))
+    return 0;
+  const span_record *r = span_record_of(a);
+  out[0] = r->header_bits;
+  out[1] = r->first_block;
+  out[2] = r->slot_divisor;
+  out[3] = r->carved_limit;
+  return 1;
 }
 
 int FASTMM_CDECL fastmm_get_optimization_strategy(void) {

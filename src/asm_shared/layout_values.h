@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The numbers the assembly fast paths (src/win32/, src/win64/) assemble against, by name: the
- * block header contract (core/block_header.h), the fields of a small span's header that validate
- * a pointer (core/small.h), the page map's shape (core/page_map.h) and the in-place rule of
+ * block header contract (core/block_header.h), the fields of a span record that validate a pointer
+ * (core/span_record.h), the page map's shape (core/page_map.h) and the in-place rule of
  * ReallocMem and the number of the Pascal records' slots (core/policy.h). The build computes each
  * with the C compiler (layout.c) into layout.inc, and tests/test_asm_layout.c checks that file
  * against this list, so the assembly cannot assemble against a number the C code no longer uses. A
@@ -16,11 +16,17 @@
 #include "core/page_map.h"
 #include "core/policy.h"
 #include "core/small.h"
+#include "core/span_record.h"
 
-/* Where the fields the validation contract reads sit in a small span's header (small.h). */
-#define SMALL_SPAN_TAG_OFFSET offsetof(small_span, tag)
-#define SMALL_SPAN_DIVISOR_OFFSET offsetof(small_span, slot_divisor)
-#define SMALL_SPAN_LIMIT_OFFSET offsetof(small_span, carved_limit)
+/* Where the fields the validation contract reads sit in a span record (span_record.h), and the
+ * hot slot's fields in its line (page_map.h). */
+#define SPAN_RECORD_BITS_OFFSET offsetof(span_record, header_bits)
+#define SPAN_RECORD_FIRST_OFFSET offsetof(span_record, first_block)
+#define SPAN_RECORD_DIVISOR_OFFSET offsetof(span_record, slot_divisor)
+#define SPAN_RECORD_LIMIT_OFFSET offsetof(span_record, carved_limit)
+#define PAGE_MAP_HOT_BASE_OFFSET offsetof(page_map_hot, base)
+#define PAGE_MAP_HOT_L2_OFFSET offsetof(page_map_hot, l2)
+#define PAGE_MAP_HOT_RECORDS_OFFSET offsetof(page_map_hot, records)
 /* How far below a medium block's user pointer its size and seal sit (medium.h). */
 #define MEDIUM_SIZE_BELOW (MEDIUM_HEADER_SIZE - offsetof(medium_header, size))
 #define MEDIUM_SEAL_BELOW (MEDIUM_HEADER_SIZE - offsetof(medium_header, seal))
@@ -45,12 +51,18 @@
   X(SMALL_SLOT_UNIT) \
   X(SMALL_SPAN_OFFSET_SHIFT) \
   X(SMALL_SPAN_OFFSET_UNIT) \
-  X(SMALL_SPAN_OFFSET_READ_MASK) \
   X(SMALL_HEADER_TAG_MASK) \
   X(SMALL_SPAN_HEADER_SIZE) \
-  X(SMALL_SPAN_TAG_OFFSET) \
-  X(SMALL_SPAN_DIVISOR_OFFSET) \
-  X(SMALL_SPAN_LIMIT_OFFSET) \
+  X(SPAN_RECORD_BITS_OFFSET) \
+  X(SPAN_RECORD_FIRST_OFFSET) \
+  X(SPAN_RECORD_DIVISOR_OFFSET) \
+  X(SPAN_RECORD_LIMIT_OFFSET) \
+  X(SPAN_RECORD_GRANULE_SHIFT) \
+  X(SPAN_RECORD_SHIFT) \
+  X(SPAN_RECORD_TABLE_BITS) \
+  X(PAGE_MAP_HOT_BASE_OFFSET) \
+  X(PAGE_MAP_HOT_L2_OFFSET) \
+  X(PAGE_MAP_HOT_RECORDS_OFFSET) \
   X(SMALL_MAX_USER) \
   X(MEDIUM_HEADER_SIZE) \
   X(MEDIUM_FLAG_SMALL_SPAN) \

@@ -20,7 +20,7 @@
  * with DebugFeatureFlags in 0..3 and DebugBlockFlags 0x20 (live) or 0x21 (freed): bits 2-4 are
  * clear, so no debug header word is ever taken for a small, medium or large block, and the
  * slow paths recognise one by block_header_is_debug. Bit 1 of an outer block's word keeps a stale
- * pointer to it off every fast path: its word no longer matches its span's tag (below), as a
+ * pointer to it off every fast path: its word no longer matches its span's record (below), as a
  * FREE one does not.
  *
  * Small blocks (SMALL set):
@@ -28,14 +28,15 @@
  *   bits 11-18  slot size / 16: the block's bytes including its header; usable = slot - 4
  *   bits 19-31  slot offset / 16: the distance from the span's first block to p, a whole
  *               number of slots; the span header is SMALL_SPAN_HEADER_SIZE bytes before the
- *               first block, so the span is found from the header word alone (spans are at
- *               most 128 KB)
+ *               first block, so the span of a block already validated (a cached or free one)
+ *               is found from the header word alone (spans are at most 128 KB)
  *   Its usable size is `((h >> 11) & 0xFF) * 16 - 4`: one load, no table. Bits 0-18 (kind,
  *   class, slot: SMALL_HEADER_TAG_MASK) are the same in every live block of a span, and the
- *   span keeps them in its tag: the header word is trusted only once the span it names is
- *   found to carry that tag, the slot offset to be a multiple of the slot below the span's
- *   carved end (small.h, small_block_span: the validation contract,
- * docs/architecture-reference.md).
+ *   span's records (span_record.h), out of the program's reach, keep them: the header word is
+ *   trusted only once the record of its block's 16 KB granule carries those bits and places p
+ *   a whole number of slots after the span's first block, below its carved end (small.h,
+ *   small_block_span: the validation contract, docs/architecture-reference.md). The offset
+ *   field is not part of the check.
  *
  * Medium blocks (MEDIUM set): a 16-byte header before the user pointer
  *   p - 16  uint32 prev_size   bytes of the block before this one in its span, 0 for the first
@@ -140,19 +141,6 @@ static inline uint32_t small_header_usable(uint32_t h) {
 /* Bytes from the span's first block to the block: a multiple of the slot in a real block. */
 static inline uint32_t small_header_slot_offset(uint32_t h) {
   return (h >> SMALL_SPAN_OFFSET_SHIFT) * SMALL_SPAN_OFFSET_UNIT;
-}
-
-/* The slot offset as the validation reads it (small_block_span): 12 bits of the field, which
- * hold every offset a real span has (a span lies in one 64 KB region), so a forged word names a
- * span at most 64 KB before its block. One shift and one mask, as many instructions as the
- * unbounded read; pointer-wide, so that one register serves the span's address and (truncated)
- * the slot test's multiply with no widening between them. */
-#define SMALL_SPAN_OFFSET_READ_MASK 0xFFF0u
-#if SMALL_SPAN_OFFSET_UNIT != 16u
-#error "the field times 16 is a shift of 4 less"
-#endif
-static inline uintptr_t small_header_slot_offset_bounded(uint32_t h) {
-  return ((uintptr_t)h >> (SMALL_SPAN_OFFSET_SHIFT - 4u)) & (uintptr_t)SMALL_SPAN_OFFSET_READ_MASK;
 }
 
 /* Bytes from the span header to the block. */

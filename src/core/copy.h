@@ -5,7 +5,8 @@
  * ReallocMem that moves a block copies in its own code (a call to a shared copy measured 10%
  * slower on Win64's fc_realloc_medium).
  *
- * Below COPY_STRING_MIN_BYTES a copy is a loop of 8-byte words; from there on it is one string
+ * Below COPY_STRING_MIN_BYTES a copy is a loop of 16-byte steps with an overlapping tail
+ * (fmm_copy_short) and a zero a loop of 8-byte words; from there on each is one string
  * instruction (`rep movsb`, `rep stosb`), which current x86 processors run a cache line or more
  * per step (policy.h says what that threshold weighs). The string instructions touch no XMM
  * register and need no feature test: every x86 has them, and on a processor without the fast
@@ -42,19 +43,62 @@ static inline void fmm_zero_string(void *dst, size_t n) {
 }
 #endif
 
+/* 4 bytes, and 8 bytes, moved at any address as the processor moves them (a copy of a constant
+ * size is a move, never a call). 8 bytes are two 4-byte words on a 32-bit build: there a 64-bit
+ * value goes through the stack. */
+static inline void fmm_move4(char *d, const char *s) {
+  uint32_t v;
+  memcpy(&v, s, sizeof v);
+  memcpy(d, &v, sizeof v);
+}
+static inline void fmm_move8(char *d, const char *s) {
+#if UINTPTR_MAX > 0xFFFFFFFFu
+  uint64_t v;
+  memcpy(&v, s, sizeof v);
+  memcpy(d, &v, sizeof v);
+#else
+  uint32_t a, b;
+  memcpy(&a, s, sizeof a);
+  memcpy(&b, s + 4, sizeof b);
+  memcpy(d, &a, sizeof a);
+  memcpy(d + 4, &b, sizeof b);
+#endif
+}
+
+/* A copy below the string threshold: 16 bytes a step while more than 16 are left, then what is
+ * left (1 to 16 bytes) as at most two 8-byte moves, the last one ending at n and overlapping
+ * what came before it (source and destination are different blocks). No byte loop: a small
+ * block's usable size is 4 or 8 bytes short of a multiple of 16, and a ReallocMem that moves one
+ * copies all of it. Defined on every build (tests/test_copy_short.c checks it natively too); only
+ * the Windows builds copy with it. */
+static inline void fmm_copy_short(char *d, const char *s, size_t n) {
+  if (n >= 8u) {
+    size_t i = 0;
+    for (; n - i > 16u; i += 16u) {
+      fmm_move8(d + i, s + i);
+      fmm_move8(d + i + 8u, s + i + 8u);
+    }
+    if (n - i > 8u)
+      fmm_move8(d + i, s + i);
+    fmm_move8(d + n - 8u, s + n - 8u);
+    return;
+  }
+  if (n >= 4u) {
+    fmm_move4(d, s);
+    fmm_move4(d + n - 4u, s + n - 4u);
+    return;
+  }
+  for (size_t i = 0; i < n; i++)
+    d[i] = s[i];
+}
+
 static inline void fmm_copy(void *dst, const void *src, size_t n) {
 #if FMM_OWN_COPY
   if (n >= COPY_STRING_MIN_BYTES) {
     fmm_copy_string(dst, src, n);
     return;
   }
-  uint64_t *d = (uint64_t *)dst;
-  const uint64_t *s = (const uint64_t *)src;
-  size_t words = n / 8u;
-  for (size_t i = 0; i < words; i++)
-    d[i] = s[i];
-  for (size_t i = words * 8u; i < n; i++)
-    ((char *)dst)[i] = ((const char *)src)[i];
+  fmm_copy_short((char *)dst, (const char *)src, n);
 #else
   memcpy(dst, src, n);
 #endif

@@ -5,7 +5,8 @@
  * HEAP_CHECK_LOCK_TIMEOUT_MS, with lock_acquire_within as the block walk: a lock that stays held
  * (its thread ended by ExitProcess) gives FASTMM_CHECK_HEAP_LOCKED, nothing checked.
  * Result codes: 0 consistent; 1xx medium spans and bins (114: a live medium block's seal is not
- * its own); 2xx small spans (212: a span that does not start 64-aligned); 3xx large blocks. */
+ * its own); 2xx small spans (210: a record of its granules is not its own; 212: a span that does
+ * not start 64-aligned; 213: a span's colour is not one span_create gives); 3xx large blocks. */
 #include "heap.h"
 #include "large.h"
 #include "lock.h"
@@ -21,10 +22,24 @@ static small_manager *manager_at(unsigned row, unsigned c) {
   return row < ARENA_COUNT ? &small_managers[row][c] : &small_aligned_managers[c];
 }
 
+/* The records of span s's granules (span_record.h) are its own: 0 when one is not. */
+static int records_match(const small_span *s, uint32_t slot) {
+  const char *block = (const char *)small_span_block(s);
+  const char *end = (const char *)s + SMALL_SPAN_HEADER_SIZE + (size_t)s->block_count * slot;
+  for (const char *g = block; g < end; g += SPAN_RECORD_GRANULE) {
+    const span_record *r = span_record_of((uintptr_t)g);
+    if (r->header_bits != s->header_bits ||
+        r->first_block != (uint32_t)((uintptr_t)s + SMALL_SPAN_HEADER_SIZE) ||
+        r->slot_divisor != s->slot_divisor || r->carved_limit != s->carved_limit)
+      return 0;
+  }
+  return 1;
+}
+
 static int check_small_span(small_span *s) {
-  uint32_t tag = small_span_header_bits(s->tag);
+  uint32_t tag = s->header_bits;
   unsigned c = small_header_class(tag);
-  if (s->tag != small_span_tag(tag) || c >= SMALL_CLASS_COUNT)
+  if ((tag & BLOCK_KIND_MASK) != BLOCK_FLAG_SMALL || c >= SMALL_CLASS_COUNT)
     return 201;
   small_manager *m = s->manager;
   unsigned a = m == &small_aligned_managers[c] ? ARENA_COUNT : m->arena;
@@ -40,6 +55,8 @@ static int check_small_span(small_span *s) {
       fed > s->block_count || s->blocks_in_use > fed ||
       s->carved_limit != fed * small_slot_step(s->slot_divisor, slot))
     return 203;
+  if (!records_match(s, slot))
+    return 210; /* a record of its granules says otherwise */
   for (uint32_t i = 0; i < fed; i++) {
     uint32_t offset = SMALL_SPAN_HEADER_SIZE + i * slot;
     uint32_t h = block_header((char *)s + offset);
@@ -104,7 +121,9 @@ static int check_arena(medium_arena *ar) {
         free_blocks++;
       } else if (h->flags & MEDIUM_FLAG_SMALL_SPAN) {
         small_spans++;
-        int fault = check_small_span((small_span *)p);
+        if (!small_span_colour_valid(small_span_colour(p)))
+          return 213;
+        int fault = check_small_span(small_span_in_block(p));
         if (fault)
           return fault;
       } else {

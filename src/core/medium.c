@@ -382,43 +382,34 @@ static void *alloc_locked(medium_arena *a, size_t user_size, uint32_t extra_flag
   return take_block(a, p, extra_flags, 0);
 }
 
-/* Do the `extent` bytes from q lie in one 64 KB region of the page map (extent 0: no such
- * constraint)? */
-static int in_one_region(uintptr_t q, uint32_t extent) {
-  return extent == 0 || page_map_same_region(q, q + extent - 1u);
-}
-
-/* Where a block of `size` bytes aligned to `alignment`, whose first `extent` bytes lie in one
- * region (in_one_region), goes in the free block p: p itself when p is such a place, else the
- * highest such place that leaves a free block of at least MEDIUM_MIN_BLOCK_SIZE in front of it;
- * 0 when neither fits. */
-static uintptr_t aligned_place(void *p, uint32_t size, size_t alignment, uint32_t extent) {
+/* Where a block of `size` bytes whose user pointer lies `offset` bytes past a multiple of
+ * `alignment` goes in the free block p: p itself when p is such a place, else the highest such
+ * place that leaves a free block of at least MEDIUM_MIN_BLOCK_SIZE in front of it; 0 when neither
+ * fits. */
+static uintptr_t aligned_place(void *p, uint32_t size, size_t alignment, uint32_t offset) {
   uintptr_t start = (uintptr_t)p, end = start + medium_header_of(p)->size;
-  if ((start & (alignment - 1u)) == 0 && in_one_region(start, extent))
+  if (((start - offset) & (alignment - 1u)) == 0)
     return end - start >= size ? start : 0;
   if (end - start < (uintptr_t)size + MEDIUM_MIN_BLOCK_SIZE)
     return 0;
-  uintptr_t q = (end - size) & ~(uintptr_t)(alignment - 1u);
-  if (!in_one_region(q, extent)) /* end the extent where the region it crossed into begins */
-    q = ((((q + extent - 1u) >> PAGE_MAP_REGION_SHIFT) << PAGE_MAP_REGION_SHIFT) - extent) &
-        ~(uintptr_t)(alignment - 1u);
+  uintptr_t q = ((end - size - offset) & ~(uintptr_t)(alignment - 1u)) + offset;
   return q >= start + MEDIUM_MIN_BLOCK_SIZE ? q : 0;
 }
 
-/* A free block that has a place for `size` bytes at a multiple of `alignment` whose first
- * `extent` bytes lie in one region, among the first MEDIUM_REGION_FIT_SCAN free blocks of the
- * bins that hold at least `size` bytes, smallest bins first; NULL if none (q: the place). The
- * bin that guarantees such a place asks for twice the extent, which skips every free block
- * between the two sizes: small spans then cut into the largest free blocks, often a span's
- * untouched tail, while holes they fit in stay empty (pas_mixed touched 620 KB of pages under
- * small spans' uncarved slots, 1.2 MB more in free medium blocks). */
-static void *fit_in_region(medium_arena *a, uint32_t size, size_t alignment, uint32_t extent,
-                           uintptr_t *q) {
+/* A free block that has a place for `size` bytes at a multiple of `alignment`, among the first
+ * MEDIUM_REGION_FIT_SCAN free blocks of the bins that hold at least `size` bytes, smallest bins
+ * first; NULL if none (q: the place). The bin that guarantees such a place asks for the alignment
+ * more, which skips every free block between the two sizes: small spans then cut into the largest
+ * free blocks, often a span's untouched tail, while holes they fit in stay empty (pas_mixed
+ * touched 620 KB of pages under small spans' uncarved slots, 1.2 MB more in free medium
+ * blocks). */
+static void *fit_first(medium_arena *a, uint32_t size, size_t alignment, uint32_t offset,
+                       uintptr_t *q) {
   unsigned left = MEDIUM_REGION_FIT_SCAN;
   for (unsigned b = first_bin_from(a, bin_for_request(size)); b < MEDIUM_BIN_COUNT;
        b = first_bin_from(a, b + 1u)) {
     for (list_node *n = a->bins[b].next; n != &a->bins[b]; n = n->next) {
-      if ((*q = aligned_place(n, size, alignment, extent)) != 0)
+      if ((*q = aligned_place(n, size, alignment, offset)) != 0)
         return n;
       if (--left == 0)
         return NULL;
@@ -427,22 +418,23 @@ static void *fit_in_region(medium_arena *a, uint32_t size, size_t alignment, uin
   return NULL;
 }
 
-/* A free block of `size` bytes at a multiple of `alignment` (arena locked), whose first `extent`
- * bytes lie in one region (0: anywhere), or NULL. The first bin that fits `size + alignment - 16`
- * (and the extent, when the highest place crosses a region's start) may hold a block too short
- * once placed; one that fits MEDIUM_MIN_BLOCK_SIZE more never does. */
+/* A free block of `size` bytes whose user pointer lies `offset` (0 or MEDIUM_HEADER_SIZE) past a
+ * multiple of `alignment` (arena locked), or NULL; a nonzero offset also looks for a place among
+ * the smaller free blocks first (fit_first: small spans). The first bin that fits
+ * `size + alignment` may hold a block too short once placed; one that fits MEDIUM_MIN_BLOCK_SIZE
+ * more never does. */
 static void *alloc_locked_aligned(medium_arena *a, size_t user_size, size_t alignment,
-                                  uint32_t extra_flags, uint32_t keep, uint32_t extent) {
+                                  uint32_t extra_flags, uint32_t keep, uint32_t offset) {
   uint32_t size = block_size_for(user_size);
   /* Up to 64, sizes stay multiples of the alignment: blocks carved one after another from the
    * front of a free block all start aligned. */
   uint32_t unit = alignment < 64u ? (uint32_t)alignment : 64u;
   size = (size + unit - 1u) & ~(unit - 1u);
-  size_t slack = alignment - MEDIUM_HEADER_SIZE + (extent != 0 ? extent + alignment : 0u);
+  size_t slack = alignment - (offset == 0 ? MEDIUM_HEADER_SIZE : 0u);
   void *p = NULL;
   uintptr_t q = 0;
-  if (extent != 0)
-    p = fit_in_region(a, size, alignment, extent, &q);
+  if (offset != 0)
+    p = fit_first(a, size, alignment, offset, &q);
   for (int attempt = 0; attempt < 3 && q == 0; attempt++) {
     size_t want = size + slack + (attempt > 0 ? MEDIUM_MIN_BLOCK_SIZE : 0u);
     if (want > MEDIUM_SPAN_MAX_SIZE)
@@ -454,7 +446,7 @@ static void *alloc_locked_aligned(medium_arena *a, size_t user_size, size_t alig
       p = bin_find(a, want);
     }
     if (p != NULL)
-      q = aligned_place(p, size, alignment, extent);
+      q = aligned_place(p, size, alignment, offset);
   }
   if (q == 0)
     return NULL;
@@ -512,10 +504,11 @@ void *medium_alloc_aligned(size_t user_size, size_t alignment, unsigned first_ar
 void *medium_alloc_small_span(size_t user_size, unsigned arena) {
   medium_arena *a = &medium_arenas[arena];
   lock_acquire(&a->lock);
-  /* The span lies in one region of the page map, so its blocks find its header in their own
-   * region (small_block_span's common case, with no second lookup). */
-  void *p = alloc_locked_aligned(a, user_size, ALIGNMENT_SMALL_MAX, MEDIUM_FLAG_SMALL_SPAN, 0,
-                                 (uint32_t)user_size);
+  /* Its header at a multiple of 16 KB, its size a multiple of it, so that the block covers its
+   * 16 KB granules alone, headers included: each granule holds at most one span, whose record
+   * names it (span_record.h), and a span touches no page of another's. */
+  void *p = alloc_locked_aligned(a, user_size, SMALL_SPAN_MIN_BYTES, MEDIUM_FLAG_SMALL_SPAN, 0,
+                                 MEDIUM_HEADER_SIZE);
   lock_release(&a->lock);
   return p;
 }

@@ -150,8 +150,9 @@ void *medium_alloc(size_t user_size, unsigned first_arena);
 /* A block whose user pointer is a multiple of `alignment` (a power of two, 16 .. ALIGNED_MAX),
  * from the first arena whose lock is free as medium_alloc; `keep` goes to its keep_alignment. */
 void *medium_alloc_aligned(size_t user_size, size_t alignment, unsigned first_arena, uint32_t keep);
-/* A block to hold a small span, from `arena` (waiting for its lock), or NULL. It is 64-aligned,
- * so a class whose slot is a multiple of 32 or 64 has blocks aligned to it. */
+/* A block to hold a small span, from `arena` (waiting for its lock), or NULL: `user_size` is a
+ * multiple of 16 KB less the medium header, and the block's header lies at a multiple of 16 KB, so
+ * that it covers its 16 KB granules alone (span_record.h). */
 void *medium_alloc_small_span(size_t user_size, unsigned arena);
 int medium_free(void *p); /* p validated by the caller; FASTMM_OK, or invalid if already free */
 /* Sets or clears a flag of a live block's header word under its arena's lock (a neighbour's free

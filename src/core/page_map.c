@@ -3,10 +3,12 @@
  * written before the memory it describes is handed out, and cleared after the last block in
  * it is gone). */
 #include "page_map.h"
+#include "span_record.h"
 
 #include "atomics.h"
 #include "lock.h"
 #include "prim/prim.h"
+#include "span_record.h"
 
 #if PAGE_MAP_L1_BITS == 0
 uint8_t page_map_l2_static[(size_t)1 << PAGE_MAP_L2_BITS];
@@ -27,8 +29,7 @@ static uint8_t empty_l2[(size_t)1 << PAGE_MAP_L2_BITS];
  * those. */
 static uintptr_t l1_low = (uintptr_t)1 << PAGE_MAP_L1_BITS, l1_high;
 static int fast_l1_started;
-uintptr_t page_map_fast_hot_base = PAGE_MAP_HOT_NONE;
-const uint8_t *page_map_fast_hot_l2 = empty_l2;
+page_map_hot page_map_fast_hot = {PAGE_MAP_HOT_NONE, empty_l2, NULL};
 static uintptr_t hot_slot = (uintptr_t)-1; /* its first-level index, once chosen */
 
 /* Entry i of the fast copy naming second-level table l2 (page_map.h). */
@@ -83,9 +84,10 @@ static void hot_slot_chosen(uintptr_t first_region) {
   if (hot_slot != (uintptr_t)-1)
     return;
   hot_slot = first_region >> PAGE_MAP_L2_BITS;
+  fmm_store_ptr_release((void **)&page_map_fast_hot.records, span_record_tables[hot_slot]);
   if (fast_open)
-    fmm_store_ptr_release((void **)&page_map_fast_hot_l2, page_map_l1[hot_slot]);
-  fmm_store_ptr_release((void **)&page_map_fast_hot_base, (void *)(hot_slot << PAGE_MAP_HOT_BITS));
+    fmm_store_ptr_release((void **)&page_map_fast_hot.l2, page_map_l1[hot_slot]);
+  fmm_store_ptr_release((void **)&page_map_fast_hot.base, (void *)(hot_slot << PAGE_MAP_HOT_BITS));
 }
 #endif
 
@@ -99,7 +101,7 @@ void page_map_fast_open(int open) {
   for (uintptr_t i = l1_low; i < l1_high; i++)
     page_map_fast_l1[i] = fast_entry(i, open ? page_map_l1[i] : NULL);
   if (hot_slot != (uintptr_t)-1)
-    fmm_store_ptr_release((void **)&page_map_fast_hot_l2, open ? page_map_l1[hot_slot] : empty_l2);
+    fmm_store_ptr_release((void **)&page_map_fast_hot.l2, open ? page_map_l1[hot_slot] : empty_l2);
 #endif
   lock_release(&page_map_lock);
 }
@@ -133,12 +135,32 @@ int page_map_make_tables(const void *base, size_t size) {
   return made;
 }
 
+/* page_map_lock held: the span records of [base, base + size), about to be marked a medium span,
+ * reserved and committed (span_record.h). Returns 0 when they could not be. */
+static int records_made(const void *base, size_t size) {
+  uintptr_t last = ((uintptr_t)base + size - 1u) >> PAGE_MAP_REGION_SHIFT >> PAGE_MAP_L2_BITS;
+  for (uintptr_t i1 = (uintptr_t)base >> PAGE_MAP_REGION_SHIFT >> PAGE_MAP_L2_BITS; i1 <= last;
+       i1++) {
+    if (!span_record_table_make(i1))
+      return 0;
+#if PAGE_MAP_L1_BITS > 0
+    if (i1 == hot_slot)
+      fmm_store_ptr_release((void **)&page_map_fast_hot.records, span_record_tables[i1]);
+#endif
+  }
+  return span_record_commit(base, size);
+}
+
 int page_map_set(void *base, size_t size, unsigned kind) {
   uintptr_t first = (uintptr_t)base >> PAGE_MAP_REGION_SHIFT;
   uintptr_t count = size >> PAGE_MAP_REGION_SHIFT;
   uintptr_t mask = ((uintptr_t)1 << PAGE_MAP_L2_BITS) - 1u;
   lock_acquire(&page_map_lock);
   page_map_fast_start();
+  if (kind == REGION_MEDIUM_START && count != 0 && !records_made(base, size)) {
+    lock_release(&page_map_lock);
+    return 0;
+  }
   for (uintptr_t r = first; r < first + count; r++) {
     if (page_map_l1[r >> PAGE_MAP_L2_BITS] == NULL) {
       if (kind == REGION_NOT_OURS)

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "compiler.h"
 #include "linkage.h"
 
 #define PAGE_MAP_REGION_SHIFT 16u
@@ -96,6 +97,15 @@ void page_map_unlock_writers(void);
  * and again by page_map_set's first call if that comes first. The copy is read with plain loads
  * while page_map_fast_open rewrites it: every entry a reader can see is an old or a new one,
  * each valid (tests/tsan.supp). */
+/* The hot slot as the fast paths of 64-bit builds read it (below), in one cache line: its base
+ * (16 GB aligned), its second-level table, and its span records (span_record.h: read only where
+ * the table says a medium span is, so NULL until the slot has one). */
+struct span_record;
+typedef struct page_map_hot {
+  uintptr_t base;
+  const uint8_t *l2;
+  const struct span_record *records;
+} FMM_ALIGNED(32) page_map_hot;
 #if PAGE_MAP_L1_BITS == 0
 extern FMM_HIDDEN uint8_t page_map_fast_l2[(size_t)1 << PAGE_MAP_L2_BITS];
 #else
@@ -108,15 +118,14 @@ static inline unsigned page_map_fast_lookup(uintptr_t a) {
 /* The hot slot: the first-level entry of the first region the map marked ours, whose 16 GB hold
  * most of a heap's spans and large blocks (the OS maps them near one another). The fast paths look
  * an address there up in one load, its second-level table's byte, with no first-level load before
- * it: the slot's start, page_map_fast_hot_base, and its table, page_map_fast_hot_l2, are read
+ * it: the slot's start and its table (page_map_fast_hot, below) are read
  * beside the address's arithmetic, not after it (ReallocMem in place 21-22% faster natively and on
  * Win64, docs/experiments). Until a region is marked the base is PAGE_MAP_HOT_NONE, far from every
  * user address, so no address is in the slot; while the copy is closed the table is the all-zero
  * one. Addresses elsewhere take the two-level lookup above. */
 #define PAGE_MAP_HOT_BITS (PAGE_MAP_REGION_SHIFT + PAGE_MAP_L2_BITS)
 #define PAGE_MAP_HOT_NONE ((uintptr_t)1 << 63)
-extern FMM_HIDDEN uintptr_t page_map_fast_hot_base;
-extern FMM_HIDDEN const uint8_t *page_map_fast_hot_l2;
+extern FMM_HIDDEN page_map_hot page_map_fast_hot;
 #endif
 /* Fills the fast copy's first level (64-bit builds) before any fast path reads it: from the
  * library's load hook and from page_map_set. Idempotent; caller single-threaded or holding the

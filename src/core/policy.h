@@ -20,18 +20,16 @@
 #define SMALL_MAX_SLOT 2560u
 #define SMALL_MAX_USER (SMALL_MAX_SLOT - BLOCK_HEADER_SIZE) /* 2556: larger requests are medium */
 
-/* A small span aims at SMALL_SPAN_TARGET_BLOCKS blocks, within [MIN, MAX] bytes less what
- * SMALL_SPAN_PACKING says: small classes get spans of 16 KB (1000+ blocks of 16 bytes), large
- * ones 64 KB (25 blocks of 2560). Spans are medium blocks, so they come from and go back to a
- * medium arena, and each lies in one 64 KB region of the page map (medium_alloc_small_span):
- * every block then finds its span header in its own region, the validation's common case. When
- * spans of up to 96 KB crossed region boundaries, a program touching blocks of many spans in turn
- * met the other case unpredictably (fc_small_upsize, 2 KB blocks: 21-31% slower than now).
- * Packing: a span is SMALL_SPAN_PACKING (64) bytes shorter than that, so with its medium header,
- * rounded to its 64-byte alignment, spans of 16, 32 or 64 KB fill a region with no gap. The
- * 16 KB spans are shorter by another 64 bytes times their class modulo SMALL_SPAN_COLOURS: many
- * classes keep a span each, and headers 16 KB apart would all share one set of the L1 cache,
- * through which FreeMem reads them (small_churn_lifo was 4-6% slower with no colours). */
+/* A small span aims at SMALL_SPAN_TARGET_BLOCKS blocks, within [MIN, MAX] bytes: small classes get
+ * spans of 16 KB (1000+ blocks of 16 bytes), large ones 64 KB (25 blocks of 2560). Spans are
+ * medium blocks, so they come from and go back to a medium arena. Each is a multiple of 16 KB less
+ * the medium header, placed at a multiple of 16 KB (medium_alloc_small_span), so spans pack with
+ * no gap and each 16 KB granule belongs to at most one span: its span record (span_record.h) names
+ * it.
+ * The span's header lies SMALL_SPAN_PACKING (64) bytes times one more than its class modulo
+ * SMALL_SPAN_COLOURS into the block: with every span starting at a multiple of 16 KB, the first
+ * blocks of all spans would share one set of the L1 cache (small_churn_lifo had twice the L1
+ * misses with no colour). */
 #define SMALL_SPAN_TARGET_BLOCKS 64u
 #define SMALL_SPAN_MIN_BYTES (16u * 1024u)
 #define SMALL_SPAN_MAX_BYTES (64u * 1024u)
@@ -110,12 +108,11 @@
 #define MEDIUM_SPAN_SIZE MEDIUM_SPAN_SIZE_BALANCED /* the default strategy's */
 #define MEDIUM_SPAN_MAX_SIZE MEDIUM_SPAN_SIZE_SPEED
 /* A span is mapped this much larger than its strategy's size: its first 64 KB region holds the
- * span's header alone, and its blocks fill the strategy's size after it. That region is what
- * makes every block's region before it the span's too, readable, so the small validation's fast
- * paths need no test of where a span header a forged header names lies (small.h,
- * small_block_span_in; ReallocMem in place 10-21% faster); its pages past the header are never
- * written (no resident memory; committed on Windows). Blocks keep the strategy's whole size: a
- * span 64 KB short held one array fewer of a workload that grows four to 512 KB each. */
+ * span's header alone, and its blocks fill the strategy's size after it. The fast paths take a
+ * block only in a span's later regions (REGION_MEDIUM_SPAN), so a span header is never taken for
+ * a block's header word there; its pages past the header are never written (no resident memory;
+ * committed on Windows). Blocks keep the strategy's whole size: a span 64 KB short held one array
+ * fewer of a workload that grows four to 512 KB each. */
 #define MEDIUM_SPAN_HEAD_BYTES (64u * 1024u)
 /* Free lists: two-level segregated fit. A free block of size s goes to bin
  * (floor(log2 s) - MEDIUM_BIN_MIN_LOG2) * 32 + the next 5 bits of s; a search starts at the bin
@@ -312,11 +309,11 @@
 /* ---- Copies and zeroes on Windows (copy.h) ----------------------------------------------
  * A ReallocMem that moves copies the old block; AllocMem zeroes what is not known to be zero.
  * From this many bytes on, the copy is one `rep movsb` (and the zero one `rep stosb`); below it
- * a loop of 8-byte words, which starts at once where the string instruction first spends some
- * tens of cycles. The loop moves 4 (Win32) or 8 (Win64) bytes a store; the string instruction a
- * cache line or more per step, so Win64's fc_realloc_medium took 17% and Win32's 26% less time.
- * 64 and 1,024 bytes measured the same as 256 on every workload that moves small blocks
- * (docs/experiments/2026-12-05-string-copies.md). */
+ * a loop (16 bytes a step for the copy, 8 for the zero), which starts at once where the string
+ * instruction first spends some tens of cycles. The loop moves 4 (Win32) or 8 (Win64) bytes a
+ * store; the string instruction a cache line or more per step, so Win64's fc_realloc_medium took
+ * 17% and Win32's 26% less time. 64 and 1,024 bytes measured the same as 256 on every workload that
+ * moves small blocks (docs/experiments/2026-12-05-string-copies.md). */
 #ifndef COPY_STRING_MIN_BYTES
 #define COPY_STRING_MIN_BYTES 256u
 #endif

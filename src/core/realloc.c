@@ -173,7 +173,7 @@ FMM_NOINLINE void *FMM_REGCALL heap_realloc(void *p, size_t size, const void *ca
       /* A small block that moves (the fast path kept the ones that stay): validated once, with
        * the lookup just made, and freed onto its bin without another. */
       if ((h & BLOCK_KIND_MASK) == BLOCK_FLAG_SMALL) {
-        const small_span *s = small_block_span_in(p, h, region);
+        const small_span *s = small_block_span(p, h);
         return s != NULL ? realloc_small(p, h, s, size, caller, 1) : NULL;
       }
     }

@@ -9,24 +9,17 @@
 #include "contention.h"
 #include "medium.h"
 #include "prim/prim.h"
-#include "process_key.h"
 #include "release.h"
 #include "size_class.h"
+#include "span_record.h"
 
 small_manager small_managers[ARENA_COUNT][SMALL_CLASS_COUNT];
 small_manager small_aligned_managers[SMALL_CLASS_COUNT];
-/* Until small_init draws the key: no span exists before it. */
-uint64_t small_span_key = 0xD350414E80000000u;
-
-/* The span key: a process key (process_key.h) with the top bit of each half set (small.h). */
-static uint64_t draw_span_key(void) {
-  return process_key_draw(&small_span_key) | 0x8000000080000000u;
-}
-
-/* Short of a region's share by the packing, and by a colour for the 16 KB spans (policy.h). */
-static uint32_t packed(uint32_t bytes, unsigned c) {
-  return bytes -
-         SMALL_SPAN_PACKING * (bytes == SMALL_SPAN_MIN_BYTES ? 1u + c % SMALL_SPAN_COLOURS : 1u);
+/* A span's medium block: its user bytes, short of a multiple of 16 KB by the medium header, so that
+ * spans placed at multiples of 16 KB pack with no gap (medium_alloc_small_span). */
+static uint32_t packed(uint32_t bytes) {
+  uint32_t granules = (bytes + SMALL_SPAN_MIN_BYTES - 1u) / SMALL_SPAN_MIN_BYTES;
+  return granules * SMALL_SPAN_MIN_BYTES - MEDIUM_HEADER_SIZE;
 }
 
 static void manager_init(small_manager *m, unsigned c, unsigned arena) {
@@ -36,7 +29,7 @@ static void manager_init(small_manager *m, unsigned c, unsigned arena) {
     bytes = SMALL_SPAN_MIN_BYTES;
   if (bytes > SMALL_SPAN_MAX_BYTES)
     bytes = SMALL_SPAN_MAX_BYTES;
-  bytes = packed(bytes, c);
+  bytes = packed(bytes);
   m->class_index = c;
   m->arena = arena;
   m->slot_size = slot;
@@ -45,7 +38,6 @@ static void manager_init(small_manager *m, unsigned c, unsigned arena) {
 }
 
 void small_init(void) {
-  small_span_key = draw_span_key();
   for (unsigned a = 0; a < ARENA_COUNT; a++)
     for (unsigned c = 0; c < SMALL_CLASS_COUNT; c++)
       manager_init(&small_managers[a][c], c, a);
@@ -65,23 +57,63 @@ static void room_remove(small_span *s) {
   s->room_link.next = NULL;
 }
 
+/* The granules of span s: from its medium block's header (at a multiple of 16 KB) to the end of
+ * its last slot. */
+static unsigned span_granules(const small_span *s, const small_manager *m) {
+  uint32_t bytes = (uint32_t)((uintptr_t)s & (SMALL_SPAN_MIN_BYTES - 1u)) + SMALL_SPAN_HEADER_SIZE +
+                   (uint32_t)s->block_count * m->slot_size;
+  return (unsigned)((bytes + SPAN_RECORD_GRANULE - 1u) >> SPAN_RECORD_GRANULE_SHIFT);
+}
+
+/* Writes s's record into each of its granules, the header bits last, so that a reader that sees
+ * them sees the rest; or clears them (bits 0 first). FreeMem reads records unlocked: each field
+ * is an aligned word, old or new, and a record that does not match sends a pointer to the slow
+ * path, which reads it again under no lock either but refuses only what no span holds. */
+static void records_write(const small_span *s, const small_manager *m, uint32_t bits) {
+  span_record *r = span_record_first(small_span_block(s));
+  unsigned n = span_granules(s, m);
+  for (unsigned i = 0; i < n; i++) {
+    if (bits == 0) {
+      fmm_store_u32_relaxed(&r[i].header_bits, 0);
+      fmm_store_u32_relaxed(&r[i].carved_limit, 0);
+      continue;
+    }
+    r[i].first_block = (uint32_t)((uintptr_t)s + SMALL_SPAN_HEADER_SIZE);
+    r[i].slot_divisor = s->slot_divisor;
+    fmm_store_u32_relaxed(&r[i].carved_limit, s->carved_limit);
+    fmm_store_u32_release(&r[i].header_bits, bits);
+  }
+}
+
+/* s carved more slots: its records' carved limits follow (each an aligned word, old or new). */
+static void records_carved(const small_span *s, const small_manager *m) {
+  span_record *r = span_record_first(small_span_block(s));
+  unsigned n = span_granules(s, m);
+  for (unsigned i = 0; i < n; i++)
+    fmm_store_u32_relaxed(&r[i].carved_limit, s->carved_limit);
+}
+
 static small_span *span_create(small_manager *m) {
   /* The first spans are smaller (policy.h, SMALL_SPAN_GROW_SPANS). */
   uint32_t bytes = m->span_bytes;
   if (m->span_count < SMALL_SPAN_GROW_SPANS) {
-    uint32_t early = packed(SMALL_SPAN_MIN_BYTES << m->span_count, m->class_index);
+    uint32_t early = packed(SMALL_SPAN_MIN_BYTES << m->span_count);
     if (early < bytes)
       bytes = early;
   }
   void *mem = medium_alloc_small_span(bytes, m->arena);
   if (mem == NULL)
     return NULL;
-  small_span *s = (small_span *)mem;
-  /* The blocks stay within the span's bytes, which lie in one region (medium_alloc_small_span),
-   * though the medium block may be longer by a tail too short to cut off. */
+  uint32_t colour =
+      SMALL_SPAN_PACKING * (1u + m->class_index % SMALL_SPAN_COLOURS) - MEDIUM_HEADER_SIZE;
+  *(uint32_t *)mem = colour;
+  small_span *s = small_span_in_block(mem);
+  /* The blocks stay within the span's bytes, its granules (medium_alloc_small_span), though the
+   * medium block may be longer by a tail too short to cut off. */
   size_t usable = medium_usable(mem);
   if (usable > bytes)
     usable = bytes;
+  usable -= colour;
   s->manager = m;
   s->free_list = NULL;
   s->blocks_in_use = 0;
@@ -91,7 +123,9 @@ static small_span *span_create(small_manager *m) {
   s->carved_limit = 0;
   s->fed_end = SMALL_SPAN_HEADER_SIZE;
   /* Last: from here on FreeMem may find the span (its blocks are handed out after this). */
-  s->tag = small_span_tag(small_header_make(m->class_index, m->slot_size, SMALL_SPAN_HEADER_SIZE));
+  s->header_bits = small_header_make(m->class_index, m->slot_size, SMALL_SPAN_HEADER_SIZE) &
+                   SMALL_HEADER_TAG_MASK;
+  records_write(s, m, s->header_bits);
   m->span_count++;
   m->span_bytes_held += medium_usable(mem);
   room_insert(m, s);
@@ -103,10 +137,11 @@ static small_span *span_create(small_manager *m) {
  * already absorb alloc/free loops, and the medium arenas keep spare spans for bursts. */
 static void span_release(small_manager *m, small_span *s) {
   room_remove(s);
-  s->tag = 0;
+  records_write(s, m, 0);
+  s->header_bits = 0;
   m->span_count--;
-  m->span_bytes_held -= medium_usable(s);
-  medium_free(s);
+  m->span_bytes_held -= medium_usable(small_span_block(s));
+  medium_free(small_span_block(s));
   release_poll(); /* the medium span may have become a spare (release.h) */
 }
 
@@ -188,11 +223,10 @@ static void **take_from_span(small_manager *m, small_span *s, unsigned want, voi
       carved++;
     } while (++n < want && offset < end);
     s->fed_end = offset;
-    /* FreeMem reads it unlocked (small_block_span): an aligned word, old or new; the blocks
-     * carved are handed out only after the lock is released. */
-    fmm_store_u32_relaxed(&s->carved_limit,
-                          s->carved_limit +
-                              carved * small_slot_step(s->slot_divisor, m->slot_size));
+    /* The blocks carved are handed out only after the lock is released, so every FreeMem of one
+     * finds the records' new limit. */
+    s->carved_limit += carved * small_slot_step(s->slot_divisor, m->slot_size);
+    records_carved(s, m);
   }
   s->blocks_in_use = (uint16_t)(s->blocks_in_use + n);
   m->blocks_in_use += n;

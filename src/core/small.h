@@ -14,6 +14,7 @@
 #include "lock.h"
 #include "page_map.h"
 #include "policy.h"
+#include "span_record.h"
 
 typedef struct small_manager small_manager;
 
@@ -39,67 +40,57 @@ static inline int small_slot_carved(uint32_t divisor, uint32_t carved_limit, uin
   return slot_offset * divisor < carved_limit;
 }
 
-/* The key every span's tag is XORed with: random per process (small_init), so that a span header
- * forged in a program's own block does not pass for one of ours unless the program copied a real
- * one. The top bit of each 32-bit half is set, so that no tag is 0 (a released span's) or a
- * user-space pointer below 2 GB (a free list's link over a released span's tag). */
-extern FMM_HIDDEN uint64_t small_span_key;
-
-/* A span's tag: bits 0-18 of the header word every live block of the span has (block_header.h),
- * XORed with the key. 0 in a span being released. */
-static inline uint64_t small_span_tag(uint32_t h) {
-  return small_span_key ^ (h & SMALL_HEADER_TAG_MASK);
-}
-/* The header bits a span's tag holds (small_span_tag undone). */
-static inline uint32_t small_span_header_bits(uint64_t tag) {
-  return (uint32_t)(tag ^ small_span_key);
-}
-
-/* The span header; the first block's header word sits at offset 60, so this must fit in 60.
- * The 16 bytes at SMALL_SPAN_CHECK_OFFSET are what validates a pointer (small_block_span): 16
- * aligned, so in one 64 KB region, and at least 32 bytes into the header, so that a span a forged
- * header word names (at most 64 KB + 64 bytes before the block, small_header_slot_offset_bounded)
- * has them no further back than the region before the block's header word: a later region of a
- * medium span (REGION_MEDIUM_SPAN) has that region, readable, before it. The span's class and slot
- * are in its tag (small_span_class, small_span_slot_size). */
-#define SMALL_SPAN_CHECK_OFFSET 32u
+/* The span header; the first block's header word sits at offset 60, so this must fit in 60. The
+ * validation does not read it: it reads the span's records (span_record.h), which copy its header
+ * bits, divisor and carved limit into memory no block reaches. */
 typedef struct small_span {
-  union {
-    struct {
-      uint32_t fed_end;       /* blocks are carved in address order: the span offset of the
-                                 first one not carved yet; headers from there on are stale */
-      uint16_t block_count;   /* at most SMALL_SPAN_MAX_BYTES / 16 */
-      uint16_t blocks_in_use; /* handed out, including those in thread caches or pending lists */
-      small_manager *manager;
-      list_node room_link; /* on the manager's spans_with_room, or next == NULL (full) */
-    };
-    char books[SMALL_SPAN_CHECK_OFFSET];
-  };
-  uint64_t tag;          /* small_span_tag of its blocks' headers; 0 once released */
+  uint32_t fed_end;       /* blocks are carved in address order: the span offset of the first one
+                             not carved yet; headers from there on are stale */
+  uint16_t block_count;   /* at most SMALL_SPAN_MAX_BYTES / 16 */
+  uint16_t blocks_in_use; /* handed out, including those in thread caches or pending lists */
+  small_manager *manager;
+  list_node room_link;   /* on the manager's spans_with_room, or next == NULL (full) */
+  uint32_t header_bits;  /* SMALL_HEADER_TAG_MASK of its live blocks' header words; 0 once
+                            released */
   uint32_t slot_divisor; /* small_slot_divisor(slot size) */
   uint32_t carved_limit; /* small_slot_step(...) times the slots carved so far */
   void *free_list;       /* freed blocks, linked through their first word */
 } small_span;
-FMM_STATIC_ASSERT(offsetof(small_span, tag) == SMALL_SPAN_CHECK_OFFSET &&
-                      offsetof(small_span, carved_limit) + sizeof(uint32_t) ==
-                          SMALL_SPAN_CHECK_OFFSET + BLOCK_ALIGNMENT &&
-                      SMALL_SPAN_CHECK_OFFSET % BLOCK_ALIGNMENT == 0,
-                  "the fields the validation reads are one 16-aligned 16 bytes");
-FMM_STATIC_ASSERT(SMALL_SPAN_CHECK_OFFSET >= 2u * BLOCK_ALIGNMENT,
-                  "a forged span's checked bytes lie no further back than the region before");
-FMM_STATIC_ASSERT(SMALL_SPAN_MAX_BYTES - SMALL_SPAN_HEADER_SIZE <=
-                      SMALL_SPAN_OFFSET_READ_MASK + 16u,
-                  "every real slot offset survives the bounded read");
 FMM_STATIC_ASSERT(sizeof(small_span) <= SMALL_SPAN_HEADER_SIZE - BLOCK_HEADER_SIZE,
                   "small span header overlaps the first block's header word");
 FMM_STATIC_ASSERT(SMALL_SPAN_MAX_BYTES / BLOCK_ALIGNMENT <= 0xFFFFu,
                   "block_count and blocks_in_use fit 16 bits");
+FMM_STATIC_ASSERT(SMALL_SPAN_MAX_BYTES <= (1u << (32u - SMALL_SPAN_OFFSET_SHIFT)) * 16u,
+                  "every real slot offset fits the header word's field");
+
+/* A small span's medium block has its header at a multiple of 16 KB (medium_alloc_small_span), so
+ * its user bytes start 16 bytes past one. The span header lies SMALL_SPAN_PACKING bytes times one
+ * more than its class modulo SMALL_SPAN_COLOURS past that multiple (a colour, span_create; the
+ * distance from the block's user pointer is kept in the block's first word), so that the first
+ * blocks of spans do not all share one set of the L1 cache (small_churn_lifo had twice the L1
+ * misses with none). */
+static inline uint32_t small_span_colour(const void *block) {
+  return *(const uint32_t *)block;
+}
+static inline small_span *small_span_in_block(void *block) {
+  return (small_span *)((char *)block + small_span_colour(block));
+}
+/* The medium block that holds span s: its user pointer, 16 bytes past the multiple of 16 KB less
+ * than 16 KB before s. */
+static inline void *small_span_block(const small_span *s) {
+  return (void *)(((uintptr_t)s & ~(uintptr_t)(SMALL_SPAN_MIN_BYTES - 1u)) + MEDIUM_HEADER_SIZE);
+}
+static inline int small_span_colour_valid(uint32_t colour) {
+  colour += MEDIUM_HEADER_SIZE;
+  return colour >= SMALL_SPAN_PACKING && colour <= SMALL_SPAN_PACKING * SMALL_SPAN_COLOURS &&
+         colour % SMALL_SPAN_PACKING == 0;
+}
 
 static inline unsigned small_span_class(const small_span *s) {
-  return small_header_class(small_span_header_bits(s->tag));
+  return small_header_class(s->header_bits);
 }
 static inline uint32_t small_span_slot_size(const small_span *s) {
-  return small_header_slot_size(small_span_header_bits(s->tag));
+  return small_header_slot_size(s->header_bits);
 }
 
 /* Is s on its manager's list of spans with room? */
@@ -132,69 +123,26 @@ extern small_manager small_managers[ARENA_COUNT][SMALL_CLASS_COUNT];
  * did not ask for, which costs at most the slack of a coarser class when it moves. */
 extern small_manager small_aligned_managers[SMALL_CLASS_COUNT];
 
-/* Is s's tag small_span_tag(h)? One compare of a register's width: the whole 64-bit tag where
- * registers are 64 bits; on 32-bit targets its low half alone, which the key's low half already
- * covers, so the check is one XOR from memory and one compare, as the Win32 NASM path does it (the
- * low half alone also keeps GCC from building the 64-bit tag in a register pair and spilling it:
- * Free Pascal's MemSize entry was 48 instructions against 40 when it did). */
-static inline int small_span_tag_matches(const small_span *s, uint32_t h) {
-#if UINTPTR_MAX > UINT32_MAX
-  return s->tag == small_span_tag(h);
-#else
-  return (uint32_t)s->tag == ((uint32_t)small_span_key ^ (h & SMALL_HEADER_TAG_MASK));
-#endif
-}
-
+/* The span of a small block whose header word h is trusted (a block of a thread cache, a pending
+ * list or a span's free list, or one the validation passed): its slot offset read from h. */
 static inline small_span *small_span_of(const void *p, uint32_t h) {
   return (small_span *)((char *)p - small_header_span_offset(h));
 }
 
-/* Does the page map hold the 16 bytes the validation reads at s (the slow half of
- * small_block_span, for a span header in another 64 KB region than its block)? They are 16
- * aligned, so they lie in one region and one lookup answers; the rest of a span header is read
- * only once its tag has matched, when s is a real span, whose 64-aligned header lies in one
- * region. */
-static inline int small_span_in_map(const small_span *s) {
-  return region_is_medium(page_map_get((const char *)s + SMALL_SPAN_CHECK_OFFSET));
-}
-
-/* The validation contract for small blocks (ARCHITECTURE.md), shared by every path that trusts
- * a small header: FreeMem, ReallocMem and the usable size, fast and slow, in C; the NASM fast
- * paths do the same steps. p is 16-aligned and its header word h lies in a medium-span region
- * (the caller looked it up in the page map): `region` is that region's kind. Returns p's span
- * when p is a live small block of ours, else NULL:
- *   - the span the header names (its offset read as 12 bits, small_header_slot_offset_bounded)
- *     can be read: in a later region of a medium span, REGION_MEDIUM_SPAN, it lies no further
- *     back than the region before, part of the same span (SMALL_SPAN_CHECK_OFFSET says why);
- *     in a span's first region, REGION_MEDIUM_START, it must lie in p's region or else in the
- *     page map. Every real span lies in one region (medium_alloc_small_span places it so), so a
- *     real block always passes and only a forged header meets the second test;
- *   - its tag is the header's kind, class and slot under this process's key: a real span, of
- *     this class, and the block is live (FREE clear, no other flag);
- *   - the slot offset is a whole number of slots below the span's carved end (one multiply and
- *     compare, small_slot_carved): p is where a block the span handed out begins, not inside
- *     one, nor in the span's uncarved tail.
- * Every part of a header a program could forge in its own block is checked against the span,
- * which it cannot reach without reading the manager's own memory. The fast paths pass `region`
- * as a constant, so the common case carries no test of where the span lies. */
-static inline small_span *small_block_span_in(const void *p, uint32_t h, unsigned region) {
-  uintptr_t offset = small_header_slot_offset_bounded(h);
-  const small_span *s = (const small_span *)((const char *)p - SMALL_SPAN_HEADER_SIZE - offset);
-  if (region != REGION_MEDIUM_SPAN &&
-      FMM_UNLIKELY(
-          !page_map_same_region((uintptr_t)s + SMALL_SPAN_CHECK_OFFSET, (uintptr_t)p - 1u)) &&
-      !small_span_in_map(s))
-    return NULL;
-  if (!small_span_tag_matches(s, h) ||
-      !small_slot_carved(s->slot_divisor, s->carved_limit, (uint32_t)offset))
-    return NULL;
-  return (small_span *)s;
-}
-
-/* small_block_span_in for a header word in either kind of medium-span region (the slow paths,
- * which do not keep the kind): the test of where the span lies, always. */
+/* The validation contract for small blocks (docs/architecture-reference.md), shared by every path
+ * that trusts a small header: FreeMem, ReallocMem and the usable size, fast and slow, in C; the
+ * NASM fast paths do the same steps. p is 16-aligned and its header word h lies in a medium span
+ * (the caller looked it up in the page map, so the record of p's granule is committed). Returns
+ * p's span when p is a live small block of ours, else NULL: the record of p's granule
+ * (span_record_admits) has h's kind (exactly SMALL, FREE clear, no other flag), class and slot,
+ * and p lies a whole number of slots after the span's first block, below its carved end. Nothing
+ * of it comes from memory a program can write; the span is found from the record's first block,
+ * not from h. */
 static inline small_span *small_block_span(const void *p, uint32_t h) {
-  return small_block_span_in(p, h, REGION_MEDIUM_START);
+  uint32_t offset;
+  if (!span_record_admits(span_record_of((uintptr_t)p - BLOCK_ALIGNMENT), p, h, &offset))
+    return NULL;
+  return (small_span *)((char *)p - offset - SMALL_SPAN_HEADER_SIZE);
 }
 
 void small_init(void);

@@ -163,7 +163,7 @@ static medium_span *span_after(medium_arena *ar, uintptr_t after) {
 }
 
 static void copy_small_span(walk *w, unsigned arena, char *p, uint32_t block_size) {
-  small_span *ss = (small_span *)p;
+  small_span *ss = small_span_in_block(p);
   uint32_t slot = small_span_slot_size(ss);
   uint32_t end = SMALL_SPAN_HEADER_SIZE + ss->block_count * slot;
   uint32_t fed_end = fmm_load_u32_relaxed(&ss->fed_end);
@@ -173,7 +173,7 @@ static void copy_small_span(walk *w, unsigned arena, char *p, uint32_t block_siz
     return;
   unsigned small_arena = ss->manager->arena;
   for (uint32_t offset = SMALL_SPAN_HEADER_SIZE; offset < fed_end; offset += slot) {
-    char *q = p + offset;
+    char *q = (char *)ss + offset;
     /* A thread pops its cached blocks without a lock: read the FREE bit atomically. */
     uint32_t h = fmm_load_u32_relaxed((uint32_t *)q - 1);
     add_block(w, FASTMM_BLOCK_SMALL, q, slot, slot - BLOCK_HEADER_SIZE, small_arena,
@@ -202,7 +202,7 @@ static uint32_t copy_span(walk *w, medium_arena *ar, medium_span *s, uint32_t of
     if (o >= offset) {
       int is_small_span =
           (h->flags & (MEDIUM_FLAG_SMALL_SPAN | BLOCK_FLAG_FREE)) == MEDIUM_FLAG_SMALL_SPAN;
-      size_t need = 1u + (is_small_span && small ? ((small_span *)p)->block_count : 0u);
+      size_t need = 1u + (is_small_span && small ? small_span_in_block(p)->block_count : 0u);
       if (w->capacity - w->count < need)
         return o;
       if (h->flags & BLOCK_FLAG_FREE)

@@ -3,11 +3,11 @@
  * Delphi and Free Pascal entry points (src/api/) so neither pays a second call.
  *
  * GetMem of a small size: read the thread cache pointer, pop the class's bin, clear the
- * block's FREE bit. FreeMem of a small block: look the pointer up in the page map, check the
- * header word and the span it names, set the FREE bit, push onto the bin. No lock, no atomic
- * instruction; everything else (empty or full bins, medium and large blocks, bad pointers)
- * leaves through one call, to the slow paths of this folder (dispatch.h), which choose between
- * the modes' paths and the core's normal ones.
+ * block's FREE bit. FreeMem of a small block: look the pointer up in the page map and its span
+ * records, check the header word against the record, set the FREE bit, push onto the bin. No lock,
+ * no atomic instruction; everything else (empty or full bins, medium and large blocks, bad
+ * pointers) leaves through one call, to the slow paths of this folder (dispatch.h), which choose
+ * between the modes' paths and the core's normal ones.
  *
  * While a debug or erase mode is on, the tables these paths read (size_class_fast_lookup, the
  * page map's fast copy) send every call to the slow path: the modes cost the normal paths
@@ -32,16 +32,17 @@ FMM_INLINE void *entry_get_for(size_t size, const void *caller) {
   return fast_get_then(size, caller, entry_get_slow);
 }
 
-/* The part of FreeMem after the page map's fast copy said "medium span" (core/inline_paths.h),
- * its slow path this folder's. */
-FMM_INLINE int entry_free_in_span(void *p) {
-  return fast_free_in_span_then(p, REGION_MEDIUM_SPAN, entry_free_in_span_slow);
+/* The part of FreeMem after the page map's fast copy said "medium span", w where p's header word
+ * lies (core/inline_paths.h), its slow path this folder's. */
+FMM_INLINE int entry_free_in_span(void *p, fast_where w) {
+  return fast_free_in_span_then(p, w, entry_free_in_span_slow);
 }
 
 FMM_INLINE int entry_free(void *p) {
-  if (FMM_UNLIKELY(!fast_in_medium_span(p)))
+  fast_where w = fast_in_medium_span(p);
+  if (FMM_UNLIKELY(w.region != REGION_MEDIUM_SPAN))
     return entry_free_slow(p, FMM_RETURN_ADDRESS());
-  return entry_free_in_span(p);
+  return entry_free_in_span(p, w);
 }
 
 FMM_INLINE int entry_free_for(void *p, const void *caller) {

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "core/compiler.h"
+#include "core/heap.h"
 #include "core/linkage.h"
 #include "fastmm.h"
 
@@ -36,6 +37,14 @@ int FMM_REGCALL entry_free_in_span_slow(void *p, uint32_t h, int live_small);
 void *FMM_REGCALL entry_realloc_slow(void *p, size_t size);
 /* The same, for code that knows the program's return address already (the Pascal records). */
 void *FMM_REGCALL entry_realloc_slow_for(void *p, size_t size, const void *caller);
+/* entry_realloc_slow_for where the caller has read the mode word already (`mode`: the Pascal
+ * records' slow paths read it for their rare cases): with no mode on, the core's ReallocMem
+ * straight away, without a second read of the word and a call between. */
+FMM_INLINE void *entry_realloc_slow_in(uint32_t mode, void *p, size_t size, const void *caller) {
+  if (FMM_UNLIKELY(mode != 0))
+    return entry_realloc_slow_for(p, size, caller);
+  return heap_realloc(p, size, caller); /* a debug block comes back to its kind */
+}
 /* A debug block's ReallocMem with no mode on (the core is lent it: core/heap.h). */
 void *entry_realloc_debug_block(void *p, size_t size);
 #if defined(FMM_ASM_REALLOC_REGISTER)

@@ -317,8 +317,10 @@ unsigned prim_cpu_count(void) {
 }
 
 size_t prim_page_size(void) {
+  XMM_KEEP(); /* Wine's GetSystemInfo changes XMM4 and XMM5 (test_win64_xmm) */
   SYSTEM_INFO info;
   GetSystemInfo(&info);
+  XMM_GIVE_BACK();
   return (size_t)info.dwPageSize;
 }
 

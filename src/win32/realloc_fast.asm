@@ -18,12 +18,13 @@
 ; register entry calls the cdecl slow path instead (a push and a call, on the slow path only).
 ;
 ; "A live small block of ours" is the validation contract of the C paths (small_block_span in
-; src/core/small.h, docs/architecture-reference.md), step for step, as in src/win64/realloc_fast.asm: the page
-; map (32-bit builds have one static second-level table, so it is one indexed load) says p's
-; header word is in a later region of a medium span (REGION_MEDIUM_SPAN), so the span the header
-; names (its offset read as 12 bits) can be read; its tag (its low word here) is the header's
-; kind, class and slot XORed with the key; the slot offset is a whole number of slots below the
-; carved end (one multiply and compare).
+; src/core/small.h, docs/architecture-reference.md), step for step, as in
+; src/win64/realloc_fast.asm: the page map (32-bit builds have one static second-level table, so
+; it is one indexed load) says p's header word is in a later region of a medium span
+; (REGION_MEDIUM_SPAN), so the span record of p's granule is committed (32-bit builds have one
+; record table, src/core/span_record.h); the record holds the header's kind, class and slot, and
+; p lies a whole number of slots after the record's first block, below its carved end (one
+; multiply and compare).
 ; The table read is the page map's fast copy, page_map_fast_l2, which holds no region while a
 ; debug or erase mode is on (src/modes/gate.h): every pointer then takes the slow path.
 ; layout.inc is made by the build from the C headers (src/asm_shared/layout.c).
@@ -43,7 +44,7 @@ extern _entry_realloc_slow
 %define FAST_L2 _page_map_fast_l2
 %endif
 extern FAST_L2
-extern _small_span_key
+extern _span_record_tables
 extern _medium_block_key
 %ifndef FASTMM_SLOW_PATH_CDECL
 extern _entry_realloc_slow_register
@@ -141,20 +142,20 @@ section .text
   ; FastMM's in-place rule first, on the header word as it reads: a resize that moves goes to
   ; the slow path, which validates the pointer itself.
   SMALL_SIZE_STAYS_OR %%not_small_pop
-  ; Then the validation contract, on the header word kept in EBX.
+  ; Then the validation contract, from the span record of p's granule (EBX).
   push ebx
-  mov ebx, [eax - BLOCK_HEADER_SIZE]
-  mov ecx, ebx
-  shr ecx, SMALL_SPAN_OFFSET_SHIFT - SLOT_OFFSET_UNIT_SHIFT
-  and ecx, SMALL_SPAN_OFFSET_READ_MASK ; the slot offset, 12 bits of it
-  mov esi, eax
-  sub esi, ecx                       ; the span it names, SMALL_SPAN_HEADER_SIZE further down
-  and ebx, SMALL_HEADER_TAG_MASK
-  xor ebx, [_small_span_key]         ; the tag's low half: the key's covers it
-  cmp ebx, [esi - SMALL_SPAN_HEADER_SIZE + SMALL_SPAN_TAG_OFFSET]
-  jne %%fail                         ; no span of ours, another class, or not a live block
-  imul ecx, [esi - SMALL_SPAN_HEADER_SIZE + SMALL_SPAN_DIVISOR_OFFSET]
-  cmp ecx, [esi - SMALL_SPAN_HEADER_SIZE + SMALL_SPAN_LIMIT_OFFSET]
+  lea ebx, [eax - BLOCK_ALIGNMENT]
+  shr ebx, SPAN_RECORD_GRANULE_SHIFT
+  shl ebx, SPAN_RECORD_SHIFT
+  add ebx, [_span_record_tables]     ; made before the map marked the span
+  mov ecx, [eax - BLOCK_HEADER_SIZE]
+  and ecx, SMALL_HEADER_TAG_MASK
+  cmp ecx, [ebx + SPAN_RECORD_BITS_OFFSET]
+  jne %%fail                         ; no span of this class here, or not a live block
+  mov ecx, eax
+  sub ecx, [ebx + SPAN_RECORD_FIRST_OFFSET] ; the slot offset
+  imul ecx, [ebx + SPAN_RECORD_DIVISOR_OFFSET]
+  cmp ecx, [ebx + SPAN_RECORD_LIMIT_OFFSET]
   jae %%fail                         ; inside a block, in the uncarved tail, or past the span
   pop ebx
   pop esi

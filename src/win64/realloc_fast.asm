@@ -14,23 +14,19 @@
 ; src/core/small.h, docs/architecture-reference.md), step for step:
 ;  1. the page map says p's header word is in a medium span (where all small blocks live), so a
 ;     foreign or NULL pointer cannot fault here and a word inside a large block is not taken for
-;     a header. The map read is its fast copy: the hot slot's table (page_map_fast_hot_l2) for
+;     a header. The map read is its fast copy: the hot slot's table (page_map_fast_hot) for
 ;     an address in the hot slot, else page_map_fast_l1; both are empty while a debug or erase
 ;     mode is on (src/modes/gate.h): every pointer then takes the slow path;
-;  2. the span the header names (p - SMALL_SPAN_HEADER_SIZE - slot offset, the offset read as 12
-;     bits) can be read: step 1 found a later region of a medium span (REGION_MEDIUM_SPAN), whose
-;     region before is the span's too, and that is as far back as the span's checked 16 bytes
-;     can lie (SMALL_SPAN_CHECK_OFFSET in src/core/small.h); a span's first region holds no block
-;     (REGION_MEDIUM_START: the slow path);
-;  3. its tag is the header's kind, class and slot XORed with the process's key
-;     (small_span_key): a real span of this class, and the block live (FREE clear, no other flag);
-;  4. the slot offset is a whole number of slots below the span's carved end (one multiply and
-;     compare, small_slot_carved): p is where a block the span handed out begins.
+;  2. the span record of p's granule (src/core/span_record.h: committed wherever the map says a
+;     medium span is, found from p's address alone) holds the header's kind, class and slot: a
+;     span of this class is there and the block is live (FREE clear, no other flag);
+;  3. p lies a whole number of slots after the record's first block, below its carved end (one
+;     multiply and compare, small_slot_carved): p is where a block the span handed out begins.
 ; A live medium block is medium_block_sealed's: p 16-aligned, its header word in a medium span
 ; (step 1), the word exactly MEDIUM plus an arena and a kept alignment, and the seal beside it that
 ; of p's address and the block's size under the process's key (medium_seal in src/core/medium.h).
-; Cache lines touched: the hot slot's base, table pointer and byte (hot), the header word, the
-; span's header (a medium block: its own 16-byte header only).
+; Cache lines touched: the hot slot's line, its byte and record, the header word (a medium block:
+; its own 16-byte header, no record).
 ; The pure-C build compiles entry_realloc in src/entry/alloc_fast.h instead of this file.
 ; layout.inc is made by the build from the C headers (src/asm_shared/layout.c).
 
@@ -46,9 +42,8 @@ extern entry_realloc_slow
 %define SLOW entry_realloc_slow
 %define FAST_L1 page_map_fast_l1
 extern FAST_L1
-extern page_map_fast_hot_base
-extern page_map_fast_hot_l2
-extern small_span_key
+extern page_map_fast_hot
+extern span_record_tables
 extern medium_block_key
 global fastmm_reallocmem
 
@@ -80,14 +75,18 @@ fastmm_reallocmem:
   ; aligned", and the slot's table is loaded beside the arithmetic, not after a first-level load.
   lea rax, [rcx - BLOCK_ALIGNMENT]
   mov r8, rax
-  sub r8, [page_map_fast_hot_base]
+  sub r8, [page_map_fast_hot + PAGE_MAP_HOT_BASE_OFFSET]
   mov r9, ~((1 << (PAGE_MAP_REGION_SHIFT + PAGE_MAP_L2_BITS)) - 1) | (BLOCK_ALIGNMENT - 1)
   test r8, r9
   jnz .cold_lookup
+  mov r10, r8
   shr r8, PAGE_MAP_REGION_SHIFT
-  mov r9, [page_map_fast_hot_l2]     ; all zeros while a mode is on
+  mov r9, [page_map_fast_hot + PAGE_MAP_HOT_L2_OFFSET] ; all zeros while a mode is on
   cmp byte [r9 + r8], REGION_MEDIUM_SPAN
   jne SLOW                           ; small blocks live only in medium spans
+  shr r10, SPAN_RECORD_GRANULE_SHIFT
+  shl r10, SPAN_RECORD_SHIFT
+  add r10, [page_map_fast_hot + PAGE_MAP_HOT_RECORDS_OFFSET] ; p's record
 .region_checked:
   mov eax, [rcx - BLOCK_HEADER_SIZE] ; the header word
 %endif
@@ -105,19 +104,14 @@ fastmm_reallocmem:
   jb .not_small                      ; shrinks too far (a medium header word fails here: its
                                      ; slot field reads 0, so usable wraps to almost 2^32)
 %ifndef FASTMM_UNCHECKED
-  ; Then the validation contract.
-  mov r8d, eax
-  shr r8d, SMALL_SPAN_OFFSET_SHIFT - SLOT_OFFSET_UNIT_SHIFT
-  and r8d, SMALL_SPAN_OFFSET_READ_MASK ; the slot offset, 12 bits of it
-  mov r9, rcx
-  sub r9, r8                         ; the span it names, SMALL_SPAN_HEADER_SIZE further down
-  mov r10d, eax
-  and r10d, SMALL_HEADER_TAG_MASK
-  xor r10, [small_span_key]
-  cmp r10, [r9 - SMALL_SPAN_HEADER_SIZE + SMALL_SPAN_TAG_OFFSET]
-  jne SLOW                           ; no span of ours, another class, or not a live block
-  imul r8d, [r9 - SMALL_SPAN_HEADER_SIZE + SMALL_SPAN_DIVISOR_OFFSET]
-  cmp r8d, [r9 - SMALL_SPAN_HEADER_SIZE + SMALL_SPAN_LIMIT_OFFSET]
+  ; Then the validation contract, from the record (R10).
+  and eax, SMALL_HEADER_TAG_MASK
+  cmp eax, [r10 + SPAN_RECORD_BITS_OFFSET]
+  jne SLOW                           ; no span of this class here, or not a live block
+  mov r8d, ecx
+  sub r8d, [r10 + SPAN_RECORD_FIRST_OFFSET] ; the slot offset
+  imul r8d, [r10 + SPAN_RECORD_DIVISOR_OFFSET]
+  cmp r8d, [r10 + SPAN_RECORD_LIMIT_OFFSET]
   jae SLOW                           ; inside a block, in the uncarved tail, or past the span
 %endif
 .stays:
@@ -158,8 +152,8 @@ align 32
 
 %ifndef FASTMM_UNCHECKED
 ; RAX = p - 16 is not in the hot slot, or misaligned: a misaligned pointer is refused, then
-; the two-level lookup, which also refuses an address beyond the map (NULL wraps past it). RAX
-; is kept for .region_checked.
+; the two-level lookup, which also refuses an address beyond the map (NULL wraps past it), and the
+; record from the slot's record table. R10 is the record at .region_checked.
 .cold_lookup:
   test al, BLOCK_ALIGNMENT - 1
   jnz SLOW
@@ -169,10 +163,17 @@ align 32
   jae SLOW
   lea r9, [FAST_L1]
   mov r9, [r9 + r8 * 8]              ; never empty: not ours, or a mode on, reads zeros
-  mov r8, rax
-  shr r8, PAGE_MAP_REGION_SHIFT
-  cmp byte [r9 + r8], REGION_MEDIUM_SPAN
+  mov r10, rax
+  shr r10, PAGE_MAP_REGION_SHIFT
+  cmp byte [r9 + r10], REGION_MEDIUM_SPAN
   jne SLOW
+  lea r9, [span_record_tables]
+  mov r9, [r9 + r8 * 8]              ; made before the map marked the span
+  mov r10, rax
+  shr r10, SPAN_RECORD_GRANULE_SHIFT
+  and r10d, (1 << SPAN_RECORD_TABLE_BITS) - 1
+  shl r10, SPAN_RECORD_SHIFT
+  add r10, r9                        ; p's record
   jmp .region_checked
 %endif
 
