@@ -177,10 +177,8 @@ FMM_INLINE void *delphi_realloc_slow(void *p, intptr_t size, const delphi_slot *
 }
 
 FMM_INLINE int32_t delphi_bound_free_mem(void *p, const delphi_slot *s) {
-  fast_where w = fast_in_medium_span(p);
-  if (FMM_LIKELY(w.region == REGION_MEDIUM_SPAN))
-    return entry_free_in_span(p, w); /* refused: not a live block (System raises
-                                               EInvalidPointer) */
+  if (FMM_LIKELY(fast_in_medium_span(p)))
+    return entry_free_in_span(p); /* refused: not a live block (System raises EInvalidPointer) */
   return delphi_free_slow(p, s);
 }
 

@@ -85,101 +85,47 @@ FMM_INLINE void *heap_get(size_t size) {
   return heap_get_slow(size);
 }
 
-/* Where p's header word lies as the fast copy of the page map sees it: the region's kind
- * (REGION_NOT_OURS for NULL, misaligned and foreign pointers, and for every pointer while a mode
- * is on), and where the span record of its granule is (span_record.h): a record table and the
- * address's offset in the table's span of addresses, turned into the record only where a small
- * block is tested (fast_record), so that a medium block's path does not pay for it. The record is
- * read only when the kind is a medium span's. */
-typedef struct fast_where {
-  unsigned region;
-  uintptr_t records; /* the record table's address, as an integer (it may not be made yet) */
-  uintptr_t offset;  /* the address's offset in the table's addresses */
-} fast_where;
-
-FMM_INLINE fast_where fast_header_where(const void *p) {
-  fast_where w;
+/* The region p's header word lies in as the fast copy of the page map sees it:
+ * REGION_NOT_OURS for NULL, misaligned and foreign pointers, and for every pointer while a mode
+ * is on. */
+FMM_INLINE unsigned fast_header_region(const void *p) {
   /* p - 16 lies in the region and granule of the header word (p is 16-aligned) and NULL wraps past
    * the map, so one test refuses misaligned pointers, NULL and addresses beyond the map together.
    */
   uintptr_t a = (uintptr_t)p - BLOCK_ALIGNMENT;
 #if PAGE_MAP_L1_BITS > 0
-  /* The hot slot first (page_map.h): one load for the byte, one for the record, both from the
-   * address and the slot's line alone. Its base is 16 GB aligned, so d keeps a's low bits and one
-   * test asks "in the slot and aligned"; NULL, misaligned and foreign pointers fail it and the
-   * next one. */
+  /* The hot slot first (page_map.h): one load. Its base is 16 GB aligned, so d keeps a's low bits
+   * and one test asks "in the slot and aligned"; NULL, misaligned and foreign pointers fail it and
+   * the next one. */
   uintptr_t d = a - page_map_fast_hot.base;
-  if (FMM_LIKELY(!(d & (~(((uintptr_t)1 << PAGE_MAP_HOT_BITS) - 1u) | (BLOCK_ALIGNMENT - 1u))))) {
-    w.region = page_map_fast_hot.l2[d >> PAGE_MAP_REGION_SHIFT];
-    w.records = (uintptr_t)page_map_fast_hot.records;
-    w.offset = d;
-    return w;
-  }
-  w.records = 0;
-  w.offset = 0;
-  if (FMM_UNLIKELY(a &
-                   (~(((uintptr_t)1 << PAGE_MAP_ADDRESS_BITS) - 1u) | (BLOCK_ALIGNMENT - 1u)))) {
-    w.region = REGION_NOT_OURS;
-    return w;
-  }
-  w.region = page_map_fast_lookup(a);
-  if (region_is_medium(w.region)) {
-    w.records = (uintptr_t)span_record_tables[a >> PAGE_MAP_HOT_BITS];
-    w.offset = a & (((uintptr_t)1 << PAGE_MAP_HOT_BITS) - 1u);
-  }
+  if (FMM_LIKELY(!(d & (~(((uintptr_t)1 << PAGE_MAP_HOT_BITS) - 1u) | (BLOCK_ALIGNMENT - 1u)))))
+    return page_map_fast_hot.l2[d >> PAGE_MAP_REGION_SHIFT];
+  if (FMM_UNLIKELY(a & (~(((uintptr_t)1 << PAGE_MAP_ADDRESS_BITS) - 1u) | (BLOCK_ALIGNMENT - 1u))))
+    return REGION_NOT_OURS;
+  return page_map_fast_lookup(a);
 #else
-  /* 32-bit builds: the record itself (offset 0), which FreeMem reads; MemSize and ReallocMem's
-   * in-place test find it from p where they read it (fast_small_record), so that a medium block's
-   * path there neither computes it nor keeps a register for it (Win32: FreeMem 1 instruction a
-   * call longer with the record found late, MemSize of a medium block 3 shorter). */
-  w.records = (uintptr_t)(span_record_tables[0] + (a >> SPAN_RECORD_GRANULE_SHIFT));
-  w.offset = 0;
-  if (FMM_UNLIKELY(a & (BLOCK_ALIGNMENT - 1u))) {
-    w.region = REGION_NOT_OURS;
-    return w;
-  }
-  w.region = FMM_FAST_L2[a >> PAGE_MAP_REGION_SHIFT];
+  if (FMM_UNLIKELY(a & (BLOCK_ALIGNMENT - 1u)))
+    return REGION_NOT_OURS;
+  return FMM_FAST_L2[a >> PAGE_MAP_REGION_SHIFT];
 #endif
-  return w;
 }
 
-/* Where p's header word lies, its region's kind `region` read from the page map itself (the slow
- * paths): the record table of its slot, as fast_header_where gives it. */
-FMM_INLINE fast_where where_in_tables(const void *p, unsigned region) {
-  fast_where w;
+/* The span record of p's granule (span_record.h), p 16-aligned and its header word in a medium
+ * span (the page map said so): found from p alone, where a small block is tested, so that a
+ * medium block's path does not pay for it. In the hot slot its address comes from the slot's line
+ * (the range test is the one fast_header_region made, which the compiler does not make twice);
+ * elsewhere from the slot's record table. Every value here is a scalar: a struct carried between
+ * these parts became a stack object in the unoptimized sanitizer builds, whose fake stack
+ * (detect_stack_use_after_return) then took pages on every FreeMem (test_idle_release). */
+FMM_INLINE const span_record *fast_record_of(const void *p) {
   uintptr_t a = (uintptr_t)p - BLOCK_ALIGNMENT;
-  w.region = region;
 #if PAGE_MAP_L1_BITS > 0
-  w.records = (uintptr_t)span_record_tables[a >> PAGE_MAP_HOT_BITS];
-  w.offset = a & (((uintptr_t)1 << PAGE_MAP_HOT_BITS) - 1u);
-#else
-  w.records = (uintptr_t)span_record_tables[0];
-  w.offset = a;
+  uintptr_t d = a - page_map_fast_hot.base;
+  if (FMM_LIKELY(!(d & ~(((uintptr_t)1 << PAGE_MAP_HOT_BITS) - 1u))))
+    return (const span_record *)((uintptr_t)page_map_fast_hot.records +
+                                 ((d >> SPAN_RECORD_GRANULE_SHIFT) << SPAN_RECORD_SHIFT));
 #endif
-  return w;
-}
-
-/* The span record fast_header_where found, for a header word in a medium span. */
-FMM_INLINE const span_record *fast_record(fast_where w) {
-  return (const span_record *)(w.records +
-                               ((w.offset >> SPAN_RECORD_GRANULE_SHIFT) << SPAN_RECORD_SHIFT));
-}
-
-/* The same for the paths that read it only for a small block (MemSize, ReallocMem's in-place
- * test): on 32-bit builds found from p there. */
-FMM_INLINE const span_record *fast_small_record(fast_where w, const void *p) {
-#if PAGE_MAP_L1_BITS > 0
-  (void)p;
-  return fast_record(w);
-#else
-  (void)w;
-  return span_record_tables[0] + (((uintptr_t)p - BLOCK_ALIGNMENT) >> SPAN_RECORD_GRANULE_SHIFT);
-#endif
-}
-
-/* The region kind alone (tests, and callers that read no record). */
-FMM_INLINE unsigned fast_header_region(const void *p) {
-  return fast_header_where(p).region;
+  return span_record_of(a);
 }
 
 #if defined(FASTMM_UNCHECKED)
@@ -188,18 +134,11 @@ FMM_INLINE unsigned fast_header_region(const void *p) {
  * FREE bit only), with no page map lookup, no span record and no slot test and no boundary tags.
  * The slow paths are the shipped ones. Modes do not reach its fast paths and bad pointers are
  * not refused there: it runs the benchmark's workloads and nothing else. */
-FMM_INLINE fast_where fast_in_medium_span(const void *p) {
-  fast_where w;
-  w.region = p != NULL && (block_header(p) & (BLOCK_FLAG_SMALL | BLOCK_FLAG_MEDIUM)) != 0
-                 ? REGION_MEDIUM_SPAN
-                 : REGION_NOT_OURS;
-  w.records = 0;
-  w.offset = 0;
-  return w;
+FMM_INLINE int fast_in_medium_span(const void *p) {
+  return p != NULL && (block_header(p) & (BLOCK_FLAG_SMALL | BLOCK_FLAG_MEDIUM)) != 0;
 }
-FMM_INLINE int fast_small_live(const void *p, uint32_t h, const span_record *r) {
+FMM_INLINE int fast_small_live(const void *p, uint32_t h) {
   (void)p;
-  (void)r;
   return (h & BLOCK_KIND_MASK) == BLOCK_FLAG_SMALL; /* the kind, FREE and outer bits */
 }
 FMM_INLINE int fast_medium_live(const void *p, uint32_t h) {
@@ -207,11 +146,10 @@ FMM_INLINE int fast_medium_live(const void *p, uint32_t h) {
   return medium_header_word_live(h);
 }
 #else
-/* Where p's header word lies when the fast copy of the page map puts it in a medium span's blocks
- * (REGION_MEDIUM_SPAN: a later region of the span; its first region holds its header alone); the
- * region is anything else otherwise. */
-FMM_INLINE fast_where fast_in_medium_span(const void *p) {
-  return fast_header_where(p);
+/* Is p's header word in a medium span's blocks (REGION_MEDIUM_SPAN: a later region of the span;
+ * its first region holds its header alone) as the fast copy of the page map sees it? */
+FMM_INLINE int fast_in_medium_span(const void *p) {
+  return fast_header_region(p) == REGION_MEDIUM_SPAN;
 }
 
 #if defined(FASTMM_CONTRACT_FLOOR)
@@ -220,9 +158,8 @@ FMM_INLINE fast_where fast_in_medium_span(const void *p) {
  * before it may read a header word: the page map lookup above. The rest is FASTMM_UNCHECKED's trust
  * in the word. Against the unchecked yardstick it prices that lookup alone, the floor below which
  * no validation can go; against the shipped build, the steps after it. */
-FMM_INLINE int fast_small_live(const void *p, uint32_t h, const span_record *r) {
+FMM_INLINE int fast_small_live(const void *p, uint32_t h) {
   (void)p;
-  (void)r;
   return (h & BLOCK_KIND_MASK) == BLOCK_FLAG_SMALL;
 }
 FMM_INLINE int fast_medium_live(const void *p, uint32_t h) {
@@ -233,14 +170,14 @@ FMM_INLINE int fast_medium_live(const void *p, uint32_t h) {
 
 /* The validation contract's fast half (docs/architecture-reference.md), the test every fast path of
  * FreeMem, ReallocMem and the usable size makes before it trusts a header: after the page map said
- * p's header word h is in a medium span, the record r of its granule admits p as a live small
- * block (span_record_admits: the record's bits, the slot test against its first block and carved
- * end), or medium_block_sealed (medium.h) finds a live medium block. False for anything else (a
- * large or debug block, free, interior, forged, foreign, or any pointer while a mode is on), for
- * the slow path to sort out. */
-FMM_INLINE int fast_small_live(const void *p, uint32_t h, const span_record *r) {
-  uint32_t offset;
-  return span_record_admits(r, p, h, &offset);
+ * p's header word h is in a medium span, the record of its granule (fast_record_of) admits p as a
+ * live small block (span_record_admits: the record's bits, the slot test against its first block
+ * and carved end), or medium_block_sealed (medium.h) finds a live medium block. False for anything
+ * else (a large or debug block, free, interior, forged, foreign, or any pointer while a mode is
+ * on), for the slow path to sort out. */
+FMM_INLINE int fast_small_live(const void *p, uint32_t h) {
+  const span_record *r = fast_record_of(p);
+  return span_record_admits(r, span_record_offset(r, p), h);
 }
 FMM_INLINE int fast_medium_live(const void *p, uint32_t h) {
   return medium_block_sealed(p, h);
@@ -273,10 +210,10 @@ FMM_INLINE int fast_free_live_small_then(void *p, uint32_t h,
  * allocates sends every free of it there, thread_cache.c, and it is validated once); everything
  * else takes the slow path, `slow` (a constant: the entry's FreeMem, which sends a debug block on,
  * or the normal path's, heap_free_in_span). */
-FMM_INLINE int fast_free_in_span_then(void *p, fast_where w,
+FMM_INLINE int fast_free_in_span_then(void *p,
                                       int(FMM_REGCALL *slow)(void *p, uint32_t h, int live_small)) {
   uint32_t h = block_header(p);
-  int live_small = fast_small_live(p, h, fast_record(w));
+  int live_small = fast_small_live(p, h);
   if (FMM_LIKELY(live_small))
     return fast_free_live_small_then(p, h, slow);
   return slow(p, h, 0);
@@ -288,10 +225,9 @@ FMM_INLINE int fast_free_in_span_then(void *p, fast_where w,
 FMM_INLINE int fast_free_then(void *p, const void *caller,
                               int(FMM_REGCALL *outside)(void *p, const void *caller),
                               int(FMM_REGCALL *in_span)(void *p, uint32_t h, int live_small)) {
-  fast_where w = fast_in_medium_span(p);
-  if (FMM_UNLIKELY(w.region != REGION_MEDIUM_SPAN))
+  if (FMM_UNLIKELY(!fast_in_medium_span(p)))
     return outside(p, caller);
-  return fast_free_in_span_then(p, w, in_span);
+  return fast_free_in_span_then(p, in_span);
 }
 
 /* FreeMem with no mode, with the slow paths a block goes on to: `block` for a block by its header
@@ -316,7 +252,7 @@ FMM_INLINE int heap_free_then(void *p, int(FMM_REGCALL *block)(void *p, uint32_t
     }
     return block(p, block_header(p));
   }
-  return fast_free_in_span_then(p, where_in_tables(p, region), in_span);
+  return fast_free_in_span_then(p, in_span);
 }
 
 /* FreeMem with no mode (the modes free the blocks they build on here): HEAP_NOT_MINE for a
@@ -360,11 +296,10 @@ FMM_INLINE int medium_stays_in_place(const void *p, uint32_t h, size_t size) {
  * slow path applies the same rules. The NASM entries (src/win32/, src/win64/) make the same two
  * tests in the same order. */
 FMM_INLINE int fast_realloc_stays(const void *p, size_t size) {
-  fast_where w = fast_in_medium_span(p);
-  if (FMM_LIKELY(w.region == REGION_MEDIUM_SPAN)) {
+  if (FMM_LIKELY(fast_in_medium_span(p))) {
     uint32_t h = block_header(p);
     if (FMM_LIKELY(small_stays_in_place(size, small_header_usable(h))))
-      return FMM_LIKELY(fast_small_live(p, h, fast_small_record(w, p)));
+      return FMM_LIKELY(fast_small_live(p, h));
     return medium_stays_in_place(p, h, size);
   }
   return 0;
@@ -379,11 +314,10 @@ FMM_INLINE int fast_realloc_stays(const void *p, size_t size) {
  * The answer is a flag beside the size, not a size of 0, so that where this is inlined the
  * compiler returns the size at once, with no test of it. */
 FMM_INLINE int fast_usable_size(const void *p, size_t *usable) {
-  fast_where w = fast_in_medium_span(p);
-  if (FMM_LIKELY(w.region == REGION_MEDIUM_SPAN)) {
+  if (FMM_LIKELY(fast_in_medium_span(p))) {
     uint32_t h = block_header(p);
     if (FMM_LIKELY(h & BLOCK_FLAG_SMALL)) {
-      if (FMM_LIKELY(fast_small_live(p, h, fast_small_record(w, p)))) {
+      if (FMM_LIKELY(fast_small_live(p, h))) {
         *usable = small_header_usable(h);
         return 1;
       }

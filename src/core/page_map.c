@@ -144,7 +144,9 @@ static int records_made(const void *base, size_t size) {
     if (!span_record_table_make(i1))
       return 0;
 #if PAGE_MAP_L1_BITS > 0
-    if (i1 == hot_slot)
+    /* Published once, when the hot slot's table is made: its readers read it only where the map
+     * says a medium span is, which it marks after this. */
+    if (i1 == hot_slot && page_map_fast_hot.records != span_record_tables[i1])
       fmm_store_ptr_release((void **)&page_map_fast_hot.records, span_record_tables[i1]);
 #endif
   }

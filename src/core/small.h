@@ -139,8 +139,9 @@ static inline small_span *small_span_of(const void *p, uint32_t h) {
  * of it comes from memory a program can write; the span is found from the record's first block,
  * not from h. */
 static inline small_span *small_block_span(const void *p, uint32_t h) {
-  uint32_t offset;
-  if (!span_record_admits(span_record_of((uintptr_t)p - BLOCK_ALIGNMENT), p, h, &offset))
+  const span_record *r = span_record_of((uintptr_t)p - BLOCK_ALIGNMENT);
+  uint32_t offset = span_record_offset(r, p);
+  if (!span_record_admits(r, offset, h))
     return NULL;
   return (small_span *)((char *)p - offset - SMALL_SPAN_HEADER_SIZE);
 }

@@ -55,15 +55,21 @@ static inline const span_record *span_record_of(uintptr_t a) {
 #endif
 }
 
-/* Does record r admit p as a live small block with header word h? The bits of h that every live
- * block of a span shares (kind exactly SMALL, class, slot) are the record's, and p lies a whole
- * number of slots after the span's first block, below its carved end (small_slot_carved,
- * small.h: one multiply and one compare). *offset is p's distance from the first block. */
-static inline int span_record_admits(const span_record *r, const void *p, uint32_t h,
-                                     uint32_t *offset) {
-  *offset = (uint32_t)(uintptr_t)p - r->first_block;
+/* p's distance from the first block of the span record r names (wrapped to 32 bits). */
+static inline uint32_t span_record_offset(const span_record *r, const void *p) {
+  return (uint32_t)(uintptr_t)p - r->first_block;
+}
+
+/* Does record r admit the block `offset` bytes after its span's first block (span_record_offset),
+ * with header word h, as a live small block? The bits of h that every live block of a span shares
+ * (kind exactly SMALL, class, slot) are the record's, and the offset is a whole number of slots
+ * below the span's carved end (small_slot_carved, small.h: one multiply and one compare). The
+ * offset is an argument, not an answer through a pointer: a local whose address is taken gets a
+ * frame of ASan's fake stack on every call (detect_stack_use_after_return), whose pages
+ * test_idle_release counts. */
+static inline int span_record_admits(const span_record *r, uint32_t offset, uint32_t h) {
   return (h & SMALL_HEADER_TAG_MASK) == r->header_bits &&
-         *offset * r->slot_divisor < r->carved_limit;
+         offset * r->slot_divisor < r->carved_limit;
 }
 
 /* The page map made the second-level table l1_index (its lock held): reserves its records.

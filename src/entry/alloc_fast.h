@@ -32,17 +32,16 @@ FMM_INLINE void *entry_get_for(size_t size, const void *caller) {
   return fast_get_then(size, caller, entry_get_slow);
 }
 
-/* The part of FreeMem after the page map's fast copy said "medium span", w where p's header word
- * lies (core/inline_paths.h), its slow path this folder's. */
-FMM_INLINE int entry_free_in_span(void *p, fast_where w) {
-  return fast_free_in_span_then(p, w, entry_free_in_span_slow);
+/* The part of FreeMem after the page map's fast copy said "medium span" (core/inline_paths.h),
+ * its slow path this folder's. */
+FMM_INLINE int entry_free_in_span(void *p) {
+  return fast_free_in_span_then(p, entry_free_in_span_slow);
 }
 
 FMM_INLINE int entry_free(void *p) {
-  fast_where w = fast_in_medium_span(p);
-  if (FMM_UNLIKELY(w.region != REGION_MEDIUM_SPAN))
+  if (FMM_UNLIKELY(!fast_in_medium_span(p)))
     return entry_free_slow(p, FMM_RETURN_ADDRESS());
-  return entry_free_in_span(p, w);
+  return entry_free_in_span(p);
 }
 
 FMM_INLINE int entry_free_for(void *p, const void *caller) {
