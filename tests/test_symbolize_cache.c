@@ -3,7 +3,10 @@
  * of three addresses, as a leak report of a thousand blocks allocated from three places has, are
  * looked up three times; every later one comes from the cache with the same text, and a frame
  * asked into a buffer too small for it is cut, not overrun. Natively, through the core's objects
- * (the symbolizer is not exported). */
+ * (the symbolizer is not exported). The three places are functions laid out one after another, so
+ * that no two share an entry of the cache, which is indexed by the address within its page:
+ * places in functions far apart could share one in some builds, and the test would then count
+ * every other lookup as a miss. */
 #include <string.h>
 
 #include "report/symbolize.h"
@@ -15,11 +18,14 @@ static __attribute__((noinline)) int place_one(int x) {
 static __attribute__((noinline)) int place_two(int x) {
   return x * 5 + 3;
 }
+static __attribute__((noinline)) int place_three(int x) {
+  return x * 3 + 5;
+}
 
 int main(void) {
   const void *places[3] = {(const void *)((const char *)&place_one + 1),
                            (const void *)((const char *)&place_two + 1),
-                           (const void *)((const char *)&main + 1)};
+                           (const void *)((const char *)&place_three + 1)};
   char first[3][512], again[512], small[8];
   size_t before = symbolize_uncached_count();
   for (int i = 0; i < 3; i++)

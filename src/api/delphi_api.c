@@ -177,8 +177,12 @@ FMM_INLINE void *delphi_realloc_slow(void *p, intptr_t size, const delphi_slot *
 }
 
 FMM_INLINE int32_t delphi_bound_free_mem(void *p, const delphi_slot *s) {
-  if (FMM_LIKELY(fast_in_medium_span(p)))
-    return entry_free_in_span(p); /* refused: not a live block (System raises EInvalidPointer) */
+  unsigned region;
+  uintptr_t table, off;
+  FAST_LOOKUP(p, region, table, off);
+  if (FMM_LIKELY(region == REGION_MEDIUM_SPAN))
+    return entry_free_in_span(p, table,
+                              off); /* refused: not a live block (System raises EInvalidPointer) */
   return delphi_free_slow(p, s);
 }
 

@@ -124,8 +124,11 @@ FMM_INLINE void *fpc_get_mem(size_t size, const fpc_slot *s) {
 }
 
 FMM_INLINE size_t fpc_free_mem(void *p, const fpc_slot *s) {
-  if (FMM_LIKELY(fast_in_medium_span(p))) {
-    if (FMM_LIKELY(entry_free_in_span(p) == FASTMM_OK))
+  unsigned region;
+  uintptr_t table, off;
+  FAST_LOOKUP(p, region, table, off);
+  if (FMM_LIKELY(region == REGION_MEDIUM_SPAN)) {
+    if (FMM_LIKELY(entry_free_in_span(p, table, off) == FASTMM_OK))
       return 0;
     return fpc_invalid_free(s);
   }

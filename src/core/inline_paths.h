@@ -110,23 +110,68 @@ FMM_INLINE unsigned fast_header_region(const void *p) {
 #endif
 }
 
-/* The span record of p's granule (span_record.h), p 16-aligned and its header word in a medium
- * span (the page map said so): found from p alone, where a small block is tested, so that a
- * medium block's path does not pay for it. In the hot slot its address comes from the slot's line
- * (the range test is the one fast_header_region made, which the compiler does not make twice);
- * elsewhere from the slot's record table. Every value here is a scalar: a struct carried between
- * these parts became a stack object in the unoptimized sanitizer builds, whose fake stack
- * (detect_stack_use_after_return) then took pages on every FreeMem (test_idle_release). */
-FMM_INLINE const span_record *fast_record_of(const void *p) {
-  uintptr_t a = (uintptr_t)p - BLOCK_ALIGNMENT;
+/* The span record of the granule at offset `off` into the record table that starts at `table`
+ * (uintptr_t arithmetic: a table may not exist yet where the page map names no medium span, and
+ * a record is read only where it does). 32-bit builds have one table, read where the record is
+ * (`off` is the address itself there, and `table` unused). FAST_RECORD_TABLE: the `table` of
+ * address a, with a itself as `off`. */
 #if PAGE_MAP_L1_BITS > 0
-  uintptr_t d = a - page_map_fast_hot.base;
-  if (FMM_LIKELY(!(d & ~(((uintptr_t)1 << PAGE_MAP_HOT_BITS) - 1u))))
-    return (const span_record *)((uintptr_t)page_map_fast_hot.records +
-                                 ((d >> SPAN_RECORD_GRANULE_SHIFT) << SPAN_RECORD_SHIFT));
+#define FAST_RECORD_MASK ((((uintptr_t)1 << SPAN_RECORD_TABLE_BITS) - 1u) << SPAN_RECORD_SHIFT)
+#define FAST_RECORD_AT(table, off)                                                                 \
+  ((const span_record *)((uintptr_t)(table) +                                                      \
+                         (((off) >> (SPAN_RECORD_GRANULE_SHIFT - SPAN_RECORD_SHIFT)) &             \
+                          FAST_RECORD_MASK)))
+#define FAST_RECORD_TABLE(a) ((uintptr_t)span_record_tables[(a) >> PAGE_MAP_HOT_BITS])
+#else
+#define FAST_RECORD_AT(table, off) ((void)(table), span_record_of(off))
+#define FAST_RECORD_TABLE(a) ((void)(a), (uintptr_t)0)
 #endif
-  return span_record_of(a);
-}
+
+/* The one lookup of FreeMem's, ReallocMem's and MemSize's fast paths: sets the caller's `region`
+ * to what fast_header_region(p) answers, and `table` and `off` to where the span record of p's
+ * granule is (FAST_RECORD_AT; span_record.h), which is read only where region is
+ * REGION_MEDIUM_SPAN and a small block is tested. All three are set in the same branch: in the hot
+ * slot the offset is the one the slot's test made, so the record costs three instructions where
+ * it is read and no second test of the slot (a medium block's path pays one load, the table's
+ * address); elsewhere the slot's record table. A macro that sets scalars, not a function that
+ * answers with a struct or through pointers: either became a stack object in the unoptimized
+ * sanitizer builds, whose fake stack (detect_stack_use_after_return) then took pages on every
+ * FreeMem (test_idle_release). */
+#if PAGE_MAP_L1_BITS > 0
+#define FAST_HEADER_LOOKUP(p, region, table, off)                                                  \
+  do {                                                                                             \
+    uintptr_t a_ = (uintptr_t)(p)-BLOCK_ALIGNMENT;                                                 \
+    uintptr_t d_ = a_ - page_map_fast_hot.base;                                                    \
+    if (FMM_LIKELY(                                                                                \
+            !(d_ & (~(((uintptr_t)1 << PAGE_MAP_HOT_BITS) - 1u) | (BLOCK_ALIGNMENT - 1u))))) {     \
+      (region) = page_map_fast_hot.l2[d_ >> PAGE_MAP_REGION_SHIFT];                                \
+      (table) = (uintptr_t)page_map_fast_hot.records;                                              \
+      (off) = d_;                                                                                  \
+    } else if (a_ & (~(((uintptr_t)1 << PAGE_MAP_ADDRESS_BITS) - 1u) | (BLOCK_ALIGNMENT - 1u))) {  \
+      (region) = REGION_NOT_OURS;                                                                  \
+      (table) = 0;                                                                                 \
+      (off) = 0;                                                                                   \
+    } else {                                                                                       \
+      (region) = page_map_fast_lookup(a_);                                                         \
+      (table) = FAST_RECORD_TABLE(a_);                                                             \
+      (off) = a_;                                                                                  \
+    }                                                                                              \
+  } while (0)
+#else
+#define FAST_HEADER_LOOKUP(p, region, table, off)                                                  \
+  do {                                                                                             \
+    uintptr_t a_ = (uintptr_t)(p)-BLOCK_ALIGNMENT;                                                 \
+    if (FMM_UNLIKELY(a_ & (BLOCK_ALIGNMENT - 1u))) {                                               \
+      (region) = REGION_NOT_OURS;                                                                  \
+      (table) = 0;                                                                                 \
+      (off) = 0;                                                                                   \
+    } else {                                                                                       \
+      (region) = FMM_FAST_L2[a_ >> PAGE_MAP_REGION_SHIFT];                                         \
+      (table) = 0;                                                                                 \
+      (off) = a_;                                                                                  \
+    }                                                                                              \
+  } while (0)
+#endif
 
 #if defined(FASTMM_UNCHECKED)
 /* FASTMM_UNCHECKED (presets *-unchecked, benchmark only, never shipped) is the yardstick that
@@ -134,11 +179,18 @@ FMM_INLINE const span_record *fast_record_of(const void *p) {
  * FREE bit only), with no page map lookup, no span record and no slot test and no boundary tags.
  * The slow paths are the shipped ones. Modes do not reach its fast paths and bad pointers are
  * not refused there: it runs the benchmark's workloads and nothing else. */
-FMM_INLINE int fast_in_medium_span(const void *p) {
-  return p != NULL && (block_header(p) & (BLOCK_FLAG_SMALL | BLOCK_FLAG_MEDIUM)) != 0;
-}
-FMM_INLINE int fast_small_live(const void *p, uint32_t h) {
+#define FAST_LOOKUP(p, region, table, off)                                                         \
+  do {                                                                                             \
+    (region) = (p) != NULL && (block_header(p) & (BLOCK_FLAG_SMALL | BLOCK_FLAG_MEDIUM)) != 0      \
+                   ? REGION_MEDIUM_SPAN                                                            \
+                   : REGION_NOT_OURS;                                                              \
+    (table) = 0;                                                                                   \
+    (off) = 0;                                                                                     \
+  } while (0)
+FMM_INLINE int fast_small_live(const void *p, uint32_t h, uintptr_t table, uintptr_t off) {
   (void)p;
+  (void)table;
+  (void)off;
   return (h & BLOCK_KIND_MASK) == BLOCK_FLAG_SMALL; /* the kind, FREE and outer bits */
 }
 FMM_INLINE int fast_medium_live(const void *p, uint32_t h) {
@@ -146,11 +198,9 @@ FMM_INLINE int fast_medium_live(const void *p, uint32_t h) {
   return medium_header_word_live(h);
 }
 #else
-/* Is p's header word in a medium span's blocks (REGION_MEDIUM_SPAN: a later region of the span;
- * its first region holds its header alone) as the fast copy of the page map sees it? */
-FMM_INLINE int fast_in_medium_span(const void *p) {
-  return fast_header_region(p) == REGION_MEDIUM_SPAN;
-}
+/* The fast paths' lookup (above): REGION_MEDIUM_SPAN where p's header word is in a medium span's
+ * blocks (a later region of the span; its first region holds its header alone). */
+#define FAST_LOOKUP(p, region, table, off) FAST_HEADER_LOOKUP(p, region, table, off)
 
 #if defined(FASTMM_CONTRACT_FLOOR)
 /* FASTMM_CONTRACT_FLOOR (benchmark only, never shipped, built by bench/analysis/contract-floor.sh
@@ -158,8 +208,10 @@ FMM_INLINE int fast_in_medium_span(const void *p) {
  * before it may read a header word: the page map lookup above. The rest is FASTMM_UNCHECKED's trust
  * in the word. Against the unchecked yardstick it prices that lookup alone, the floor below which
  * no validation can go; against the shipped build, the steps after it. */
-FMM_INLINE int fast_small_live(const void *p, uint32_t h) {
+FMM_INLINE int fast_small_live(const void *p, uint32_t h, uintptr_t table, uintptr_t off) {
   (void)p;
+  (void)table;
+  (void)off;
   return (h & BLOCK_KIND_MASK) == BLOCK_FLAG_SMALL;
 }
 FMM_INLINE int fast_medium_live(const void *p, uint32_t h) {
@@ -170,13 +222,13 @@ FMM_INLINE int fast_medium_live(const void *p, uint32_t h) {
 
 /* The validation contract's fast half (docs/architecture-reference.md), the test every fast path of
  * FreeMem, ReallocMem and the usable size makes before it trusts a header: after the page map said
- * p's header word h is in a medium span, the record of its granule (fast_record_of) admits p as a
+ * p's header word h is in a medium span, the record of its granule (FAST_LOOKUP) admits p as a
  * live small block (span_record_admits: the record's bits, the slot test against its first block
  * and carved end), or medium_block_sealed (medium.h) finds a live medium block. False for anything
  * else (a large or debug block, free, interior, forged, foreign, or any pointer while a mode is
  * on), for the slow path to sort out. */
-FMM_INLINE int fast_small_live(const void *p, uint32_t h) {
-  const span_record *r = fast_record_of(p);
+FMM_INLINE int fast_small_live(const void *p, uint32_t h, uintptr_t table, uintptr_t off) {
+  const span_record *r = FAST_RECORD_AT(table, off);
   return span_record_admits(r, span_record_offset(r, p), h);
 }
 FMM_INLINE int fast_medium_live(const void *p, uint32_t h) {
@@ -204,16 +256,16 @@ FMM_INLINE int fast_free_live_small_then(void *p, uint32_t h,
   return slow(p, h, 1);
 }
 
-/* The part of FreeMem after the page map said "medium span" (w: where, fast_header_where): a live
- * small block goes onto its bin; when that has no room the
- * slow path is told the block is valid (a thread that frees much more of a class than anyone
- * allocates sends every free of it there, thread_cache.c, and it is validated once); everything
- * else takes the slow path, `slow` (a constant: the entry's FreeMem, which sends a debug block on,
- * or the normal path's, heap_free_in_span). */
-FMM_INLINE int fast_free_in_span_then(void *p,
+/* The part of FreeMem after the page map said p's header word is in a medium span (table, off:
+ * where its granule's span record is, FAST_LOOKUP): a live small block goes onto its bin; when that
+ * has no room the slow path is told the block is valid (a thread that frees much more of a class
+ * than anyone allocates sends every free of it there, thread_cache.c, and it is validated once);
+ * everything else takes the slow path, `slow` (a constant: the entry's FreeMem, which sends a debug
+ * block on, or the normal path's, heap_free_in_span). */
+FMM_INLINE int fast_free_in_span_then(void *p, uintptr_t table, uintptr_t off,
                                       int(FMM_REGCALL *slow)(void *p, uint32_t h, int live_small)) {
   uint32_t h = block_header(p);
-  int live_small = fast_small_live(p, h);
+  int live_small = fast_small_live(p, h, table, off);
   if (FMM_LIKELY(live_small))
     return fast_free_live_small_then(p, h, slow);
   return slow(p, h, 0);
@@ -225,9 +277,12 @@ FMM_INLINE int fast_free_in_span_then(void *p,
 FMM_INLINE int fast_free_then(void *p, const void *caller,
                               int(FMM_REGCALL *outside)(void *p, const void *caller),
                               int(FMM_REGCALL *in_span)(void *p, uint32_t h, int live_small)) {
-  if (FMM_UNLIKELY(!fast_in_medium_span(p)))
+  unsigned region;
+  uintptr_t table, off;
+  FAST_LOOKUP(p, region, table, off);
+  if (FMM_UNLIKELY(region != REGION_MEDIUM_SPAN))
     return outside(p, caller);
-  return fast_free_in_span_then(p, in_span);
+  return fast_free_in_span_then(p, table, off, in_span);
 }
 
 /* FreeMem with no mode, with the slow paths a block goes on to: `block` for a block by its header
@@ -252,7 +307,8 @@ FMM_INLINE int heap_free_then(void *p, int(FMM_REGCALL *block)(void *p, uint32_t
     }
     return block(p, block_header(p));
   }
-  return fast_free_in_span_then(p, in_span);
+  uintptr_t a = (uintptr_t)p - BLOCK_ALIGNMENT;
+  return fast_free_in_span_then(p, FAST_RECORD_TABLE(a), a, in_span);
 }
 
 /* FreeMem with no mode (the modes free the blocks they build on here): HEAP_NOT_MINE for a
@@ -296,10 +352,13 @@ FMM_INLINE int medium_stays_in_place(const void *p, uint32_t h, size_t size) {
  * slow path applies the same rules. The NASM entries (src/win32/, src/win64/) make the same two
  * tests in the same order. */
 FMM_INLINE int fast_realloc_stays(const void *p, size_t size) {
-  if (FMM_LIKELY(fast_in_medium_span(p))) {
+  unsigned region;
+  uintptr_t table, off;
+  FAST_LOOKUP(p, region, table, off);
+  if (FMM_LIKELY(region == REGION_MEDIUM_SPAN)) {
     uint32_t h = block_header(p);
     if (FMM_LIKELY(small_stays_in_place(size, small_header_usable(h))))
-      return FMM_LIKELY(fast_small_live(p, h));
+      return FMM_LIKELY(fast_small_live(p, h, table, off));
     return medium_stays_in_place(p, h, size);
   }
   return 0;
@@ -314,10 +373,13 @@ FMM_INLINE int fast_realloc_stays(const void *p, size_t size) {
  * The answer is a flag beside the size, not a size of 0, so that where this is inlined the
  * compiler returns the size at once, with no test of it. */
 FMM_INLINE int fast_usable_size(const void *p, size_t *usable) {
-  if (FMM_LIKELY(fast_in_medium_span(p))) {
+  unsigned region;
+  uintptr_t table, off;
+  FAST_LOOKUP(p, region, table, off);
+  if (FMM_LIKELY(region == REGION_MEDIUM_SPAN)) {
     uint32_t h = block_header(p);
     if (FMM_LIKELY(h & BLOCK_FLAG_SMALL)) {
-      if (FMM_LIKELY(fast_small_live(p, h))) {
+      if (FMM_LIKELY(fast_small_live(p, h, table, off))) {
         *usable = small_header_usable(h);
         return 1;
       }

@@ -8,7 +8,6 @@
 #include "atomics.h"
 #include "lock.h"
 #include "prim/prim.h"
-#include "span_record.h"
 
 #if PAGE_MAP_L1_BITS == 0
 uint8_t page_map_l2_static[(size_t)1 << PAGE_MAP_L2_BITS];

@@ -34,14 +34,17 @@ FMM_INLINE void *entry_get_for(size_t size, const void *caller) {
 
 /* The part of FreeMem after the page map's fast copy said "medium span" (core/inline_paths.h),
  * its slow path this folder's. */
-FMM_INLINE int entry_free_in_span(void *p) {
-  return fast_free_in_span_then(p, entry_free_in_span_slow);
+FMM_INLINE int entry_free_in_span(void *p, uintptr_t table, uintptr_t off) {
+  return fast_free_in_span_then(p, table, off, entry_free_in_span_slow);
 }
 
 FMM_INLINE int entry_free(void *p) {
-  if (FMM_UNLIKELY(!fast_in_medium_span(p)))
+  unsigned region;
+  uintptr_t table, off;
+  FAST_LOOKUP(p, region, table, off);
+  if (FMM_UNLIKELY(region != REGION_MEDIUM_SPAN))
     return entry_free_slow(p, FMM_RETURN_ADDRESS());
-  return entry_free_in_span(p);
+  return entry_free_in_span(p, table, off);
 }
 
 FMM_INLINE int entry_free_for(void *p, const void *caller) {
