@@ -180,9 +180,9 @@ FMM_INLINE int32_t delphi_bound_free_mem(void *p, const delphi_slot *s) {
   unsigned region;
   uintptr_t table, off;
   FAST_LOOKUP(p, region, table, off);
+  /* A block entry_free_in_span refuses is not a live one: System raises EInvalidPointer. */
   if (FMM_LIKELY(region == REGION_MEDIUM_SPAN))
-    return entry_free_in_span(p, table,
-                              off); /* refused: not a live block (System raises EInvalidPointer) */
+    return entry_free_in_span(p, table, off);
   return delphi_free_slow(p, s);
 }
 

@@ -85,31 +85,6 @@ FMM_INLINE void *heap_get(size_t size) {
   return heap_get_slow(size);
 }
 
-/* The region p's header word lies in as the fast copy of the page map sees it:
- * REGION_NOT_OURS for NULL, misaligned and foreign pointers, and for every pointer while a mode
- * is on. */
-FMM_INLINE unsigned fast_header_region(const void *p) {
-  /* p - 16 lies in the region and granule of the header word (p is 16-aligned) and NULL wraps past
-   * the map, so one test refuses misaligned pointers, NULL and addresses beyond the map together.
-   */
-  uintptr_t a = (uintptr_t)p - BLOCK_ALIGNMENT;
-#if PAGE_MAP_L1_BITS > 0
-  /* The hot slot first (page_map.h): one load. Its base is 16 GB aligned, so d keeps a's low bits
-   * and one test asks "in the slot and aligned"; NULL, misaligned and foreign pointers fail it and
-   * the next one. */
-  uintptr_t d = a - page_map_fast_hot.base;
-  if (FMM_LIKELY(!(d & (~(((uintptr_t)1 << PAGE_MAP_HOT_BITS) - 1u) | (BLOCK_ALIGNMENT - 1u)))))
-    return page_map_fast_hot.l2[d >> PAGE_MAP_REGION_SHIFT];
-  if (FMM_UNLIKELY(a & (~(((uintptr_t)1 << PAGE_MAP_ADDRESS_BITS) - 1u) | (BLOCK_ALIGNMENT - 1u))))
-    return REGION_NOT_OURS;
-  return page_map_fast_lookup(a);
-#else
-  if (FMM_UNLIKELY(a & (BLOCK_ALIGNMENT - 1u)))
-    return REGION_NOT_OURS;
-  return FMM_FAST_L2[a >> PAGE_MAP_REGION_SHIFT];
-#endif
-}
-
 /* The span record of the granule at offset `off` into the record table that starts at `table`
  * (uintptr_t arithmetic: a table may not exist yet where the page map names no medium span, and
  * a record is read only where it does). 32-bit builds have one table, read where the record is
@@ -130,13 +105,16 @@ FMM_INLINE unsigned fast_header_region(const void *p) {
 /* The one lookup of FreeMem's, ReallocMem's and MemSize's fast paths: sets the caller's `region`
  * to what fast_header_region(p) answers, and `table` and `off` to where the span record of p's
  * granule is (FAST_RECORD_AT; span_record.h), which is read only where region is
- * REGION_MEDIUM_SPAN and a small block is tested. All three are set in the same branch: in the hot
- * slot the offset is the one the slot's test made, so the record costs three instructions where
- * it is read and no second test of the slot (a medium block's path pays one load, the table's
- * address); elsewhere the slot's record table. A macro that sets scalars, not a function that
- * answers with a struct or through pointers: either became a stack object in the unoptimized
- * sanitizer builds, whose fake stack (detect_stack_use_after_return) then took pages on every
- * FreeMem (test_idle_release). */
+ * REGION_MEDIUM_SPAN and a small block is tested. p - 16 lies in the region and granule of the
+ * header word (p is 16-aligned) and NULL wraps past the map, so one test refuses misaligned
+ * pointers, NULL and addresses beyond the map together; the hot slot (page_map.h) is tried first,
+ * whose base is 16 GB aligned, so one test asks "in the slot and aligned". All three are set in the
+ * same branch: in the hot slot the offset is the one the slot's test made, so the record costs
+ * three instructions where it is read and no second test of the slot (a medium block's path pays
+ * one load, the table's address); elsewhere the slot's record table. A macro that sets scalars, not
+ * a function that answers with a struct or through pointers: either became a stack object in the
+ * unoptimized sanitizer builds, whose fake stack (detect_stack_use_after_return) then took pages on
+ * every FreeMem (test_idle_release). */
 #if PAGE_MAP_L1_BITS > 0
 #define FAST_HEADER_LOOKUP(p, region, table, off)                                                  \
   do {                                                                                             \
@@ -172,6 +150,18 @@ FMM_INLINE unsigned fast_header_region(const void *p) {
     }                                                                                              \
   } while (0)
 #endif
+
+/* The region p's header word lies in as the fast copy of the page map sees it:
+ * REGION_NOT_OURS for NULL, misaligned and foreign pointers, and for every pointer while a mode
+ * is on. FAST_HEADER_LOOKUP's answer alone (the compiler drops the record's part). */
+FMM_INLINE unsigned fast_header_region(const void *p) {
+  unsigned region;
+  uintptr_t table, off;
+  FAST_HEADER_LOOKUP(p, region, table, off);
+  (void)table;
+  (void)off;
+  return region;
+}
 
 #if defined(FASTMM_UNCHECKED)
 /* FASTMM_UNCHECKED (presets *-unchecked, benchmark only, never shipped) is the yardstick that
