@@ -70,27 +70,28 @@ static unsigned span_granules(const small_span *s, const small_manager *m) {
  * is an aligned word, old or new, and a record that does not match sends a pointer to the slow
  * path, which reads it again under no lock either but refuses only what no span holds. */
 static void records_write(const small_span *s, const small_manager *m, uint32_t bits) {
-  span_record *r = span_record_first(small_span_block(s));
+  const char *granule = (const char *)small_span_block(s);
   unsigned n = span_granules(s, m);
-  for (unsigned i = 0; i < n; i++) {
+  for (unsigned i = 0; i < n; i++, granule += SPAN_RECORD_GRANULE) {
+    span_record *r = span_record_at(granule);
     if (bits == 0) {
-      fmm_store_u32_relaxed(&r[i].header_bits, 0);
-      fmm_store_u32_relaxed(&r[i].carved_limit, 0);
+      fmm_store_u32_relaxed(&r->header_bits, 0);
+      fmm_store_u32_relaxed(&r->carved_limit, 0);
       continue;
     }
-    r[i].first_block = (uint32_t)((uintptr_t)s + SMALL_SPAN_HEADER_SIZE);
-    r[i].slot_divisor = s->slot_divisor;
-    fmm_store_u32_relaxed(&r[i].carved_limit, s->carved_limit);
-    fmm_store_u32_release(&r[i].header_bits, bits);
+    r->first_block = (uint32_t)((uintptr_t)s + SMALL_SPAN_HEADER_SIZE);
+    r->slot_divisor = s->slot_divisor;
+    fmm_store_u32_relaxed(&r->carved_limit, s->carved_limit);
+    fmm_store_u32_release(&r->header_bits, bits);
   }
 }
 
 /* s carved more slots: its records' carved limits follow (each an aligned word, old or new). */
 static void records_carved(const small_span *s, const small_manager *m) {
-  span_record *r = span_record_first(small_span_block(s));
+  const char *granule = (const char *)small_span_block(s);
   unsigned n = span_granules(s, m);
-  for (unsigned i = 0; i < n; i++)
-    fmm_store_u32_relaxed(&r[i].carved_limit, s->carved_limit);
+  for (unsigned i = 0; i < n; i++, granule += SPAN_RECORD_GRANULE)
+    fmm_store_u32_relaxed(&span_record_at(granule)->carved_limit, s->carved_limit);
 }
 
 static small_span *span_create(small_manager *m) {

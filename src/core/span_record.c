@@ -46,6 +46,6 @@ int span_record_commit(const void *base, size_t size) {
   return 1;
 }
 
-span_record *span_record_first(const void *start) {
-  return (span_record *)span_record_of((uintptr_t)start);
+span_record *span_record_at(const void *granule) {
+  return (span_record *)span_record_of((uintptr_t)granule);
 }

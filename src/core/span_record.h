@@ -79,8 +79,9 @@ int span_record_table_make(uintptr_t l1_index);
  * made): commits its records. Returns 0 when the memory could not be committed. */
 int span_record_commit(const void *base, size_t size);
 
-/* The records of the granules [start, start + bytes) covers, for their writer (small.c, under the
- * span's manager's lock): the first one; the others follow it. */
-span_record *span_record_first(const void *start);
+/* The record of the granule at `granule` (an address in it), for its writer (small.c, under the
+ * span's manager's lock). One granule at a time: a span may straddle a second-level table's
+ * boundary (16 GB in a 64-bit build), and the records on either side are in different tables. */
+span_record *span_record_at(const void *granule);
 
 #endif
