@@ -5,7 +5,8 @@
 # for native, native-asan, native-tsan, win32, win64, win32-purec, win64-purec. The Windows
 # tests run under Wine. ctest writes each preset's results to build/junit/<preset>.xml; the
 # summary counts come from those files. Exits non-zero if anything failed. The last lines are
-# each preset's result and the total: "N passed, N failed".
+# each preset's result and the total: "N passed, N failed"; before them, when a test failed, the
+# end of its output.
 #
 #   bash scripts/test-all.sh                   # every preset
 #   FASTMM_PRESETS="native win64" bash scripts/test-all.sh
@@ -28,6 +29,10 @@ if ! bash scripts/install-deps.sh; then
   echo "0 passed, 1 failed"
   exit 1
 fi
+
+# A Windows test that ends with exit code 1 and nothing on standard error, as Wine now and then
+# ends a process on a loaded machine, runs once more (cmake/wine-run.sh says when).
+export FASTMM_WINE_RERUN_SILENT_EXIT=1
 
 logs=build/logs
 junit=build/junit
@@ -144,6 +149,43 @@ for p in "${presets[@]}"; do
     result[$p]+=", under emulation"
   fi
 done
+
+# A failed test's own output, its last lines, so that a failure seen only in the last lines of
+# a run (a CI log's tail) can be told apart: a failed check names itself, a crash or an exit with
+# nothing written shows as such. The whole output is in the preset's log.
+failed_output() {
+  python3 - "$1" "$2" "$3" <<'EOF'
+import re, sys, xml.etree.ElementTree as ET
+preset = sys.argv[2]
+try:
+    log = open(sys.argv[3], errors="replace").read()
+except OSError:
+    log = ""
+for case in ET.parse(sys.argv[1]).getroot().iter("testcase"):
+    status = case.get("status")
+    skip = case.find("skipped")
+    if status == "run" or status == "disabled" or (
+            status == "notrun" and skip is not None
+            and skip.get("message", "").startswith("SKIP_")):
+        continue
+    out = case.findtext("system-out") or ""
+    lines = out.rstrip("\n").split("\n") if out.strip() else []
+    # ctest's own word on it (Failed, ***Exception: SegFault, ***Timeout), from the preset's log.
+    said = re.findall(r"Test +#\d+: " + re.escape(case.get("name")) + r" \.*\s*(.*?)\s+[0-9.]+ sec", log)
+    print(f"--- {preset} {case.get('name')}: {said[-1] if said else status}, "
+          f"{float(case.get('time') or 0):.2f} s, {len(out.encode())} bytes of output"
+          + (", the last 20 lines:" if lines else ""))
+    for line in lines[-20:]:
+        print("    " + line[:300])
+EOF
+}
+if [ "$total_failed" != 0 ]; then
+  echo
+  echo "===== the failed tests' output (from $junit/*.xml) ====="
+  for p in "${presets[@]}"; do
+    [ -f "$junit/$p.xml" ] && failed_output "$junit/$p.xml" "$p" "$logs/$p.log"
+  done
+fi
 
 echo
 echo "===== summary (from $junit/*.xml) ====="

@@ -44,6 +44,19 @@
 #include <sched.h>
 #endif
 
+/* Standard output line by line, also into a pipe (ctest's): a test that crashes then leaves
+ * every line it printed before the crash, which tells how far it got. Windows' C runtime buffers
+ * a stream it is told to buffer by line as fully as any other, so there it is unbuffered. */
+#if defined(__GNUC__)
+__attribute__((constructor, unused)) static void tu_line_buffered_stdout(void) {
+#if defined(_WIN32)
+  setvbuf(stdout, NULL, _IONBF, 0);
+#else
+  setvbuf(stdout, NULL, _IOLBF, BUFSIZ);
+#endif
+}
+#endif
+
 /* ---- Checks ------------------------------------------------------------------------------ */
 
 typedef struct tu_counters {
