@@ -4,8 +4,9 @@
  * that straddles a multiple of 16 GB lie in two tables, not side by side. The test makes the
  * manager map its spans across such a boundary, then checks every small block: its record names
  * a span, some block above the boundary is in a span that starts below it (else the test says it
- * did not test), MemSize answers, the data is intact and FreeMem takes every block. Written side by side, the records above the boundary were never
- * written (their blocks refused) and the writes ran past the lower table's end.
+ * did not test), MemSize answers, the data is intact and FreeMem takes every block. Written side by
+ * side, the records above the boundary were never written (their blocks refused) and the writes ran
+ * past the lower table's end.
  *
  * How the spans land there (Linux): a new mapping goes to the highest free gap that fits, below
  * the mappings the process has. The test finds that top, picks the multiple of 16 GB below it,
