@@ -331,20 +331,19 @@ FMM_INLINE int medium_stays_in_place(const void *p, uint32_t h, size_t size) {
 }
 
 /* ReallocMem's in-place test, shared by fastmm_reallocmem and the Pascal records' ReallocMem
- * (src/api/), with one page map lookup: p is a live small block (the validation contract,
- * fast_small_live's test) and size keeps it where it is, or p is a live medium block that stays
- * (medium_stays_in_place). The small size test comes first, on the header word as it reads: a
- * small resize that moves goes to the slow path, which validates the pointer its own way, without
- * paying for it twice. A medium header word fails that size test at once (its slot field reads 0:
- * a usable size just below 2^32, which no size that fits a medium block meets), so a medium block
- * skips the small validation. False for every pointer while a mode is on (a stale one may point
- * into a debug block's outer block: the slow path checks, and scans first when asked to), and the
- * slow path applies the same rules. The NASM entries (src/win32/, src/win64/) make the same two
- * tests in the same order. */
-FMM_INLINE int fast_realloc_stays(const void *p, size_t size) {
-  unsigned region;
-  uintptr_t table, off;
-  FAST_LOOKUP(p, region, table, off);
+ * (src/api/), given FAST_LOOKUP's answers for p (fast_realloc_stays, below, makes the lookup; the
+ * C export makes it itself and hands the region on to its slow path): p is a live small block (the
+ * validation contract, fast_small_live's test) and size keeps it where it is, or p is a live medium
+ * block that stays (medium_stays_in_place). The small size test comes first, on the header word as
+ * it reads: a small resize that moves goes to the slow path, which validates the pointer its own
+ * way, without paying for it twice. A medium header word fails that size test at once (its slot
+ * field reads 0: a usable size just below 2^32, which no size that fits a medium block meets), so a
+ * medium block skips the small validation. False for every pointer while a mode is on (a stale one
+ * may point into a debug block's outer block: the slow path checks, and scans first when asked to),
+ * and the slow path applies the same rules. The NASM entries (src/win32/, src/win64/) make the same
+ * two tests in the same order. */
+FMM_INLINE int fast_realloc_stays_region(const void *p, size_t size, unsigned region,
+                                         uintptr_t table, uintptr_t off) {
   if (FMM_LIKELY(region == REGION_MEDIUM_SPAN)) {
     uint32_t h = block_header(p);
     if (FMM_LIKELY(small_stays_in_place(size, small_header_usable(h))))
@@ -352,6 +351,14 @@ FMM_INLINE int fast_realloc_stays(const void *p, size_t size) {
     return medium_stays_in_place(p, h, size);
   }
   return 0;
+}
+
+/* The same with its own lookup (the Pascal records, whose slow paths take no region). */
+FMM_INLINE int fast_realloc_stays(const void *p, size_t size) {
+  unsigned region;
+  uintptr_t table, off;
+  FAST_LOOKUP(p, region, table, off);
+  return fast_realloc_stays_region(p, size, region, table, off);
 }
 
 /* MemSize's fast path (fastmm_usable_size, the Pascal records' MemSize): the usable size of a

@@ -52,9 +52,12 @@ FMM_INLINE int entry_free_for(void *p, const void *caller) {
 }
 
 FMM_INLINE void *entry_realloc(void *p, size_t size) {
-  if (FMM_LIKELY(fast_realloc_stays(p, size)))
+  unsigned region;
+  uintptr_t table, off;
+  FAST_LOOKUP(p, region, table, off);
+  if (FMM_LIKELY(fast_realloc_stays_region(p, size, region, table, off)))
     return p;
-  return entry_realloc_slow(p, size);
+  return entry_realloc_slow_region(p, size, region);
 }
 
 #endif

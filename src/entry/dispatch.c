@@ -97,6 +97,12 @@ FMM_NOINLINE void *FMM_REGCALL entry_realloc_slow(void *p, size_t size) {
   return realloc_slow_for(p, size, FMM_RETURN_ADDRESS());
 }
 
+FMM_NOINLINE void *FMM_REGCALL entry_realloc_slow_region(void *p, size_t size, unsigned region) {
+  if (heap_large_to_resize(region, p, size))
+    return heap_realloc_large(p, size, FMM_RETURN_ADDRESS());
+  return realloc_slow_for(p, size, FMM_RETURN_ADDRESS());
+}
+
 #if defined(FMM_ASM_REALLOC_REGISTER) && defined(__GNUC__)
 /* Where src/win32/realloc_fast.asm's register entry goes when the block cannot stay: the
  * same convention, so EAX and EDX arrive as Delphi passed them. */
