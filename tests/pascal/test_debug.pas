@@ -122,7 +122,7 @@ begin
 end;
 
 begin
-  LogName := UnicodeString(ExpandFileName('test_debug_events.txt'));
+  LogName := UnicodeString(ChangeFileExt(ParamStr(0), '') + '_events.txt');
   Check(FastMMC_Installed, 'FastMMC is installed');
   TestModes;
   TestCorruption;

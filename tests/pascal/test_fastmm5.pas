@@ -506,6 +506,13 @@ begin
   end;
 end;
 
+{The event log, named after the program: the library's and the static build's copies run side by
+ side.}
+function EventsFile: string;
+begin
+  Result := ChangeFileExt(ParamStr(0), '') + '_events.txt';
+end;
+
 procedure TestVariablesAndEvents;
 var
   Log: string;
@@ -516,7 +523,7 @@ var
   Blocks: array[0..199] of Pointer;
   I, C: Integer;
 begin
-  Log := ExpandFileName('test_fastmm5_events.txt');
+  Log := EventsFile;
   FastMM_SetEventLogFilename(PWideChar(UnicodeString(Log)));
   FastMM_DeleteEventLogFile;
   FastMM_MessageBoxEvents := [];
@@ -533,7 +540,7 @@ begin
   FastMM_DebugFreeMem(P);
   Check(Raises204(P), 'FreeMem of a freed debug block raises EInvalidPointer');
   FastMM_ConvertStackTraceToText := FastMM_NoOpConvertStackTraceToText;
-  Log := LogText(ExpandFileName('test_fastmm5_events.txt'));
+  Log := LogText(EventsFile);
   Check(Pos('DOUBLE FREE size=50 number=' + IntToStr(HeaderOf(P)^.AllocationNumber) + ' by=' +
     IntToStr(ThisThreadId) + ' freedby=' + IntToStr(ThisThreadId) + ' at: [program trace]', Log) > 0,
     'the event log has FastMM_DebugBlockDoubleFree filled in: ' + Copy(Log, 1, 300));
@@ -542,7 +549,7 @@ begin
   FastMM_DeleteEventLogFile;
   Exclude(FastMM_LogToFileEvents, mmetDebugBlockDoubleFree);
   Check(Raises204(P), 'a third FreeMem raises as well');
-  Check(not FileExists(ExpandFileName('test_fastmm5_events.txt')), 'but is not logged');
+  Check(not FileExists(EventsFile), 'but is not logged');
   Include(FastMM_LogToFileEvents, mmetDebugBlockDoubleFree);
 
   {A virtual method called on a freed object: FastMM5's event (method and class), then
@@ -559,7 +566,7 @@ begin
       Raised := True;
   end;
   Check(Raised, 'a virtual call on a freed object raises EInvalidPointer');
-  Log := LogText(ExpandFileName('test_fastmm5_events.txt'));
+  Log := LogText(EventsFile);
   Check(Pos('VIRTUAL CALL Destroy on TShape (' + IntToStr(TShape.InstanceSize) + ' bytes)', Log) > 0,
     'the event names the method and the class: ' + Copy(Log, 1, 300));
 
@@ -762,7 +769,7 @@ var
   Saved: PWideChar;
 begin
   GetMem(Big, 2 * 1024 * 1024);
-  Name := ExpandFileName('test_fastmm5_state.txt');
+  Name := ChangeFileExt(ParamStr(0), '') + '_state.txt';
   Saved := FastMM_LogStateToFileTemplate;
   FastMM_LogStateToFileTemplate := 'State on {1} at {2}: [{18}] KB allocated, [{19}] KB overhead, [{20}] percent'#13#10;
   Check(FastMM_LogStateToFile(PWideChar(UnicodeString(Name)), 'the end'), 'FastMM_LogStateToFile');

@@ -123,14 +123,14 @@ begin
   CheckEquals(0, FastMMC_GetDebugEventCount(1), Mode + ': FastMMC_GetDebugEventCount');
 
   {Files.}
-  LogName := UnicodeString(ExpandFileName('test_modes_' + Mode + '_events.txt'));
+  LogName := UnicodeString(ChangeFileExt(ParamStr(0), '') + '_events.txt');
   FastMM_SetEventLogFilename(PWideChar(LogName));
   Check(FastMM_GetEventLogFilename = LogName, Mode + ': FastMM_SetEventLogFilename / FastMM_GetEventLogFilename');
   FastMM_DeleteEventLogFile;
   FastMM_SetDefaultEventLogFilename;
   Check(Pos('_MemoryManager_EventLog.txt', UTF8Encode(UnicodeString(FastMM_GetEventLogFilename))) > 0,
     Mode + ': FastMM_SetDefaultEventLogFilename');
-  StateName := UnicodeString(ExpandFileName('test_modes_' + Mode + '_state.txt'));
+  StateName := UnicodeString(ChangeFileExt(ParamStr(0), '') + '_state.txt');
   Check(FastMM_LogStateToFile(PWideChar(StateName), PWideChar(UnicodeString('details from ' + Mode))),
     Mode + ': FastMM_LogStateToFile');
   Lines := TStringList.Create;

@@ -269,7 +269,8 @@ var
 begin
   for I := 0 to High(Objects) do
     Objects[I] := TWalkTestObject.Create;
-  Name := ExpandFileName('test_walk_state.txt');
+  {Named after the program: the library's and the static build's copies run side by side.}
+  Name := ChangeFileExt(ParamStr(0), '') + '_state.txt';
   Check(FastMM_LogStateToFile(PWideChar(UnicodeString(Name))), 'FastMM_LogStateToFile');
   Text := LogText(Name);
   DetailOf(Text, 'TWalkTestObject', Bytes, Count);
@@ -448,7 +449,7 @@ var
   Big: Pointer;
 begin
   GetMem(Big, 1500000);
-  Name := ExpandFileName('test_walk_usage.html');
+  Name := ChangeFileExt(ParamStr(0), '') + '_usage.html';
   Check(FastMM_WriteUsageReport(PWideChar(UnicodeString(Name))), 'FastMM_WriteUsageReport');
   FreeMem(Big);
   Lines := TStringList.Create;
