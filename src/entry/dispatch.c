@@ -89,18 +89,22 @@ void *entry_realloc_debug_block(void *p, size_t size) {
  * lookup reads the fast paths' copy of the page map, which holds nothing while a mode is on: no
  * mode word to read here (a call racing with a mode switch takes the old mode's path, as on the
  * fast paths). */
-FMM_NOINLINE void *FMM_REGCALL entry_realloc_slow(void *p, size_t size) {
-  if (heap_large_to_resize(fast_header_region(p), p, size))
-    return heap_realloc_large(p, size, FMM_RETURN_ADDRESS());
+/* The body both share, given p's region in the fast copy of the page map: inlined into each, so
+ * that neither pays a call before it leaves. */
+static inline void *realloc_slow_region(void *p, size_t size, unsigned region, const void *caller) {
+  if (heap_large_to_resize(region, p, size))
+    return heap_realloc_large(p, size, caller);
   /* Inlined, not called: one frame less on every ReallocMem that moves (on Win32 the call
    * rewrote its three stack arguments as well). */
-  return realloc_slow_for(p, size, FMM_RETURN_ADDRESS());
+  return realloc_slow_for(p, size, caller);
+}
+
+FMM_NOINLINE void *FMM_REGCALL entry_realloc_slow(void *p, size_t size) {
+  return realloc_slow_region(p, size, fast_header_region(p), FMM_RETURN_ADDRESS());
 }
 
 FMM_NOINLINE void *FMM_REGCALL entry_realloc_slow_region(void *p, size_t size, unsigned region) {
-  if (heap_large_to_resize(region, p, size))
-    return heap_realloc_large(p, size, FMM_RETURN_ADDRESS());
-  return realloc_slow_for(p, size, FMM_RETURN_ADDRESS());
+  return realloc_slow_region(p, size, region, FMM_RETURN_ADDRESS());
 }
 
 #if defined(FMM_ASM_REALLOC_REGISTER) && defined(__GNUC__)

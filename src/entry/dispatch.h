@@ -35,11 +35,12 @@ int FMM_REGCALL entry_free_in_span_slow(void *p, uint32_t h, int live_small);
 
 /* ReallocMem off the fast path (the NASM entries jump here with their arguments untouched). */
 void *FMM_REGCALL entry_realloc_slow(void *p, size_t size);
-/* The same where the fast path has looked p's header word up in the fast copy of the page map
- * already (`region`, fast_header_region's answer): no second lookup. */
-void *FMM_REGCALL entry_realloc_slow_region(void *p, size_t size, unsigned region);
-/* The same, for code that knows the program's return address already (the Pascal records). */
+/* entry_realloc_slow, for code that knows the program's return address already (the Pascal
+ * records). */
 void *FMM_REGCALL entry_realloc_slow_for(void *p, size_t size, const void *caller);
+/* entry_realloc_slow where the fast path has looked p's header word up in the fast copy of the page
+ * map already (`region`, fast_header_region's answer): no second lookup. */
+void *FMM_REGCALL entry_realloc_slow_region(void *p, size_t size, unsigned region);
 /* entry_realloc_slow_for where the caller has read the mode word already (`mode`: the Pascal
  * records' slow paths read it for their rare cases): with no mode on, the core's ReallocMem
  * straight away, without a second read of the word and a call between. */
