@@ -167,15 +167,20 @@ FMM_INLINE unsigned fast_header_region(const void *p) {
 /* FASTMM_UNCHECKED (presets *-unchecked, benchmark only, never shipped) is the yardstick that
  * prices the validation contract: its fast paths trust the header word as FastMM does (kind and
  * FREE bit only), with no page map lookup, no span record and no slot test and no boundary tags.
- * The slow paths are the shipped ones. Modes do not reach its fast paths and bad pointers are
- * not refused there: it runs the benchmark's workloads and nothing else. */
+ * The slow paths are the shipped ones, and get what the shipped fast paths hand them: a pointer
+ * that is no small or medium block is looked up, so that the region a slow path is given (a large
+ * block's ReallocMem goes straight to its policy with it) is the page map's, as in the shipped
+ * build. Modes do not reach its fast paths and bad pointers are not refused there: it runs the
+ * benchmark's workloads and nothing else. */
 #define FAST_LOOKUP(p, region, table, off)                                                         \
   do {                                                                                             \
-    (region) = (p) != NULL && (block_header(p) & (BLOCK_FLAG_SMALL | BLOCK_FLAG_MEDIUM)) != 0      \
-                   ? REGION_MEDIUM_SPAN                                                            \
-                   : REGION_NOT_OURS;                                                              \
-    (table) = 0;                                                                                   \
-    (off) = 0;                                                                                     \
+    if ((p) != NULL && (block_header(p) & (BLOCK_FLAG_SMALL | BLOCK_FLAG_MEDIUM)) != 0) {          \
+      (region) = REGION_MEDIUM_SPAN;                                                               \
+      (table) = 0;                                                                                 \
+      (off) = 0;                                                                                   \
+    } else {                                                                                       \
+      FAST_HEADER_LOOKUP(p, region, table, off);                                                   \
+    }                                                                                              \
   } while (0)
 FMM_INLINE int fast_small_live(const void *p, uint32_t h, uintptr_t table, uintptr_t off) {
   (void)p;
