@@ -108,7 +108,8 @@ FMM_INLINE void *heap_get(size_t size) {
  * REGION_MEDIUM_SPAN and a small block is tested. p - 16 lies in the region and granule of the
  * header word (p is 16-aligned) and NULL wraps past the map, so one test refuses misaligned
  * pointers, NULL and addresses beyond the map together; the hot slot (page_map.h) is tried first,
- * whose base is 16 GB aligned, so one test asks "in the slot and aligned". All three are set in the
+ * whose base is 16 GB aligned, so one test asks "in the slot and aligned" of p less the slot's
+ * header_base (its base plus 16: p - 16's offset in one subtraction). All three are set in the
  * same branch: in the hot slot the offset is the one the slot's test made, so the record costs
  * three instructions where it is read and no second test of the slot (a medium block's path pays
  * one load, the table's address); elsewhere the slot's record table. A macro that sets scalars, not
@@ -118,18 +119,19 @@ FMM_INLINE void *heap_get(size_t size) {
 #if PAGE_MAP_L1_BITS > 0
 #define FAST_HEADER_LOOKUP(p, region, table, off)                                                  \
   do {                                                                                             \
-    uintptr_t a_ = (uintptr_t)(p)-BLOCK_ALIGNMENT;                                                 \
-    uintptr_t d_ = a_ - page_map_fast_hot.base;                                                    \
+    uintptr_t d_ = (uintptr_t)(p)-page_map_fast_hot.header_base;                                   \
     if (FMM_LIKELY(                                                                                \
             !(d_ & (~(((uintptr_t)1 << PAGE_MAP_HOT_BITS) - 1u) | (BLOCK_ALIGNMENT - 1u))))) {     \
       (region) = page_map_fast_hot.l2[d_ >> PAGE_MAP_REGION_SHIFT];                                \
       (table) = (uintptr_t)page_map_fast_hot.records;                                              \
       (off) = d_;                                                                                  \
-    } else if (a_ & (~(((uintptr_t)1 << PAGE_MAP_ADDRESS_BITS) - 1u) | (BLOCK_ALIGNMENT - 1u))) {  \
+    } else if (((uintptr_t)(p)-BLOCK_ALIGNMENT) &                                                  \
+               (~(((uintptr_t)1 << PAGE_MAP_ADDRESS_BITS) - 1u) | (BLOCK_ALIGNMENT - 1u))) {       \
       (region) = REGION_NOT_OURS;                                                                  \
       (table) = 0;                                                                                 \
       (off) = 0;                                                                                   \
     } else {                                                                                       \
+      uintptr_t a_ = (uintptr_t)(p)-BLOCK_ALIGNMENT;                                               \
       (region) = page_map_fast_lookup(a_);                                                         \
       (table) = FAST_RECORD_TABLE(a_);                                                             \
       (off) = a_;                                                                                  \

@@ -28,7 +28,7 @@ static uint8_t empty_l2[(size_t)1 << PAGE_MAP_L2_BITS];
  * those. */
 static uintptr_t l1_low = (uintptr_t)1 << PAGE_MAP_L1_BITS, l1_high;
 static int fast_l1_started;
-page_map_hot page_map_fast_hot = {PAGE_MAP_HOT_NONE, empty_l2, NULL};
+page_map_hot page_map_fast_hot = {PAGE_MAP_HOT_NONE, empty_l2, NULL, PAGE_MAP_HOT_NONE};
 static uintptr_t hot_slot = (uintptr_t)-1; /* its first-level index, once chosen */
 
 /* Entry i of the fast copy naming second-level table l2 (page_map.h). */
@@ -86,6 +86,8 @@ static void hot_slot_chosen(uintptr_t first_region) {
   fmm_store_ptr_release((void **)&page_map_fast_hot.records, span_record_tables[hot_slot]);
   if (fast_open)
     fmm_store_ptr_release((void **)&page_map_fast_hot.l2, page_map_l1[hot_slot]);
+  fmm_store_ptr_release((void **)&page_map_fast_hot.header_base,
+                        (void *)((hot_slot << PAGE_MAP_HOT_BITS) + BLOCK_ALIGNMENT));
   fmm_store_ptr_release((void **)&page_map_fast_hot.base, (void *)(hot_slot << PAGE_MAP_HOT_BITS));
 }
 #endif

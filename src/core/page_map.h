@@ -105,6 +105,8 @@ typedef struct page_map_hot {
   uintptr_t base;
   const uint8_t *l2;
   const struct span_record *records;
+  uintptr_t header_base; /* base + BLOCK_ALIGNMENT: a user pointer less this is the offset of the
+                            16 bytes before it in the slot, in one subtraction (inline_paths.h) */
 } FMM_ALIGNED(32) page_map_hot;
 #if PAGE_MAP_L1_BITS == 0
 extern FMM_HIDDEN uint8_t page_map_fast_l2[(size_t)1 << PAGE_MAP_L2_BITS];
