@@ -24,7 +24,7 @@
 #define SPAN_RECORD_FIRST_OFFSET offsetof(span_record, first_block)
 #define SPAN_RECORD_DIVISOR_OFFSET offsetof(span_record, slot_divisor)
 #define SPAN_RECORD_LIMIT_OFFSET offsetof(span_record, carved_limit)
-#define PAGE_MAP_HOT_BASE_OFFSET offsetof(page_map_hot, base)
+#define PAGE_MAP_HOT_HEADER_BASE_OFFSET offsetof(page_map_hot, header_base)
 #define PAGE_MAP_HOT_L2_OFFSET offsetof(page_map_hot, l2)
 #define PAGE_MAP_HOT_RECORDS_OFFSET offsetof(page_map_hot, records)
 /* How far below a medium block's user pointer its size and seal sit (medium.h). */
@@ -60,7 +60,7 @@
   X(SPAN_RECORD_GRANULE_SHIFT) \
   X(SPAN_RECORD_SHIFT) \
   X(SPAN_RECORD_TABLE_BITS) \
-  X(PAGE_MAP_HOT_BASE_OFFSET) \
+  X(PAGE_MAP_HOT_HEADER_BASE_OFFSET) \
   X(PAGE_MAP_HOT_L2_OFFSET) \
   X(PAGE_MAP_HOT_RECORDS_OFFSET) \
   X(SMALL_MAX_USER) \

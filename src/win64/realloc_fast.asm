@@ -72,10 +72,10 @@ fastmm_reallocmem:
 %else
   ; p - 16 lies in the region of the header word (p is 16-aligned). The hot slot first, as the C
   ; path does (fast_header_region): its base is 16 GB aligned, so one test asks "in the slot and
-  ; aligned", and the slot's table is loaded beside the arithmetic, not after a first-level load.
-  lea rax, [rcx - BLOCK_ALIGNMENT]
-  mov r8, rax
-  sub r8, [page_map_fast_hot + PAGE_MAP_HOT_BASE_OFFSET]
+  ; aligned" of p less the slot's header_base (its base plus 16: p - 16's offset in the slot), and
+  ; the slot's table is loaded beside the arithmetic, not after a first-level load.
+  mov r8, rcx
+  sub r8, [page_map_fast_hot + PAGE_MAP_HOT_HEADER_BASE_OFFSET]
   mov r9, ~((1 << (PAGE_MAP_REGION_SHIFT + PAGE_MAP_L2_BITS)) - 1) | (BLOCK_ALIGNMENT - 1)
   test r8, r9
   jnz .cold_lookup
@@ -151,10 +151,11 @@ align 32
   ret
 
 %ifndef FASTMM_UNCHECKED
-; RAX = p - 16 is not in the hot slot, or misaligned: a misaligned pointer is refused, then
-; the two-level lookup, which also refuses an address beyond the map (NULL wraps past it), and the
-; record from the slot's record table. R10 is the record at .region_checked.
+; p - 16 is not in the hot slot, or misaligned: a misaligned pointer is refused, then the
+; two-level lookup of RAX = p - 16, which also refuses an address beyond the map (NULL wraps past
+; it), and the record from the slot's record table. R10 is the record at .region_checked.
 .cold_lookup:
+  lea rax, [rcx - BLOCK_ALIGNMENT]
   test al, BLOCK_ALIGNMENT - 1
   jnz SLOW
   mov r8, rax
