@@ -7,8 +7,10 @@
 ; new <= usable and new*4 + 64 >= usable, compared unsigned so a negative size is a huge one), or a
 ; live medium block of ours whose new size medium_size_stays keeps (src/core/inline_paths.h: from
 ; half its usable size to all of it). Every other case
-; tail-jumps to the C code, entry_realloc_slow in src/entry/dispatch.c, with RCX and RDX untouched:
-; no frame, no pushes, only volatile registers (RAX, R8-R11), and XMM registers are never touched.
+; tail-jumps to the C code with RCX and RDX untouched: entry_realloc_slow_region in
+; src/entry/dispatch.c, with the page map's answer for p in R8D (its third argument), or before
+; there is one, entry_realloc_slow. No frame, no pushes, only volatile registers (RAX, R8-R11),
+; and XMM registers are never touched.
 ;
 ; "A live small block of ours" is the validation contract of the C paths (small_block_span in
 ; src/core/small.h, docs/architecture-reference.md), step for step:
@@ -37,9 +39,25 @@ default rel
 bits 64
 
 extern entry_realloc_slow
+extern entry_realloc_slow_region
 ; Every exit that is not "in place" jumps straight to the slow path, conditional jumps included:
-; no second jump on a resize that moves.
+; no second jump on a resize that moves. Once the page map has answered, the exits go to
+; entry_realloc_slow_region with that answer in R8D, its third argument, so that the slow path does
+; not look the pointer up again (the native C entry does the same); before that, and for a header
+; word the yardstick build cannot place, to entry_realloc_slow, which looks it up.
 %define SLOW entry_realloc_slow
+%define SLOW_REGION entry_realloc_slow_region
+; A header word that is neither a small block's that stays nor a medium block's: the shipped build
+; knows its region, the yardstick, which trusts the word, does not.
+; A small header word whose size test fails: in the shipped build maybe a medium block's (its slot
+; field reads 0), in the yardstick, which has tested the kind, a small block that moves.
+%ifdef FASTMM_UNCHECKED
+%define NOT_MEDIUM SLOW
+%define SMALL_MOVES SLOW_REGION
+%else
+%define NOT_MEDIUM SLOW_REGION
+%define SMALL_MOVES .not_small
+%endif
 %define FAST_L1 page_map_fast_l1
 extern FAST_L1
 extern page_map_fast_hot
@@ -68,6 +86,7 @@ fastmm_reallocmem:
   mov r8d, eax
   and r8d, BLOCK_KIND_MASK           ; the kind, FREE and outer bits
   cmp r8d, BLOCK_FLAG_SMALL
+  mov r8d, REGION_MEDIUM_SPAN        ; a small or medium block's region, as the C yardstick says
   jne .not_small
 %else
   ; p - 16 lies in the region of the header word (p is 16-aligned). The hot slot first, as the C
@@ -82,8 +101,9 @@ fastmm_reallocmem:
   mov r10, r8
   shr r8, PAGE_MAP_REGION_SHIFT
   mov r9, [page_map_fast_hot + PAGE_MAP_HOT_L2_OFFSET] ; all zeros while a mode is on
-  cmp byte [r9 + r8], REGION_MEDIUM_SPAN
-  jne SLOW                           ; small blocks live only in medium spans
+  movzx r8d, byte [r9 + r8]          ; the region, R8D from here on
+  cmp r8d, REGION_MEDIUM_SPAN
+  jne SLOW_REGION                    ; small blocks live only in medium spans
   shr r10, SPAN_RECORD_GRANULE_SHIFT
   shl r10, SPAN_RECORD_SHIFT
   add r10, [page_map_fast_hot + PAGE_MAP_HOT_RECORDS_OFFSET] ; p's record
@@ -92,27 +112,27 @@ fastmm_reallocmem:
 %endif
   ; FastMM's in-place rule first, on the header as it reads: a resize that moves goes to the
   ; slow path, which validates the pointer itself.
-  mov r8d, eax
-  shr r8d, SLOT_BYTES_SHIFT
-  and r8d, SLOT_BYTES_MASK
-  sub r8d, BLOCK_HEADER_SIZE         ; usable bytes
+  mov r11d, eax
+  shr r11d, SLOT_BYTES_SHIFT
+  and r11d, SLOT_BYTES_MASK
+  sub r11d, BLOCK_HEADER_SIZE        ; usable bytes
   lea r9, [rdx - 1]
-  cmp r9, r8
-  jae .not_small                     ; 0, larger than usable, or negative
+  cmp r9, r11
+  jae SMALL_MOVES                    ; 0, larger than usable, or negative
   lea r9, [rdx * 4 + REALLOC_SMALL_DOWNSIZE_ADDER]
-  cmp r9, r8
-  jb .not_small                      ; shrinks too far (a medium header word fails here: its
+  cmp r9, r11
+  jb SMALL_MOVES                      ; shrinks too far (a medium header word fails here: its
                                      ; slot field reads 0, so usable wraps to almost 2^32)
 %ifndef FASTMM_UNCHECKED
   ; Then the validation contract, from the record (R10).
   and eax, SMALL_HEADER_TAG_MASK
   cmp eax, [r10 + SPAN_RECORD_BITS_OFFSET]
-  jne SLOW                           ; no span of this class here, or not a live block
-  mov r8d, ecx
-  sub r8d, [r10 + SPAN_RECORD_FIRST_OFFSET] ; the slot offset
-  imul r8d, [r10 + SPAN_RECORD_DIVISOR_OFFSET]
-  cmp r8d, [r10 + SPAN_RECORD_LIMIT_OFFSET]
-  jae SLOW                           ; inside a block, in the uncarved tail, or past the span
+  jne SLOW_REGION                    ; no span of this class here, or not a live block
+  mov r11d, ecx
+  sub r11d, [r10 + SPAN_RECORD_FIRST_OFFSET] ; the slot offset
+  imul r11d, [r10 + SPAN_RECORD_DIVISOR_OFFSET]
+  cmp r11d, [r10 + SPAN_RECORD_LIMIT_OFFSET]
+  jae SLOW_REGION                    ; inside a block, in the uncarved tail, or past the span
 %endif
 .stays:
   mov rax, rcx
@@ -127,49 +147,51 @@ fastmm_reallocmem:
 align 32
   times 8 int3                       ; never run
 .not_small:
-  mov r8d, eax
-  and r8d, ~MEDIUM_HEADER_VARIABLE_BITS
-  cmp r8d, BLOCK_FLAG_MEDIUM
-  jne SLOW                           ; not exactly MEDIUM, an arena and a kept alignment
-  mov r8d, [rcx - MEDIUM_SIZE_BELOW] ; the block's size
+  mov r11d, eax
+  and r11d, ~MEDIUM_HEADER_VARIABLE_BITS
+  cmp r11d, BLOCK_FLAG_MEDIUM
+  jne NOT_MEDIUM                     ; not exactly MEDIUM, an arena and a kept alignment
+  mov r11d, [rcx - MEDIUM_SIZE_BELOW] ; the block's size
 %ifndef FASTMM_UNCHECKED
   mov rax, rcx
   shr rax, 4
   imul eax, eax, -MEDIUM_SEAL_MULTIPLIER_NEGATED
   xor eax, [medium_block_key]
-  xor eax, r8d
+  xor eax, r11d
   cmp eax, [rcx - MEDIUM_SEAL_BELOW]
-  jne SLOW                           ; no seal of this address and size: not a live block
+  jne SLOW_REGION                    ; no seal of this address and size: not a live block
 %endif
-  sub r8d, MEDIUM_HEADER_SIZE        ; usable bytes
-  cmp rdx, r8
-  ja SLOW                            ; larger than usable, or negative
-  shr r8, 1
-  cmp rdx, r8
-  jb SLOW                            ; below half its usable size: a smaller block
+  sub r11d, MEDIUM_HEADER_SIZE       ; usable bytes
+  cmp rdx, r11
+  ja SLOW_REGION                     ; larger than usable, or negative
+  shr r11, 1
+  cmp rdx, r11
+  jb SLOW_REGION                     ; below half its usable size: a smaller block
   mov rax, rcx
   ret
 
 %ifndef FASTMM_UNCHECKED
 ; p - 16 is not in the hot slot, or misaligned: a misaligned pointer is refused, then the
 ; two-level lookup of RAX = p - 16, which also refuses an address beyond the map (NULL wraps past
-; it), and the record from the slot's record table. R10 is the record at .region_checked.
+; it), and the record from the slot's record table. R10 is the record at .region_checked, R8D
+; the region.
 .cold_lookup:
   lea rax, [rcx - BLOCK_ALIGNMENT]
   test al, BLOCK_ALIGNMENT - 1
   jnz SLOW
-  mov r8, rax
-  shr r8, PAGE_MAP_REGION_SHIFT + PAGE_MAP_L2_BITS
-  cmp r8, 1 << (PAGE_MAP_ADDRESS_BITS_64 - PAGE_MAP_REGION_SHIFT - PAGE_MAP_L2_BITS)
+  mov r11, rax
+  shr r11, PAGE_MAP_REGION_SHIFT + PAGE_MAP_L2_BITS
+  cmp r11, 1 << (PAGE_MAP_ADDRESS_BITS_64 - PAGE_MAP_REGION_SHIFT - PAGE_MAP_L2_BITS)
   jae SLOW
   lea r9, [FAST_L1]
-  mov r9, [r9 + r8 * 8]              ; never empty: not ours, or a mode on, reads zeros
+  mov r9, [r9 + r11 * 8]             ; never empty: not ours, or a mode on, reads zeros
   mov r10, rax
   shr r10, PAGE_MAP_REGION_SHIFT
-  cmp byte [r9 + r10], REGION_MEDIUM_SPAN
-  jne SLOW
+  movzx r8d, byte [r9 + r10]
+  cmp r8d, REGION_MEDIUM_SPAN
+  jne SLOW_REGION
   lea r9, [span_record_tables]
-  mov r9, [r9 + r8 * 8]              ; made before the map marked the span
+  mov r9, [r9 + r11 * 8]             ; made before the map marked the span
   mov r10, rax
   shr r10, SPAN_RECORD_GRANULE_SHIFT
   and r10d, (1 << SPAN_RECORD_TABLE_BITS) - 1
