@@ -98,11 +98,14 @@ FMM_STATIC_ASSERT(ALIGNED_MAX < (1u << MEDIUM_KEEP_MASK),
  * own blocks' headers (the forgery the validation contract leaves out,
  * docs/architecture-reference.md), and a real header copied elsewhere names another address. */
 extern FMM_HIDDEN uint32_t medium_block_key;
-/* 2^32 divided by the golden ratio: an odd multiplier whose products of neighbouring 16-byte
- * units differ in their high bits as well. */
+/* 2^32 divided by the golden ratio: an odd multiplier, so the product is one-to-one on 32-bit
+ * words, and the products of neighbouring blocks differ in their high bits as well. It multiplies
+ * the address itself (one instruction): two blocks' addresses share a seal's address part only
+ * 4 GB apart, and the low four bits, zero in every 16-aligned address, are the key's and the
+ * size's alone. */
 #define MEDIUM_SEAL_MULTIPLIER 0x9E3779B1u
 static inline uint32_t medium_seal(const void *p, uint32_t size) {
-  return ((uint32_t)((uintptr_t)p >> 4) * MEDIUM_SEAL_MULTIPLIER ^ medium_block_key) ^ size;
+  return ((uint32_t)(uintptr_t)p * MEDIUM_SEAL_MULTIPLIER ^ medium_block_key) ^ size;
 }
 /* Is p (16-aligned, its header word h in a medium-span region) a live medium block handed to a
  * user? Its header word must be exactly MEDIUM plus an arena and a kept alignment (no other

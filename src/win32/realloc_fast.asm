@@ -75,9 +75,7 @@ section .text
   cmp ecx, BLOCK_FLAG_MEDIUM
   jne %1                             ; not exactly MEDIUM, an arena and a kept alignment
 %ifndef FASTMM_UNCHECKED
-  mov ecx, eax
-  shr ecx, 4
-  imul ecx, ecx, -MEDIUM_SEAL_MULTIPLIER_NEGATED
+  imul ecx, eax, -MEDIUM_SEAL_MULTIPLIER_NEGATED
   xor ecx, [_medium_block_key]
   xor ecx, [eax - MEDIUM_SIZE_BELOW]
   cmp ecx, [eax - MEDIUM_SEAL_BELOW]

@@ -153,9 +153,7 @@ align 32
   jne NOT_MEDIUM                     ; not exactly MEDIUM, an arena and a kept alignment
   mov r11d, [rcx - MEDIUM_SIZE_BELOW] ; the block's size
 %ifndef FASTMM_UNCHECKED
-  mov rax, rcx
-  shr rax, 4
-  imul eax, eax, -MEDIUM_SEAL_MULTIPLIER_NEGATED
+  imul eax, ecx, -MEDIUM_SEAL_MULTIPLIER_NEGATED
   xor eax, [medium_block_key]
   xor eax, r11d
   cmp eax, [rcx - MEDIUM_SEAL_BELOW]
