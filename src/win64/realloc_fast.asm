@@ -72,6 +72,37 @@ section .text
 ; all-zero one where no region is ours, and all of them while a mode is on), so the byte of
 ; address a is [entry(a >> (REGION_SHIFT + L2_BITS)) + (a >> REGION_SHIFT)]: no test, no mask.
 
+; FastMM's in-place rule for a small block, on the header word EAX as it reads (R11 and R9 its
+; scratch): a resize that moves goes to the slow path (SMALL_MOVES), which validates the pointer
+; itself. A medium header word fails it at once (its slot field reads 0, so usable wraps to almost
+; 2^32).
+%macro SMALL_SIZE_STAYS 0
+  mov r11d, eax
+  shr r11d, SLOT_BYTES_SHIFT
+  and r11d, SLOT_BYTES_MASK
+  sub r11d, BLOCK_HEADER_SIZE        ; usable bytes
+  lea r9, [rdx - 1]
+  cmp r9, r11
+  jae SMALL_MOVES                    ; 0, larger than usable, or negative
+  lea r9, [rdx * 4 + REALLOC_SMALL_DOWNSIZE_ADDER]
+  cmp r9, r11
+  jb SMALL_MOVES                     ; shrinks too far
+%endmacro
+
+; Then the validation contract, from p's span record (R10), and in place.
+%macro SMALL_LIVE_STAYS 0
+  and eax, SMALL_HEADER_TAG_MASK
+  cmp eax, [r10 + SPAN_RECORD_BITS_OFFSET]
+  jne SLOW_REGION                    ; no span of this class here, or not a live block
+  mov r11d, ecx
+  sub r11d, [r10 + SPAN_RECORD_FIRST_OFFSET] ; the slot offset
+  imul r11d, [r10 + SPAN_RECORD_DIVISOR_OFFSET]
+  cmp r11d, [r10 + SPAN_RECORD_LIMIT_OFFSET]
+  jae SLOW_REGION                    ; inside a block, in the uncarved tail, or past the span
+  mov rax, rcx
+  ret
+%endmacro
+
 ; The entry is 16-aligned. Placed 26 bytes past a 32-byte boundary, where no jump of the small
 ; in-place path crosses or ends on one (Intel's JCC erratum, as src/win32/realloc_fast.asm places
 ; its entries), the small in-place resize ran no faster and a large block's, which leaves at the
@@ -88,6 +119,9 @@ fastmm_reallocmem:
   cmp r8d, BLOCK_FLAG_SMALL
   mov r8d, REGION_MEDIUM_SPAN        ; a small or medium block's region, as the C yardstick says
   jne .not_small
+  SMALL_SIZE_STAYS
+  mov rax, rcx
+  ret
 %else
   ; p - 16 lies in the region of the header word (p is 16-aligned). The hot slot first, as the C
   ; path does (fast_header_region): its base is 16 GB aligned, so one test asks "in the slot and
@@ -104,39 +138,15 @@ fastmm_reallocmem:
   movzx r8d, byte [r9 + r8]          ; the region, R8D from here on
   cmp r8d, REGION_MEDIUM_SPAN
   jne SLOW_REGION                    ; small blocks live only in medium spans
+  mov eax, [rcx - BLOCK_HEADER_SIZE] ; the header word
+  SMALL_SIZE_STAYS
+  ; p's record, from its offset in the slot (R10): found only now, so that a medium block's path
+  ; does not pay for it.
   shr r10, SPAN_RECORD_GRANULE_SHIFT
   shl r10, SPAN_RECORD_SHIFT
-  add r10, [page_map_fast_hot + PAGE_MAP_HOT_RECORDS_OFFSET] ; p's record
-.region_checked:
-  mov eax, [rcx - BLOCK_HEADER_SIZE] ; the header word
+  add r10, [page_map_fast_hot + PAGE_MAP_HOT_RECORDS_OFFSET]
+  SMALL_LIVE_STAYS
 %endif
-  ; FastMM's in-place rule first, on the header as it reads: a resize that moves goes to the
-  ; slow path, which validates the pointer itself.
-  mov r11d, eax
-  shr r11d, SLOT_BYTES_SHIFT
-  and r11d, SLOT_BYTES_MASK
-  sub r11d, BLOCK_HEADER_SIZE        ; usable bytes
-  lea r9, [rdx - 1]
-  cmp r9, r11
-  jae SMALL_MOVES                    ; 0, larger than usable, or negative
-  lea r9, [rdx * 4 + REALLOC_SMALL_DOWNSIZE_ADDER]
-  cmp r9, r11
-  jb SMALL_MOVES                      ; shrinks too far (a medium header word fails here: its
-                                     ; slot field reads 0, so usable wraps to almost 2^32)
-%ifndef FASTMM_UNCHECKED
-  ; Then the validation contract, from the record (R10).
-  and eax, SMALL_HEADER_TAG_MASK
-  cmp eax, [r10 + SPAN_RECORD_BITS_OFFSET]
-  jne SLOW_REGION                    ; no span of this class here, or not a live block
-  mov r11d, ecx
-  sub r11d, [r10 + SPAN_RECORD_FIRST_OFFSET] ; the slot offset
-  imul r11d, [r10 + SPAN_RECORD_DIVISOR_OFFSET]
-  cmp r11d, [r10 + SPAN_RECORD_LIMIT_OFFSET]
-  jae SLOW_REGION                    ; inside a block, in the uncarved tail, or past the span
-%endif
-.stays:
-  mov rax, rcx
-  ret
 
 ; Not a small block that stays: a live medium block that stays (medium_stays_in_place in
 ; src/core/inline_paths.h), else the slow path. EAX is the header word; p is 16-aligned and its
@@ -171,8 +181,8 @@ align 32
 %ifndef FASTMM_UNCHECKED
 ; p - 16 is not in the hot slot, or misaligned: a misaligned pointer is refused, then the
 ; two-level lookup of RAX = p - 16, which also refuses an address beyond the map (NULL wraps past
-; it), and the record from the slot's record table. R10 is the record at .region_checked, R8D
-; the region.
+; it), and the record from the slot's record table (R10), R8D the region; then the small
+; block's tests, as on the hot path.
 .cold_lookup:
   lea rax, [rcx - BLOCK_ALIGNMENT]
   test al, BLOCK_ALIGNMENT - 1
@@ -195,7 +205,9 @@ align 32
   and r10d, (1 << SPAN_RECORD_TABLE_BITS) - 1
   shl r10, SPAN_RECORD_SHIFT
   add r10, r9                        ; p's record
-  jmp .region_checked
+  mov eax, [rcx - BLOCK_HEADER_SIZE] ; the header word
+  SMALL_SIZE_STAYS
+  SMALL_LIVE_STAYS
 %endif
 
 %if REALLOC_SMALL_DOWNSIZE_SHIFT != 2
