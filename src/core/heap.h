@@ -123,6 +123,10 @@ int FMM_REGCALL heap_free_in_span(void *p, uint32_t h, int live_small);
  * frees, a live block gets FastMM's policy for its kind, a debug block goes to heap_above's
  * realloc_debug_block. */
 void *FMM_REGCALL heap_realloc(void *p, size_t size, const void *caller);
+/* The same given `region`, what the fast copy of the page map answered for p's header word
+ * (fast_header_region), so that it is not looked up again; REGION_NOT_OURS, which the copy also
+ * answers while it is closed (a mode came on and went since), is looked up. */
+void *FMM_REGCALL heap_realloc_region(void *p, size_t size, unsigned region, const void *caller);
 /* FastMM's policy for a live block whose header word h is readable and fits its region (NULL for
  * anything else; a debug block's word goes to heap_above's realloc_debug_block, which the modes
  * never need: they send a debug block to its kind first). A block that moves is allocated and

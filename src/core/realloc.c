@@ -161,10 +161,9 @@ void *heap_realloc_block(void *p, uint32_t h, size_t size, const void *caller) {
   return realloc_block(p, h, size, caller);
 }
 
-FMM_NOINLINE void *FMM_REGCALL heap_realloc(void *p, size_t size, const void *caller) {
-  /* Medium and large blocks first, with one page map lookup: strings and arrays of 2.5 KB and
-   * more are resized here all the time, mostly in place. */
-  unsigned region = heap_header_region(p);
+/* heap_realloc's body, given p's region (heap_header_region's answer). Medium and large blocks
+ * first: strings and arrays of 2.5 KB and more are resized here all the time, mostly in place. */
+static inline void *realloc_in_region(void *p, size_t size, unsigned region, const void *caller) {
   if (FMM_LIKELY(region_is_medium(region))) {
     uint32_t h = block_header(p);
     if (FMM_LIKELY(size != 0)) {
@@ -190,4 +189,15 @@ FMM_NOINLINE void *FMM_REGCALL heap_realloc(void *p, size_t size, const void *ca
   if (h == 0 || !heap_kind_fits_region(h, p))
     return NULL;
   return realloc_block(p, h, size, caller);
+}
+
+FMM_NOINLINE void *FMM_REGCALL heap_realloc(void *p, size_t size, const void *caller) {
+  return realloc_in_region(p, size, heap_header_region(p), caller);
+}
+
+FMM_NOINLINE void *FMM_REGCALL heap_realloc_region(void *p, size_t size, unsigned region,
+                                                   const void *caller) {
+  if (region == REGION_NOT_OURS)
+    region = heap_header_region(p);
+  return realloc_in_region(p, size, region, caller);
 }

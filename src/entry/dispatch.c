@@ -94,9 +94,12 @@ void *entry_realloc_debug_block(void *p, size_t size) {
 static inline void *realloc_slow_region(void *p, size_t size, unsigned region, const void *caller) {
   if (heap_large_to_resize(region, p, size))
     return heap_realloc_large(p, size, caller);
-  /* Inlined, not called: one frame less on every ReallocMem that moves (on Win32 the call
-   * rewrote its three stack arguments as well). */
-  return realloc_slow_for(p, size, caller);
+  /* realloc_slow_for, inlined (one frame less on every ReallocMem that moves; on Win32 the call
+   * rewrote its three stack arguments as well), with the region handed on: with no mode on the
+   * fast copy is the map. */
+  if (FMM_UNLIKELY(mode_now() != 0))
+    return mode_realloc(p, size, caller);
+  return heap_realloc_region(p, size, region, caller); /* a debug block comes back to its kind */
 }
 
 FMM_NOINLINE void *FMM_REGCALL entry_realloc_slow(void *p, size_t size) {
