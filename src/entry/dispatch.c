@@ -64,16 +64,18 @@ FMM_NOINLINE int FMM_REGCALL entry_free_slow(void *p, const void *caller) {
   return heap_free_then(p, entry_free_block, entry_free_in_span_slow);
 }
 
-/* ReallocMem off the fast path with the program's return address known (the Pascal records'
- * slow paths; entry_realloc_slow below). */
-static inline void *realloc_slow_for(void *p, size_t size, const void *caller) {
+/* ReallocMem off the fast path with the program's return address known, given p's region in the
+ * fast copy of the page map (REGION_NOT_OURS where the caller has none: the core then looks it
+ * up). With no mode on the fast copy is the map, so the core takes the region as it is. */
+static inline void *realloc_slow_for(void *p, size_t size, unsigned region, const void *caller) {
   if (FMM_UNLIKELY(mode_now() != 0))
     return mode_realloc(p, size, caller);
-  return heap_realloc(p, size, caller); /* a debug block comes back to its kind */
+  return heap_realloc_region(p, size, region, caller); /* a debug block comes back to its kind */
 }
 
+/* The Pascal records' slow paths. */
 FMM_NOINLINE void *FMM_REGCALL entry_realloc_slow_for(void *p, size_t size, const void *caller) {
-  return realloc_slow_for(p, size, caller);
+  return realloc_slow_for(p, size, REGION_NOT_OURS, caller);
 }
 
 /* ReallocMem of a debug block with no mode on: the debug block kind's, which reports a freed
@@ -88,18 +90,13 @@ void *entry_realloc_debug_block(void *p, size_t size) {
  * its usable size), with one page map lookup and no stack frame; everything else goes on. The
  * lookup reads the fast paths' copy of the page map, which holds nothing while a mode is on: no
  * mode word to read here (a call racing with a mode switch takes the old mode's path, as on the
- * fast paths). */
-/* The body both share, given p's region in the fast copy of the page map: inlined into each, so
- * that neither pays a call before it leaves. */
+ * fast paths). The body both entries share, inlined into each: realloc_slow_for inlined too (one
+ * frame less on every ReallocMem that moves; on Win32 the call rewrote its three stack arguments
+ * as well). */
 static inline void *realloc_slow_region(void *p, size_t size, unsigned region, const void *caller) {
   if (heap_large_to_resize(region, p, size))
     return heap_realloc_large(p, size, caller);
-  /* realloc_slow_for, inlined (one frame less on every ReallocMem that moves; on Win32 the call
-   * rewrote its three stack arguments as well), with the region handed on: with no mode on the
-   * fast copy is the map. */
-  if (FMM_UNLIKELY(mode_now() != 0))
-    return mode_realloc(p, size, caller);
-  return heap_realloc_region(p, size, region, caller); /* a debug block comes back to its kind */
+  return realloc_slow_for(p, size, region, caller);
 }
 
 FMM_NOINLINE void *FMM_REGCALL entry_realloc_slow(void *p, size_t size) {

@@ -47,9 +47,9 @@ extern entry_realloc_slow_region
 ; word the yardstick build cannot place, to entry_realloc_slow, which looks it up.
 %define SLOW entry_realloc_slow
 %define SLOW_REGION entry_realloc_slow_region
-; A header word that is neither a small block's that stays nor a medium block's: the shipped build
-; knows its region, the yardstick, which trusts the word, does not.
-; A small header word whose size test fails: in the shipped build maybe a medium block's (its slot
+; NOT_MEDIUM: a header word that is neither a small block's that stays nor a medium block's; the
+; shipped build knows its region, the yardstick, which trusts the word, does not. SMALL_MOVES: a
+; small header word whose size test fails; in the shipped build maybe a medium block's (its slot
 ; field reads 0), in the yardstick, which has tested the kind, a small block that moves.
 %ifdef FASTMM_UNCHECKED
 %define NOT_MEDIUM SLOW
