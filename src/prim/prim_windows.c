@@ -16,9 +16,11 @@ static DWORD tls_index = TLS_OUT_OF_INDEXES;
 static prim_thread_exit_fn thread_exit_fn;
 /* Delphi's Win64 code expects XMM4 and XMM5 kept across a call into the manager (CMakeLists.txt
  * keeps the compiler off them), but Microsoft's convention lets system code use them: they are
- * saved around every call here that debug mode and its reports make into the system (the stack
- * walk, module lookups, the event log's file, the time, OutputDebugString), and around starting
- * a thread. The normal paths' calls (VirtualAlloc and friends) keep them. */
+ * saved around every call here into the system. Which calls change them depends on the system
+ * and the CPU: on an Intel Xeon only the stack walk, the event log's file and the time did under
+ * Wine, on an AMD Zen 3 debug mode's other calls too (test_win64_xmm); Wine's system calls run
+ * Linux code, whose C library picks its copy routines by CPU. Each public function that calls
+ * the system is its body (name_os) between XMM_KEEP and XMM_GIVE_BACK; none is on a fast path. */
 #if defined(_WIN64) && defined(__GNUC__)
 #define SAVE_XMM4_XMM5(area)                                                                       \
   __asm__ volatile("movdqu %%xmm4, (%0)\n\tmovdqu %%xmm5, 16(%0)" : : "r"(area) : "memory")
@@ -44,14 +46,21 @@ void prim_on_process_exit(void (*fn)(void)) {
     }
 }
 
-void *prim_map(size_t size, int top_down) {
+static void *map_os(size_t size, int top_down) {
   if (prim_fail_maps)
     return NULL;
   return VirtualAlloc(NULL, size, MEM_RESERVE | MEM_COMMIT | (top_down ? MEM_TOP_DOWN : 0),
                       PAGE_READWRITE);
 }
 
-int prim_extend(void *at, size_t size) {
+void *prim_map(size_t size, int top_down) {
+  XMM_KEEP();
+  void *r = map_os(size, top_down);
+  XMM_GIVE_BACK();
+  return r;
+}
+
+static int extend_os(void *at, size_t size) {
   if (prim_fail_maps)
     return 0;
   /* VirtualAlloc at an address fails unless the whole range is free. */
@@ -63,7 +72,14 @@ int prim_extend(void *at, size_t size) {
   return 0;
 }
 
-void prim_unmap(void *p, size_t size) {
+int prim_extend(void *at, size_t size) {
+  XMM_KEEP();
+  int r = extend_os(at, size);
+  XMM_GIVE_BACK();
+  return r;
+}
+
+static void unmap_os(void *p, size_t size) {
   /* A range grown by prim_extend is several reservations; each must be released by itself. */
   char *cur = (char *)p, *end = (char *)p + size;
   while (cur < end) {
@@ -83,10 +99,23 @@ void prim_unmap(void *p, size_t size) {
   }
 }
 
-void *prim_reserve(size_t size, int top_down) {
+void prim_unmap(void *p, size_t size) {
+  XMM_KEEP();
+  unmap_os(p, size);
+  XMM_GIVE_BACK();
+}
+
+static void *reserve_os(size_t size, int top_down) {
   if (prim_fail_maps)
     return NULL;
   return VirtualAlloc(NULL, size, MEM_RESERVE | (top_down ? MEM_TOP_DOWN : 0), PAGE_NOACCESS);
+}
+
+void *prim_reserve(size_t size, int top_down) {
+  XMM_KEEP();
+  void *r = reserve_os(size, top_down);
+  XMM_GIVE_BACK();
+  return r;
 }
 
 /* The end of the reservation that holds `at` (a block grown by prim_reserve_after is several
@@ -102,7 +131,7 @@ static char *piece_end(char *at, char *end) {
   return cur < end ? cur : end;
 }
 
-int prim_commit(void *at, size_t size) {
+static int commit_os(void *at, size_t size) {
   if (prim_fail_maps)
     return 0;
   if (VirtualAlloc(at, size, MEM_COMMIT, PAGE_READWRITE) == at)
@@ -120,7 +149,14 @@ int prim_commit(void *at, size_t size) {
   return 1;
 }
 
-void prim_decommit(void *at, size_t size) {
+int prim_commit(void *at, size_t size) {
+  XMM_KEEP();
+  int r = commit_os(at, size);
+  XMM_GIVE_BACK();
+  return r;
+}
+
+static void decommit_os(void *at, size_t size) {
   if (VirtualFree(at, size, MEM_DECOMMIT))
     return;
   char *cur = (char *)at, *end = (char *)at + size;
@@ -131,7 +167,13 @@ void prim_decommit(void *at, size_t size) {
   }
 }
 
-size_t prim_reserve_after(void *at, size_t min, size_t want) {
+void prim_decommit(void *at, size_t size) {
+  XMM_KEEP();
+  decommit_os(at, size);
+  XMM_GIVE_BACK();
+}
+
+static size_t reserve_after_os(void *at, size_t min, size_t want) {
   if (prim_fail_maps)
     return 0;
   /* FastMM5's way: ask how much is free after the block and take up to what is wanted. */
@@ -149,6 +191,13 @@ size_t prim_reserve_after(void *at, size_t min, size_t want) {
   if (p != NULL)
     VirtualFree(p, 0, MEM_RELEASE);
   return 0; /* another thread took the range meanwhile */
+}
+
+size_t prim_reserve_after(void *at, size_t min, size_t want) {
+  XMM_KEEP();
+  size_t r = reserve_after_os(at, min, want);
+  XMM_GIVE_BACK();
+  return r;
 }
 
 int prim_remap(void *base, size_t committed, size_t reserved, void *to, size_t new_committed) {
@@ -224,8 +273,14 @@ int prim_start_thread(void (*fn)(void)) {
   return t != NULL;
 }
 
-void prim_sleep_ms(unsigned ms) {
+static void sleep_ms_os(unsigned ms) {
   Sleep(ms);
+}
+
+void prim_sleep_ms(unsigned ms) {
+  XMM_KEEP();
+  sleep_ms_os(ms);
+  XMM_GIVE_BACK();
 }
 
 void prim_on_fork_child(void (*fn)(void)) {
@@ -238,12 +293,25 @@ void prim_on_fork(void (*before)(void), void (*parent)(void), void (*child)(void
   (void)child;
 }
 
-void prim_yield(void) {
+static void yield_os(void) {
   SwitchToThread();
 }
 
-uint32_t prim_thread_id(void) {
+void prim_yield(void) {
+  XMM_KEEP();
+  yield_os();
+  XMM_GIVE_BACK();
+}
+
+static uint32_t thread_id_os(void) {
   return (uint32_t)GetCurrentThreadId();
+}
+
+uint32_t prim_thread_id(void) {
+  XMM_KEEP();
+  uint32_t r = thread_id_os();
+  XMM_GIVE_BACK();
+  return r;
 }
 
 /* The barrier of prim_barrier_other_threads: a page of our own is written (so it is present)
@@ -257,7 +325,7 @@ static volatile LONG barrier_kind; /* 0 not set up yet, 2 the page, 3 none */
 static void *volatile barrier_page;
 static flush_writes_fn flush_writes;
 
-int prim_barrier_ready(void) {
+static int barrier_ready_os(void) {
   LONG kind = InterlockedCompareExchange(&barrier_kind, 0, 0);
   if (kind != 0)
     return kind != 3;
@@ -277,7 +345,14 @@ int prim_barrier_ready(void) {
   return (seen != 0 ? seen : kind) != 3;
 }
 
-void prim_barrier_other_threads(void) {
+int prim_barrier_ready(void) {
+  XMM_KEEP();
+  int r = barrier_ready_os();
+  XMM_GIVE_BACK();
+  return r;
+}
+
+static void barrier_other_threads_os(void) {
   MemoryBarrier();
   void *page = barrier_page;
   if (page != NULL) {
@@ -291,13 +366,26 @@ void prim_barrier_other_threads(void) {
   MemoryBarrier();
 }
 
-uint64_t prim_time_ns(void) {
+void prim_barrier_other_threads(void) {
+  XMM_KEEP();
+  barrier_other_threads_os();
+  XMM_GIVE_BACK();
+}
+
+static uint64_t time_ns_os(void) {
   static LARGE_INTEGER freq;
   LARGE_INTEGER now;
   if (freq.QuadPart == 0)
     QueryPerformanceFrequency(&freq);
   QueryPerformanceCounter(&now);
   return (uint64_t)((double)now.QuadPart * 1e9 / (double)freq.QuadPart);
+}
+
+uint64_t prim_time_ns(void) {
+  XMM_KEEP();
+  uint64_t r = time_ns_os();
+  XMM_GIVE_BACK();
+  return r;
 }
 
 unsigned prim_cpu_count(void) {
@@ -325,11 +413,20 @@ size_t prim_page_size(void) {
 }
 
 uint32_t prim_tick_count_ms(void) {
-  return (uint32_t)GetTickCount();
+  XMM_KEEP(); /* Wine's GetTickCount changed XMM4 and XMM5 on an AMD Zen 3 (test_win64_xmm) */
+  uint32_t ms = (uint32_t)GetTickCount();
+  XMM_GIVE_BACK();
+  return ms;
+}
+
+static void debug_break_os(void) {
+  DebugBreak();
 }
 
 void prim_debug_break(void) {
-  DebugBreak();
+  XMM_KEEP();
+  debug_break_os();
+  XMM_GIVE_BACK();
 }
 
 static HMODULE module_of(const void *addr);
@@ -399,7 +496,7 @@ size_t prim_capture_stack(void **frames, size_t max_frames, size_t skip) {
 }
 #endif
 
-void prim_init(prim_thread_exit_fn on_thread_exit) {
+static void init_os(prim_thread_exit_fn on_thread_exit) {
   if (tls_index != TLS_OUT_OF_INDEXES)
     return;
   thread_exit_fn = on_thread_exit;
@@ -414,7 +511,13 @@ void prim_init(prim_thread_exit_fn on_thread_exit) {
   }
 }
 
-void *prim_tls_get_slow(void) {
+void prim_init(prim_thread_exit_fn on_thread_exit) {
+  XMM_KEEP();
+  init_os(on_thread_exit);
+  XMM_GIVE_BACK();
+}
+
+static void *tls_get_slow_os(void) {
   if (tls_index == TLS_OUT_OF_INDEXES)
     return NULL;
   DWORD saved = GetLastError();
@@ -423,9 +526,22 @@ void *prim_tls_get_slow(void) {
   return v;
 }
 
-void prim_tls_set(void *value) {
+void *prim_tls_get_slow(void) {
+  XMM_KEEP();
+  void *r = tls_get_slow_os();
+  XMM_GIVE_BACK();
+  return r;
+}
+
+static void tls_set_os(void *value) {
   if (tls_index != TLS_OUT_OF_INDEXES)
     TlsSetValue(tls_index, value);
+}
+
+void prim_tls_set(void *value) {
+  XMM_KEEP();
+  tls_set_os(value);
+  XMM_GIVE_BACK();
 }
 
 static HMODULE module_of(const void *addr) {
@@ -642,11 +758,18 @@ size_t prim_program_path(char *buf, size_t size) {
   return n < size ? n : 0;
 }
 
-size_t prim_getenv(const char *name, char *buf, size_t size) {
+static size_t getenv_os(const char *name, char *buf, size_t size) {
   DWORD saved = GetLastError();
   DWORD n = GetEnvironmentVariableA(name, buf, (DWORD)size);
   SetLastError(saved);
   return n < size ? n : 0;
+}
+
+size_t prim_getenv(const char *name, char *buf, size_t size) {
+  XMM_KEEP();
+  size_t r = getenv_os(name, buf, size);
+  XMM_GIVE_BACK();
+  return r;
 }
 
 static int append_file(const char *path, const char *text, size_t length) {
@@ -874,8 +997,14 @@ int prim_dynamic_symbol(const void *addr, char *name, size_t size, uintptr_t *st
   return 0;
 }
 
-void prim_raise_fatal(void) {
+static void raise_fatal_os(void) {
   RaiseException(0xE0464D43u /* "FMC" */, EXCEPTION_NONCONTINUABLE, 0, NULL);
+}
+
+void prim_raise_fatal(void) {
+  XMM_KEEP();
+  raise_fatal_os();
+  XMM_GIVE_BACK();
 }
 
 void prim_local_time(char *buf, size_t size) {
