@@ -17,10 +17,10 @@ static prim_thread_exit_fn thread_exit_fn;
 /* Delphi's Win64 code expects XMM4 and XMM5 kept across a call into the manager (CMakeLists.txt
  * keeps the compiler off them), but Microsoft's convention lets system code use them: they are
  * saved around every call here into the system. Which calls change them depends on the system
- * and the CPU: on an Intel Xeon only the stack walk, the event log's file and the time did under
- * Wine, on an AMD Zen 3 debug mode's other calls too (test_win64_xmm); Wine's system calls run
- * Linux code, whose C library picks its copy routines by CPU. Each public function that calls
- * the system is its body (name_os) between XMM_KEEP and XMM_GIVE_BACK; none is on a fast path. */
+ * and the CPU: earlier machines showed it under Wine only for the stack walk, module lookups,
+ * the event log's file and the time; an AMD Zen 3 for debug mode's other calls too
+ * (test_win64_xmm). Each public function that calls the system is its body (name_os) between
+ * XMM_KEEP and XMM_GIVE_BACK; none is on a fast path. */
 #if defined(_WIN64) && defined(__GNUC__)
 #define SAVE_XMM4_XMM5(area)                                                                       \
   __asm__ volatile("movdqu %%xmm4, (%0)\n\tmovdqu %%xmm5, 16(%0)" : : "r"(area) : "memory")
