@@ -190,6 +190,10 @@ FMM_INLINE int fast_small_live(const void *p, uint32_t h, uintptr_t table, uintp
   (void)off;
   return (h & BLOCK_KIND_MASK) == BLOCK_FLAG_SMALL; /* the kind, FREE and outer bits */
 }
+FMM_INLINE int fast_small_live_unbranched(const void *p, uint32_t h, uintptr_t table,
+                                          uintptr_t off) {
+  return fast_small_live(p, h, table, off);
+}
 FMM_INLINE int fast_medium_live(const void *p, uint32_t h) {
   (void)p;
   return medium_header_word_live(h);
@@ -211,6 +215,10 @@ FMM_INLINE int fast_small_live(const void *p, uint32_t h, uintptr_t table, uintp
   (void)off;
   return (h & BLOCK_KIND_MASK) == BLOCK_FLAG_SMALL;
 }
+FMM_INLINE int fast_small_live_unbranched(const void *p, uint32_t h, uintptr_t table,
+                                          uintptr_t off) {
+  return fast_small_live(p, h, table, off);
+}
 FMM_INLINE int fast_medium_live(const void *p, uint32_t h) {
   (void)p;
   return medium_header_word_live(h);
@@ -227,6 +235,12 @@ FMM_INLINE int fast_medium_live(const void *p, uint32_t h) {
 FMM_INLINE int fast_small_live(const void *p, uint32_t h, uintptr_t table, uintptr_t off) {
   const span_record *r = FAST_RECORD_AT(table, off);
   return span_record_admits(r, span_record_offset(r, p), h);
+}
+/* The same test with no branch between its parts (span_record_admits_unbranched): MemSize's. */
+FMM_INLINE int fast_small_live_unbranched(const void *p, uint32_t h, uintptr_t table,
+                                          uintptr_t off) {
+  const span_record *r = FAST_RECORD_AT(table, off);
+  return span_record_admits_unbranched(r, span_record_offset(r, p), h);
 }
 FMM_INLINE int fast_medium_live(const void *p, uint32_t h) {
   return medium_block_sealed(p, h);
@@ -383,7 +397,7 @@ FMM_INLINE int fast_usable_size(const void *p, size_t *usable) {
   if (FMM_LIKELY(region == REGION_MEDIUM_SPAN)) {
     uint32_t h = block_header(p);
     if (FMM_LIKELY(h & BLOCK_FLAG_SMALL)) {
-      if (FMM_LIKELY(fast_small_live(p, h, table, off))) {
+      if (FMM_LIKELY(fast_small_live_unbranched(p, h, table, off))) {
         *usable = small_header_usable(h);
         return 1;
       }
