@@ -231,6 +231,18 @@ end;
 
 {------------------------Bad pointers------------------------}
 
+{The address the EInvalidPointer of a second FreeMem of P names: nil when none was raised.}
+function FreeMemErrorAddress(P: Pointer): Pointer;
+begin
+  Result := nil;
+  try
+    FreeMem(P);
+  except
+    on EInvalidPointer do
+      Result := ExceptAddr;
+  end;
+end;
+
 {Through the installed record: EInvalidPointer, and Free Pascal's heap (its previous manager)
 is not touched.}
 procedure TestBadPointersInstalled;
@@ -240,6 +252,7 @@ var
   P, Mate: PByte;
   I: Integer;
   Heap0: PtrUInt;
+  Err: Pointer;
 begin
   Heap0 := PreviousHeapUsed;
   for I := Low(CSizes) to High(CSizes) do
@@ -248,6 +261,12 @@ begin
     GetMem(P, CSizes[I]);
     FreeMem(P);
     Check(RaisesInvalidPointer(bcFreeMem, P), 'a second FreeMem of ' + IntToStr(CSizes[I]) + ' bytes raises EInvalidPointer');
+{$ifndef FASTMMC_STATIC}
+    {The library's slow paths are reached by a tail jump, so the error names the caller's code,
+    not the library's (linked in, the two are one module).}
+    Err := FreeMemErrorAddress(P);
+    Check((Err <> nil) and not InDll(Err), 'the error of a second FreeMem of ' + IntToStr(CSizes[I]) + ' bytes names an address outside the library');
+{$endif}
     Check(RaisesInvalidPointer(bcReallocMem, P), 'a ReallocMem of a freed ' + IntToStr(CSizes[I]) + '-byte block raises EInvalidPointer');
     Check(RaisesInvalidPointer(bcFreeMemSize, P), 'FreeMem(P, size) of a freed ' + IntToStr(CSizes[I]) + '-byte block raises EInvalidPointer');
     Check(RaisesInvalidPointer(bcReallocMemZero, P), 'ReallocMem(P, 0) of a freed ' + IntToStr(CSizes[I]) + '-byte block raises EInvalidPointer');
