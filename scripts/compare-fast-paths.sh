@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Compares the fast paths of two builds instruction by instruction: GetMem, FreeMem, ReallocMem
-# and AllocMem, the C exports and the Delphi record's entries (Win32: the NASM register entry),
+# Compares the fast paths of two builds instruction by instruction: GetMem, FreeMem, ReallocMem,
+# AllocMem and MemSize, the C exports, the Delphi record's entries (Win32: the NASM register
+# entry) and the first slot of the Free Pascal record's,
 # disassembled from each build's library with addresses, jump targets and immediates masked, so
 # only a change of instructions shows. Then the immediates that differ, for the record.
 #
@@ -15,13 +16,13 @@ b=$2
 
 if [ -f "$a/bin/libfastmmc.so" ]; then
   lib=bin/libfastmmc.so objdump=objdump
-  funcs="fastmm_getmem fastmm_freemem fastmm_reallocmem fastmm_allocmem delphi_get_mem delphi_free_mem delphi_realloc_mem delphi_alloc_mem"
+  funcs="fastmm_getmem fastmm_freemem fastmm_reallocmem fastmm_allocmem fastmm_usable_size delphi_get_mem delphi_free_mem delphi_realloc_mem delphi_alloc_mem fastmm_fpc_get_mem_0 fastmm_fpc_free_mem_0 fastmm_fpc_realloc_mem_0 fastmm_fpc_mem_size_0"
 elif [ -f "$a/bin/fastmmc64.dll" ]; then
   lib=bin/fastmmc64.dll objdump=x86_64-w64-mingw32-objdump
-  funcs="fastmm_getmem fastmm_freemem fastmm_reallocmem fastmm_reallocmem.stays fastmm_reallocmem.not_small fastmm_allocmem delphi_get_mem delphi_free_mem delphi_alloc_mem"
+  funcs="fastmm_getmem fastmm_freemem fastmm_reallocmem fastmm_reallocmem.stays fastmm_reallocmem.not_small fastmm_allocmem fastmm_usable_size delphi_get_mem delphi_free_mem delphi_alloc_mem fastmm_fpc_get_mem_0 fastmm_fpc_free_mem_0 fastmm_fpc_realloc_mem_0 fastmm_fpc_mem_size_0"
 elif [ -f "$a/bin/fastmmc32.dll" ]; then
   lib=bin/fastmmc32.dll objdump=i686-w64-mingw32-objdump
-  funcs="_fastmm_getmem _fastmm_freemem _fastmm_reallocmem _fastmm_reallocmem.slow _fastmm_allocmem _delphi_get_mem _delphi_free_mem _fastmm_delphi_realloc_mem _fastmm_delphi_realloc_mem.slow _delphi_alloc_mem"
+  funcs="_fastmm_getmem _fastmm_freemem _fastmm_reallocmem _fastmm_reallocmem.slow _fastmm_allocmem _fastmm_usable_size _delphi_get_mem _delphi_free_mem _fastmm_delphi_realloc_mem _fastmm_delphi_realloc_mem.slow _delphi_alloc_mem _fastmm_fpc_get_mem_0 _fastmm_fpc_free_mem_0 _fastmm_fpc_realloc_mem_0 _fastmm_fpc_mem_size_0"
 else
   echo "compare-fast-paths: no library in $a/bin" >&2
   exit 2
