@@ -14,11 +14,11 @@
 /* Sizes arrive as Delphi's NativeInt: a negative one is taken as the huge unsigned size it is,
  * which no fast path serves and every slow path refuses (above MAX_REQUEST_SIZE): NULL, the
  * old block intact, as the NASM ReallocMem of Win64 has always done, with no test of its own. */
-static void *FASTMM_DELPHI_CALL delphi_get_mem(intptr_t size) {
+static FMM_FAST_ENTRY void *FASTMM_DELPHI_CALL delphi_get_mem(intptr_t size) {
   return entry_get((size_t)size);
 }
 
-static int32_t FASTMM_DELPHI_CALL delphi_free_mem(void *p) {
+static FMM_FAST_ENTRY int32_t FASTMM_DELPHI_CALL delphi_free_mem(void *p) {
   return entry_free(p);
 }
 
@@ -28,7 +28,7 @@ static int32_t FASTMM_DELPHI_CALL delphi_free_mem(void *p) {
 #elif defined(FASTMM_ASM_REALLOC)
 #define delphi_realloc_mem fastmm_delphi_realloc_mem /* src/win32/realloc_fast.asm */
 #else
-static void *FASTMM_DELPHI_CALL delphi_realloc_mem(void *p, intptr_t size) {
+static FMM_FAST_ENTRY void *FASTMM_DELPHI_CALL delphi_realloc_mem(void *p, intptr_t size) {
   return entry_realloc(p, (size_t)size);
 }
 #endif
@@ -203,7 +203,8 @@ FMM_INLINE void *delphi_bound_realloc_mem(void *p, intptr_t size,
 #else
 #define DELPHI_SLOT_REALLOC_ENTRY(n)                                                               \
   PASCAL_ENTRY void *FASTMM_DELPHI_CALL fastmm_delphi_realloc_mem_##n(void *p, intptr_t size);     \
-  PASCAL_ENTRY void *FASTMM_DELPHI_CALL fastmm_delphi_realloc_mem_##n(void *p, intptr_t size) {    \
+  PASCAL_ENTRY FMM_FAST_ENTRY void *FASTMM_DELPHI_CALL fastmm_delphi_realloc_mem_##n(              \
+      void *p, intptr_t size) {                                                                    \
     return delphi_bound_realloc_mem(p, size, delphi_realloc_slow_##n);                             \
   }
 #endif
@@ -215,7 +216,7 @@ FMM_INLINE void *delphi_bound_realloc_mem(void *p, intptr_t size,
 
 #define DELPHI_SLOT_ENTRY_POINTS(n)                                                                \
   PASCAL_ENTRY int32_t FASTMM_DELPHI_CALL fastmm_delphi_free_mem_##n(void *p);                     \
-  PASCAL_ENTRY int32_t FASTMM_DELPHI_CALL fastmm_delphi_free_mem_##n(void *p) {                    \
+  PASCAL_ENTRY FMM_FAST_ENTRY int32_t FASTMM_DELPHI_CALL fastmm_delphi_free_mem_##n(void *p) {     \
     return delphi_bound_free_mem(p, &delphi_slots[n]);                                             \
   }                                                                                                \
   DELPHI_SLOT_REALLOC(n)

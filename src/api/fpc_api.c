@@ -169,7 +169,8 @@ FMM_INLINE size_t fpc_mem_size(void *p, const fpc_slot *s) {
 #else
 #define FPC_SLOT_REALLOC_ENTRY(n)                                                                  \
   PASCAL_ENTRY void *FASTMM_DELPHI_CALL fastmm_fpc_realloc_mem_##n(void **pp, size_t size);        \
-  PASCAL_ENTRY void *FASTMM_DELPHI_CALL fastmm_fpc_realloc_mem_##n(void **pp, size_t size) {       \
+  PASCAL_ENTRY FMM_FAST_ENTRY void *FASTMM_DELPHI_CALL fastmm_fpc_realloc_mem_##n(void **pp,       \
+                                                                                  size_t size) {   \
     return fpc_realloc_mem(pp, size, fpc_realloc_slow_##n);                                        \
   }
 #endif
@@ -185,13 +186,14 @@ FMM_INLINE size_t fpc_mem_size(void *p, const fpc_slot *s) {
   PASCAL_ENTRY size_t FASTMM_DELPHI_CALL fastmm_fpc_free_mem_size_##n(void *p, size_t size);       \
   PASCAL_ENTRY void *FASTMM_DELPHI_CALL fastmm_fpc_alloc_mem_##n(size_t size);                     \
   PASCAL_ENTRY size_t FASTMM_DELPHI_CALL fastmm_fpc_mem_size_##n(void *p);                         \
-  PASCAL_ENTRY void *FASTMM_DELPHI_CALL fastmm_fpc_get_mem_##n(size_t size) {                      \
+  PASCAL_ENTRY FMM_FAST_ENTRY void *FASTMM_DELPHI_CALL fastmm_fpc_get_mem_##n(size_t size) {       \
     return fpc_get_mem(size, &fpc_slots[n]);                                                       \
   }                                                                                                \
-  PASCAL_ENTRY size_t FASTMM_DELPHI_CALL fastmm_fpc_free_mem_##n(void *p) {                        \
+  PASCAL_ENTRY FMM_FAST_ENTRY size_t FASTMM_DELPHI_CALL fastmm_fpc_free_mem_##n(void *p) {         \
     return fpc_free_mem(p, &fpc_slots[n]);                                                         \
   }                                                                                                \
-  PASCAL_ENTRY size_t FASTMM_DELPHI_CALL fastmm_fpc_free_mem_size_##n(void *p, size_t size) {      \
+  PASCAL_ENTRY FMM_FAST_ENTRY size_t FASTMM_DELPHI_CALL fastmm_fpc_free_mem_size_##n(              \
+      void *p, size_t size) {                                                                      \
     (void)size;                                                                                    \
     return fpc_free_mem(p, &fpc_slots[n]);                                                         \
   }                                                                                                \
@@ -199,7 +201,7 @@ FMM_INLINE size_t fpc_mem_size(void *p, const fpc_slot *s) {
     return fpc_alloc_mem(size, &fpc_slots[n]);                                                     \
   }                                                                                                \
   FPC_SLOT_REALLOC(n)                                                                              \
-  PASCAL_ENTRY size_t FASTMM_DELPHI_CALL fastmm_fpc_mem_size_##n(void *p) {                        \
+  PASCAL_ENTRY FMM_FAST_ENTRY size_t FASTMM_DELPHI_CALL fastmm_fpc_mem_size_##n(void *p) {         \
     return fpc_mem_size(p, &fpc_slots[n]);                                                         \
   }
 

@@ -115,12 +115,12 @@ static inline void *get(size_t size) {
   return p;
 }
 
-void *malloc(size_t size) {
+FMM_FAST_ENTRY void *malloc(size_t size) {
   READY();
   return get(size);
 }
 
-void free(void *p) {
+FMM_FAST_ENTRY void free(void *p) {
   if (p == NULL)
     return;
   READY();
@@ -136,7 +136,7 @@ static inline int product(size_t count, size_t size, size_t *total) {
   return 1;
 }
 
-void *calloc(size_t count, size_t size) {
+FMM_FAST_ENTRY void *calloc(size_t count, size_t size) {
   size_t total;
   READY();
   if (!product(count, size, &total)) {
@@ -160,7 +160,7 @@ static FMM_NOINLINE void *realloc_refused(void *p) {
   return NULL;
 }
 
-void *realloc(void *p, size_t size) {
+FMM_FAST_ENTRY void *realloc(void *p, size_t size) {
   READY();
   if (p == NULL)
     return get(size);
@@ -242,7 +242,7 @@ void *pvalloc(size_t size) {
   return get_aligned(page, (size + page - 1) & ~(page - 1));
 }
 
-size_t malloc_usable_size(void *p) {
+FMM_FAST_ENTRY size_t malloc_usable_size(void *p) {
   if (p == NULL)
     return 0;
   READY();

@@ -11,17 +11,17 @@
 #include "modes/gate.h"
 #include "modes/mode_paths.h"
 
-void *FASTMM_CDECL fastmm_getmem(size_t size) {
+FMM_FAST_ENTRY void *FASTMM_CDECL fastmm_getmem(size_t size) {
   return entry_get(size);
 }
 
-int FASTMM_CDECL fastmm_freemem(void *p) {
+FMM_FAST_ENTRY int FASTMM_CDECL fastmm_freemem(void *p) {
   return entry_free(p);
 }
 
 #if !defined(FASTMM_ASM_REALLOC)
 /* The Windows DLLs take this one from NASM (src/win32, src/win64). */
-void *FASTMM_CDECL fastmm_reallocmem(void *p, size_t size) {
+FMM_FAST_ENTRY void *FASTMM_CDECL fastmm_reallocmem(void *p, size_t size) {
   return entry_realloc(p, size);
 }
 #endif
@@ -50,7 +50,7 @@ void *FASTMM_CDECL fastmm_allocmem(size_t size) {
   return p;
 }
 
-size_t FASTMM_CDECL fastmm_usable_size(const void *p) {
+FMM_FAST_ENTRY size_t FASTMM_CDECL fastmm_usable_size(const void *p) {
   size_t n;
   if (FMM_LIKELY(fast_usable_size(p, &n)))
     return n;
